@@ -1,0 +1,3 @@
+export * from './error-code.js';
+export * from './modelgate-error.js';
+export * from './status-tables.js';

@@ -1,0 +1,99 @@
+import { ErrorCode } from './error-code.js';
+
+/** gRPC status codes (grpc/grpc doc/statuscodes.md), kept here so contracts stay dependency-free. */
+export const GrpcStatus = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+export type GrpcStatus = (typeof GrpcStatus)[keyof typeof GrpcStatus];
+
+/** The HTTP status each code answers with (DESIGN §3.1). */
+export const HTTP_STATUS_BY_CODE = {
+  INVALID_ARGUMENT: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOKEN_LIMIT_EXCEEDED: 422,
+  QUEUE_FULL: 429,
+  MODEL_NOT_READY: 503,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
+  CANCELLED: 499,
+  INTERNAL: 500,
+} as const satisfies Record<ErrorCode, number>;
+
+/** The gRPC status each code answers with (DESIGN §3.2). */
+export const GRPC_STATUS_BY_CODE = {
+  INVALID_ARGUMENT: GrpcStatus.INVALID_ARGUMENT,
+  UNAUTHENTICATED: GrpcStatus.UNAUTHENTICATED,
+  PERMISSION_DENIED: GrpcStatus.PERMISSION_DENIED,
+  NOT_FOUND: GrpcStatus.NOT_FOUND,
+  CONFLICT: GrpcStatus.ALREADY_EXISTS,
+  PAYLOAD_TOO_LARGE: GrpcStatus.RESOURCE_EXHAUSTED,
+  UNSUPPORTED_MEDIA_TYPE: GrpcStatus.INVALID_ARGUMENT,
+  TOKEN_LIMIT_EXCEEDED: GrpcStatus.INVALID_ARGUMENT,
+  QUEUE_FULL: GrpcStatus.RESOURCE_EXHAUSTED,
+  MODEL_NOT_READY: GrpcStatus.UNAVAILABLE,
+  UNAVAILABLE: GrpcStatus.UNAVAILABLE,
+  DEADLINE_EXCEEDED: GrpcStatus.DEADLINE_EXCEEDED,
+  CANCELLED: GrpcStatus.CANCELLED,
+  INTERNAL: GrpcStatus.INTERNAL,
+} as const satisfies Record<ErrorCode, GrpcStatus>;
+
+/**
+ * The code a gRPC status from a worker (ours or a Triton server) means to the gateway.
+ * RESOURCE_EXHAUSTED from a worker is always a full queue.
+ */
+export const CODE_BY_GRPC_STATUS = {
+  [GrpcStatus.OK]: ErrorCode.INTERNAL,
+  [GrpcStatus.CANCELLED]: ErrorCode.CANCELLED,
+  [GrpcStatus.UNKNOWN]: ErrorCode.INTERNAL,
+  [GrpcStatus.INVALID_ARGUMENT]: ErrorCode.INVALID_ARGUMENT,
+  [GrpcStatus.DEADLINE_EXCEEDED]: ErrorCode.DEADLINE_EXCEEDED,
+  [GrpcStatus.NOT_FOUND]: ErrorCode.NOT_FOUND,
+  [GrpcStatus.ALREADY_EXISTS]: ErrorCode.CONFLICT,
+  [GrpcStatus.PERMISSION_DENIED]: ErrorCode.PERMISSION_DENIED,
+  [GrpcStatus.RESOURCE_EXHAUSTED]: ErrorCode.QUEUE_FULL,
+  [GrpcStatus.FAILED_PRECONDITION]: ErrorCode.MODEL_NOT_READY,
+  [GrpcStatus.ABORTED]: ErrorCode.UNAVAILABLE,
+  [GrpcStatus.OUT_OF_RANGE]: ErrorCode.INVALID_ARGUMENT,
+  [GrpcStatus.UNIMPLEMENTED]: ErrorCode.INTERNAL,
+  [GrpcStatus.INTERNAL]: ErrorCode.INTERNAL,
+  [GrpcStatus.UNAVAILABLE]: ErrorCode.UNAVAILABLE,
+  [GrpcStatus.DATA_LOSS]: ErrorCode.INTERNAL,
+  [GrpcStatus.UNAUTHENTICATED]: ErrorCode.UNAUTHENTICATED,
+} as const satisfies Record<GrpcStatus, ErrorCode>;
+
+/** The HTTP status for a code. */
+export function toHttpStatus(code: ErrorCode): number {
+  return HTTP_STATUS_BY_CODE[code];
+}
+
+/** The gRPC status for a code. */
+export function toGrpcStatus(code: ErrorCode): GrpcStatus {
+  return GRPC_STATUS_BY_CODE[code];
+}
+
+/** The code for a gRPC status number; unknown numbers are INTERNAL. */
+export function fromGrpcStatus(status: number): ErrorCode {
+  return (CODE_BY_GRPC_STATUS as Record<number, ErrorCode>)[status] ?? ErrorCode.INTERNAL;
+}
