@@ -1,1 +1,4 @@
+export * from './config/index.js';
 export * from './errors/index.js';
+export * from './proto-path.js';
+export * from './tensors/index.js';

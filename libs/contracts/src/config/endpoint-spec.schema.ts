@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { modelTaskSchema } from './model-task.js';
+import { reportDuplicates } from './report-duplicates.js';
+import { modelIdSchema, positiveIntSchema, resourceNameSchema } from './spec-fields.schema.js';
+import { parseWith } from './validation-issues.js';
+
+/** What a route does with traffic: serve it (primary, canary) or get a mirrored copy (shadow). */
+export const ROUTE_ROLES = ['primary', 'canary', 'shadow'] as const;
+
+/** One of ROUTE_ROLES. */
+export type RouteRole = (typeof ROUTE_ROLES)[number];
+
+/** The default header a client sets to stick to one route of a canary split. */
+export const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
+
+/** One model behind an endpoint and its share of traffic. */
+export const routeSchema = z.object({
+  /** Model id, `name:version`. */
+  model: modelIdSchema,
+  /** Percent of requests: served (primary, canary) or mirrored (shadow), 0-100. */
+  weight: z.int().min(0).max(100),
+  /** primary | canary | shadow. */
+  role: z.enum(ROUTE_ROLES),
+});
+
+/** One model behind an endpoint and its share of traffic. */
+export type Route = z.infer<typeof routeSchema>;
+
+/** Limits and options of the gateway's text → tensors step. */
+export const preprocessingSchema = z.object({
+  /** Longest accepted input text, in UTF-16 code units. @defaultValue 20000 */
+  maxInputChars: positiveIntSchema.default(20000),
+  /** Token limit per input; when absent, the model's own maximum length (config.json) applies. */
+  maxTokens: positiveIntSchema.optional(),
+  /** Cut inputs over maxTokens instead of answering 422. @defaultValue true */
+  truncation: z.boolean().default(true),
+  /** Most inputs in one request's `text` array (413 beyond). @defaultValue 64 */
+  maxBatchItems: positiveIntSchema.default(64),
+});
+
+/** Limits and options of the gateway's text → tensors step. */
+export type PreprocessingConfig = z.infer<typeof preprocessingSchema>;
+
+/** Pooling of token embeddings into one vector (feature-extraction). */
+export const POOLING_MODES = ['mean', 'cls'] as const;
+
+/** Options of the gateway's tensors → JSON step; each applies to one task. */
+export const postprocessingSchema = z.object({
+  /** Labels returned per input, best first (text-classification); all when absent. */
+  topK: positiveIntSchema.optional(),
+  /** mean or cls pooling (feature-extraction). */
+  pooling: z.enum(POOLING_MODES).optional(),
+  /** L2-normalize the embedding (feature-extraction). */
+  normalize: z.boolean().optional(),
+  /** Independent sigmoid per label instead of a softmax over labels (text-classification). */
+  multiLabel: z.boolean().optional(),
+});
+
+/** Options of the gateway's tensors → JSON step. */
+export type PostprocessingConfig = z.infer<typeof postprocessingSchema>;
+
+const TASK_OF_POSTPROCESSING_OPTION = {
+  topK: 'text-classification',
+  multiLabel: 'text-classification',
+  pooling: 'feature-extraction',
+  normalize: 'feature-extraction',
+} as const satisfies Record<keyof PostprocessingConfig, string>;
+
+/**
+ * A public endpoint: `POST /serve/<name>`. Unknown keys are dropped rather than rejected so that
+ * an older node can read a snapshot from a newer registry.
+ */
+export const endpointSpecSchema = z
+  .object({
+    /** Endpoint name, the path segment after /serve/. */
+    name: resourceNameSchema,
+    /** Task; every routed model must be compatible with it. */
+    task: modelTaskSchema,
+    /** Routes; when any, non-shadow weights sum to 100 and exactly one is primary. @defaultValue [] */
+    routes: z.array(routeSchema).default([]),
+    /** Pre-processing limits. */
+    preprocessing: preprocessingSchema.prefault({}),
+    /** Post-processing options. @defaultValue {} */
+    postprocessing: postprocessingSchema.default({}),
+    /** Lowercase request header whose value pins a client to one route. @defaultValue 'x-modelgate-route-key' */
+    stickyHeader: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,127}$/, 'must be a lowercase header name of letters, digits and dashes')
+      .default(DEFAULT_STICKY_HEADER),
+    /** Deadline of a request to this endpoint, in milliseconds; the model's defaultTimeoutMs when absent. */
+    timeoutMs: positiveIntSchema.optional(),
+  })
+  .superRefine((endpoint, ctx) => {
+    const { routes } = endpoint;
+    if (routes.length > 0) {
+      const servedWeight = routes.filter((r) => r.role !== 'shadow').reduce((sum, r) => sum + r.weight, 0);
+      if (servedWeight !== 100) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['routes'],
+          message: `weights of primary and canary routes must sum to 100, got ${servedWeight}`,
+        });
+      }
+      const primaries = routes.filter((r) => r.role === 'primary').length;
+      if (primaries !== 1) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['routes'],
+          message: `must have exactly one primary route, got ${primaries}`,
+        });
+      }
+    }
+    reportDuplicates(
+      ctx,
+      routes,
+      (route) => route.model,
+      (i) => ['routes', i, 'model'],
+      'route to model',
+    );
+
+    for (const [option, task] of Object.entries(TASK_OF_POSTPROCESSING_OPTION)) {
+      const value = endpoint.postprocessing[option as keyof PostprocessingConfig];
+      if (value !== undefined && endpoint.task !== task) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['postprocessing', option],
+          message: `applies to ${task} endpoints only, not ${endpoint.task}`,
+        });
+      }
+    }
+  });
+
+/** A public endpoint, with defaults applied. */
+export type EndpointSpec = z.infer<typeof endpointSpecSchema>;
+
+/** An EndpointSpec as written by hand or sent by the registry: defaulted fields may be left out. */
+export type EndpointSpecInput = z.input<typeof endpointSpecSchema>;
+
+/** Validates one endpoint spec (e.g. from the admin API), throwing ModelgateError(INVALID_ARGUMENT) listing every bad path. */
+export function parseEndpointSpec(json: unknown): EndpointSpec {
+  return parseWith(endpointSpecSchema, json, 'endpoint spec');
+}

@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { modelTaskSchema } from './model-task.js';
+import { reportDuplicates } from './report-duplicates.js';
+import {
+  artifactRefSchema,
+  formatModelId,
+  modelIdSchema,
+  modelVersionSchema,
+  nonNegativeIntSchema,
+  positiveIntSchema,
+  resourceNameSchema,
+} from './spec-fields.schema.js';
+import { tensorMetadataSchema } from './tensor-metadata.schema.js';
+import { parseWith } from './validation-issues.js';
+
+/** Dynamic batching limits of one model (Triton's dynamic batcher vocabulary). */
+export const batchingSchema = z
+  .object({
+    /** Most requests (rows) the batcher puts in one model run. @defaultValue 32 */
+    maxBatchSize: positiveIntSchema.default(32),
+    /** Batch sizes the batcher dispatches as soon as it reaches them, each <= maxBatchSize. @defaultValue [] */
+    preferredBatchSizes: z.array(positiveIntSchema).default([]),
+    /** Longest a request waits for a batch to fill, in microseconds; 0 dispatches at once. @defaultValue 2000 */
+    maxQueueDelayMicros: nonNegativeIntSchema.default(2000),
+    /** Most padded tokens (rows × sequence length) in one run. @defaultValue 16384 */
+    maxBatchTokens: positiveIntSchema.default(16384),
+    /** Requests waiting beyond this are rejected with QUEUE_FULL. @defaultValue 256 */
+    maxQueueSize: positiveIntSchema.default(256),
+    /** Deadline of a request that did not bring its own, in milliseconds. @defaultValue 10000 */
+    defaultTimeoutMs: positiveIntSchema.default(10000),
+  })
+  .superRefine((batching, ctx) => {
+    batching.preferredBatchSizes.forEach((size, index) => {
+      if (size > batching.maxBatchSize) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['preferredBatchSizes', index],
+          message: `preferred batch size ${size} exceeds maxBatchSize ${batching.maxBatchSize}`,
+        });
+      }
+    });
+    reportDuplicates(
+      ctx,
+      batching.preferredBatchSizes,
+      String,
+      (i) => ['preferredBatchSizes', i],
+      'batch size',
+    );
+  });
+
+/** Dynamic batching limits of one model. */
+export type BatchingConfig = z.infer<typeof batchingSchema>;
+
+/** onnxruntime execution providers, in the spelling of the config. */
+export const EXECUTION_PROVIDERS = ['tensorrt', 'cuda', 'cpu'] as const;
+
+/** One onnxruntime execution provider. */
+export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
+
+/** How a worker runs one model. */
+export const runtimeSchema = z.object({
+  /** Providers in order of preference; a worker falls back along the list. @defaultValue ['cpu'] */
+  executionProviders: z
+    .array(z.enum(EXECUTION_PROVIDERS))
+    .min(1, 'must list at least one execution provider')
+    .refine((providers) => new Set(providers).size === providers.length, 'must not repeat a provider')
+    .default(['cpu']),
+  /** onnxruntime sessions per worker for this model. @defaultValue 1 */
+  instances: positiveIntSchema.default(1),
+  /** Intra-op threads per session; 0 leaves onnxruntime's default. @defaultValue 0 */
+  intraOpThreads: nonNegativeIntSchema.default(0),
+});
+
+/** How a worker runs one model. */
+export type RuntimeConfig = z.infer<typeof runtimeSchema>;
+
+/**
+ * One version of one model, as the registry publishes it. Unknown keys are dropped rather than
+ * rejected so that an older node can read a snapshot from a newer registry.
+ */
+export const modelSpecSchema = z
+  .object({
+    /** `name:version`; must equal the two fields. */
+    id: modelIdSchema,
+    /** Model name. */
+    name: resourceNameSchema,
+    /** Positive integer as a decimal string, e.g. "1". */
+    version: modelVersionSchema,
+    /** What the model does; decides pre- and post-processing. */
+    task: modelTaskSchema,
+    /** Worker group that loads the model. @defaultValue 'default' */
+    workerGroup: resourceNameSchema.default('default'),
+    /** The .onnx file; only workers fetch it. */
+    artifact: artifactRefSchema,
+    /** Tokenizer bundle (tokenizer.json, tokenizer_config.json, config.json); required unless task is raw. */
+    tokenizer: artifactRefSchema.optional(),
+    /** Class labels by output index (text-classification). */
+    labels: z.array(z.string().min(1)).min(1).optional(),
+    /** Model inputs as read from the ONNX file; empty until preparation has read it. @defaultValue [] */
+    inputs: z.array(tensorMetadataSchema).default([]),
+    /** Model outputs as read from the ONNX file; empty until preparation has read it. @defaultValue [] */
+    outputs: z.array(tensorMetadataSchema).default([]),
+    /** Dynamic batching limits. */
+    batching: batchingSchema.prefault({}),
+    /** Runtime settings. */
+    runtime: runtimeSchema.prefault({}),
+  })
+  .superRefine((model, ctx) => {
+    const expectedId = formatModelId(model.name, model.version);
+    if (model.id !== expectedId) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: `must equal name:version, '${expectedId}'` });
+    }
+    if (model.task !== 'raw' && model.tokenizer === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['tokenizer'], message: `is required for task ${model.task}` });
+    }
+    reportDuplicates(
+      ctx,
+      model.labels ?? [],
+      (label) => label,
+      (i) => ['labels', i],
+      'label',
+    );
+    reportDuplicates(
+      ctx,
+      model.inputs,
+      (input) => input.name,
+      (i) => ['inputs', i, 'name'],
+      'input',
+    );
+    reportDuplicates(
+      ctx,
+      model.outputs,
+      (output) => output.name,
+      (i) => ['outputs', i, 'name'],
+      'output',
+    );
+  });
+
+/** One version of one model, with defaults applied. */
+export type ModelSpec = z.infer<typeof modelSpecSchema>;
+
+/** A ModelSpec as written by hand or sent by the registry: defaulted fields may be left out. */
+export type ModelSpecInput = z.input<typeof modelSpecSchema>;
+
+/** Validates one model spec (e.g. from the admin API), throwing ModelgateError(INVALID_ARGUMENT) listing every bad path. */
+export function parseModelSpec(json: unknown): ModelSpec {
+  return parseWith(modelSpecSchema, json, 'model spec');
+}

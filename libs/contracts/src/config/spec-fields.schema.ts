@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** Names of models, endpoints and worker groups: lowercase DNS-label style, 1-63 characters. */
+export const RESOURCE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * Model versions are positive integers written as decimal strings without leading zeros, at most
+ * 9 digits ("1", "42"), so that ids read `name:1` and every version fits a Postgres integer.
+ */
+export const MODEL_VERSION_PATTERN = /^[1-9][0-9]{0,8}$/;
+
+/** Model ids: `name:version`, e.g. `sst2-minilm:3`. */
+export const MODEL_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}:[1-9][0-9]{0,8}$/;
+
+/** A model, endpoint or worker group name. */
+export const resourceNameSchema = z
+  .string()
+  .regex(
+    RESOURCE_NAME_PATTERN,
+    'must be 1-63 lowercase letters, digits or dashes, starting with a letter or digit',
+  );
+
+/** A model version: a positive integer as a decimal string, e.g. "1". */
+export const modelVersionSchema = z
+  .string()
+  .regex(
+    MODEL_VERSION_PATTERN,
+    'must be a positive integer written as a string without leading zeros, e.g. "1"',
+  );
+
+/** A model id, `name:version`. */
+export const modelIdSchema = z
+  .string()
+  .regex(MODEL_ID_PATTERN, 'must be a model id "name:version", e.g. "sst2:1"');
+
+/** A strictly positive integer (safe range). */
+export const positiveIntSchema = z.int().min(1);
+
+/** A non-negative integer (safe range). */
+export const nonNegativeIntSchema = z.int().min(0);
+
+/** URI schemes the model store fetches artifacts from. */
+export const ARTIFACT_URI_SCHEMES = ['file:', 'http:', 'https:', 's3:'] as const;
+
+function hasArtifactScheme(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  return (ARTIFACT_URI_SCHEMES as readonly string[]).includes(new URL(uri).protocol);
+}
+
+/** Where an artifact lives plus its content hash (lowercased). */
+export const artifactRefSchema = z.object({
+  /** Absolute URI of the file or bundle: file://, http(s):// or s3://. */
+  uri: z.string().refine(hasArtifactScheme, 'must be an absolute file://, http://, https:// or s3:// URI'),
+  /** SHA-256 of the content, 64 hex digits; stored lowercase. */
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 digest: 64 hexadecimal digits')
+    .transform((digest) => digest.toLowerCase()),
+});
+
+/** A fetchable artifact: URI plus SHA-256. */
+export type ArtifactRef = z.infer<typeof artifactRefSchema>;
+
+/** The id of version `version` of model `name`: `name:version`. */
+export function formatModelId(name: string, version: string): string {
+  return `${name}:${version}`;
+}
+
+/** Splits a model id into name and version; undefined when it is not `name:version`. */
+export function parseModelId(id: string): { name: string; version: string } | undefined {
+  if (!MODEL_ID_PATTERN.test(id)) return undefined;
+  const separator = id.lastIndexOf(':');
+  return { name: id.slice(0, separator), version: id.slice(separator + 1) };
+}
