@@ -1,0 +1,38 @@
+// @modelgate/testing: deterministic Hugging Face style ONNX model fixtures for tests and benchmarks.
+export {
+  FIXTURE_NAMES,
+  FIXTURE_SPECS,
+  getFixtureSpec,
+  isFixtureName,
+  type FixtureArchitecture,
+  type FixtureHead,
+  type FixtureName,
+  type FixtureSpec,
+} from './fixtures/fixture-specs.js';
+export {
+  MODEL_FILE,
+  buildFixtureFiles,
+  generateFixture,
+  type GeneratedFile,
+  type GeneratedFixture,
+} from './fixtures/generate-fixture.js';
+export {
+  FIXTURES_DIR_ENV,
+  FIXTURE_GENERATOR_VERSION,
+  defaultFixturesRoot,
+  ensureFixture,
+  ensureFixtureWithStatus,
+  findRepoRoot,
+  type EnsureFixtureOptions,
+  type EnsuredFixture,
+} from './fixtures/ensure-fixture.js';
+export {
+  BATCH_DIM,
+  FIXTURE_OPSET,
+  SEQUENCE_DIM,
+  modelInputNames,
+  modelOutput,
+} from './fixtures/bert-graph.js';
+export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
+export { freePort } from './harness/free-port.js';
+export { type ServiceProcess, startServiceProcess, waitFor } from './harness/service-process.js';

@@ -1,0 +1,83 @@
+import { type InferenceSession } from 'onnxruntime-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BATCH_DIM,
+  FIXTURE_NAMES,
+  SEQUENCE_DIM,
+  ensureFixture,
+  getFixtureSpec,
+  modelInputNames,
+  modelOutput,
+} from '../src/index.js';
+import {
+  type EncodedText,
+  encodeText,
+  loadFixtureTokenizer,
+  maxAbsDiff,
+  openFixtureSession,
+  rowsOf,
+  runTexts,
+} from './fixture-session.js';
+
+const TEXTS = [
+  'hello world',
+  'I love this movie, it was great!',
+  'terrible, awful film',
+  "Héllo, wörld! The naïve café's zxqvbn-ish blueberries.",
+  'a',
+];
+
+describe.each(FIXTURE_NAMES)('fixture %s in onnxruntime', (name) => {
+  const spec = getFixtureSpec(name);
+  let session: InferenceSession;
+  let encoded: EncodedText[];
+
+  beforeAll(async () => {
+    const dir = await ensureFixture(name);
+    const tokenizer = await loadFixtureTokenizer(dir);
+    encoded = TEXTS.map((text) => encodeText(tokenizer, text));
+    session = await openFixtureSession(dir);
+  });
+  afterAll(async () => {
+    await session?.release();
+  });
+
+  it('declares int64 [batch_size, sequence_length] inputs and the expected output', () => {
+    expect(session.inputNames).toEqual(modelInputNames(spec));
+    for (const input of session.inputMetadata) {
+      expect(input).toMatchObject({ isTensor: true, type: 'int64', shape: [BATCH_DIM, SEQUENCE_DIM] });
+    }
+    const output = modelOutput(spec);
+    expect(session.outputNames).toEqual([output.name]);
+    expect(session.outputMetadata[0]).toMatchObject({ isTensor: true, type: 'float32', shape: output.dims });
+  });
+
+  it('returns finite outputs of the declared shape for a padded batch', async () => {
+    const output = await runTexts(session, encoded);
+    const sequence = Math.max(...encoded.map((text) => text.ids.length));
+    const expectedDims =
+      spec.head.kind === 'sequence-classification'
+        ? [TEXTS.length, spec.head.labels.length]
+        : [TEXTS.length, sequence, spec.hiddenSize];
+    expect(output.dims).toEqual(expectedDims);
+    expect(output.data.every((value) => Number.isFinite(value))).toBe(true);
+  });
+
+  it('gives each text of a padded batch the output it gets alone', async () => {
+    const batched = rowsOf(await runTexts(session, encoded));
+    for (const [i, text] of encoded.entries()) {
+      const alone = (await runTexts(session, [text])).data;
+      const row = batched[i] ?? new Float32Array();
+      if (spec.head.kind === 'sequence-classification') expect(row.length).toBe(alone.length);
+      // last_hidden_state: only the real tokens compare; rows at padded positions are meaningless.
+      expect(maxAbsDiff(row.subarray(0, alone.length), alone)).toBeLessThan(1e-5);
+    }
+  });
+
+  it('gives different texts visibly different outputs', async () => {
+    const rows = rowsOf(await runTexts(session, encoded.slice(0, 3)));
+    const [first, second, third] = rows.map((row) => row.subarray(0, spec.hiddenSize));
+    expect(maxAbsDiff(first ?? [], second ?? [])).toBeGreaterThan(0.1);
+    expect(maxAbsDiff(second ?? [], third ?? [])).toBeGreaterThan(0.1);
+  });
+});
