@@ -1,0 +1,310 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ErrorCode, isModelgateError, ModelgateError } from '@modelgate/contracts';
+import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
+import { extractBundle, isDirectory } from './bundle-extract.js';
+import { openFileSource, type SourceStream } from './file-source.js';
+import { openHttpSource } from './http-source.js';
+import { redactUri } from './redact-uri.js';
+
+/** Where a model store keeps artifacts and where it may fetch them from. */
+export interface ModelStoreOptions {
+  /** Cache directory: `sha256/<hex>` artifacts, `bundles/<hex>/` extracted bundles, `tmp/` partial downloads. */
+  cacheDir: string;
+  /** Directories `file://` URIs may point into, judged after symlinks are resolved; empty disables file://. */
+  fileRoots: readonly string[];
+  /** Whether `http://` and `https://` URIs may be fetched. @defaultValue false */
+  allowHttp?: boolean;
+  /** Host names, IP addresses or CIDR blocks fetched even though loopback, private or link-local. @defaultValue [] */
+  allowedHosts?: readonly string[];
+  /** Largest artifact accepted, in bytes. @defaultValue 4 GiB (4294967296) */
+  maxBytes?: number;
+  /** Largest bundle `fetchBundle` accepts, in bytes (it is read into memory to unpack). @defaultValue 256 MiB */
+  maxBundleBytes?: number;
+  /** Deadline for one whole fetch (DNS, connect, redirects and transfer), in ms. @defaultValue 300000 (5 min) */
+  timeoutMs?: number;
+  /** Longest silence allowed while connecting or between received bytes, in ms. @defaultValue 30000 */
+  idleTimeoutMs?: number;
+  /** Most HTTP redirects followed, each re-checked like the first request. @defaultValue 3 */
+  maxRedirects?: number;
+}
+
+/** An artifact to fetch: where it is and the sha256 (hex) its bytes must have. */
+export interface ArtifactRef {
+  uri: string;
+  sha256: string;
+}
+
+/** A verified artifact in the cache. */
+export interface FetchedArtifact {
+  /** `<cacheDir>/sha256/<hex>`. */
+  path: string;
+  /** Lower-case hex digest of the file. */
+  sha256: string;
+  bytes: number;
+  /** True when the file was already in the cache and the source was not touched. */
+  cached: boolean;
+}
+
+/** A verified bundle extracted in the cache. */
+export interface FetchedBundle {
+  /** `<cacheDir>/bundles/<hex>/`, holding the bundle's files. */
+  dir: string;
+  sha256: string;
+  cached: boolean;
+}
+
+const GIB = 1024 ** 3;
+const MIB = 1024 ** 2;
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
+/**
+ * A content-addressed, sha256-verified cache of model artifacts fetched from `file://` (inside
+ * configured roots) and `http(s)://` (SSRF-guarded). A file is in the cache only if its digest
+ * matched when it was written, so a cache hit returns at once without touching the source.
+ */
+export class ModelStore {
+  readonly #cacheDir: string;
+  readonly #fileRoots: readonly string[];
+  readonly #allowHttp: boolean;
+  readonly #allowlist: HostAllowlist;
+  readonly #maxBytes: number;
+  readonly #maxBundleBytes: number;
+  readonly #timeoutMs: number;
+  readonly #idleTimeoutMs: number;
+  readonly #maxRedirects: number;
+  /** One transfer per digest in this process; concurrent callers share it. */
+  readonly #artifactsInFlight = new Map<string, Promise<FetchedArtifact>>();
+  readonly #bundlesInFlight = new Map<string, Promise<FetchedBundle>>();
+
+  constructor(options: ModelStoreOptions) {
+    this.#cacheDir = resolve(options.cacheDir);
+    this.#fileRoots = [...options.fileRoots];
+    this.#allowHttp = options.allowHttp ?? false;
+    this.#allowlist = parseHostAllowlist(options.allowedHosts ?? []);
+    this.#maxBytes = positive('maxBytes', options.maxBytes ?? 4 * GIB);
+    this.#maxBundleBytes = positive('maxBundleBytes', options.maxBundleBytes ?? 256 * MIB);
+    this.#timeoutMs = positive('timeoutMs', options.timeoutMs ?? 5 * 60_000);
+    this.#idleTimeoutMs = positive('idleTimeoutMs', options.idleTimeoutMs ?? 30_000);
+    this.#maxRedirects = options.maxRedirects ?? 3;
+    if (!Number.isInteger(this.#maxRedirects) || this.#maxRedirects < 0) {
+      throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `maxRedirects must be a whole number >= 0`);
+    }
+  }
+
+  /**
+   * The path of the verified artifact `ref` names, fetching and verifying it first unless it is
+   * cached. Throws ModelgateError: INVALID_ARGUMENT (bad URI or digest, sha256 mismatch),
+   * PERMISSION_DENIED (URI not allowed), NOT_FOUND, PAYLOAD_TOO_LARGE, DEADLINE_EXCEEDED, UNAVAILABLE.
+   */
+  async fetchArtifact(ref: ArtifactRef): Promise<FetchedArtifact> {
+    return this.#fetchArtifact(ref, this.#maxBytes);
+  }
+
+  /**
+   * Fetches a ustar bundle (see `packBundle`), verifies it like an artifact and extracts it
+   * atomically into `<cacheDir>/bundles/<hex>/`. Entries other than plain files with safe
+   * relative names are refused (INVALID_ARGUMENT).
+   */
+  async fetchBundle(ref: ArtifactRef): Promise<FetchedBundle> {
+    const sha256 = normalizeSha256(ref.sha256);
+    this.#checkScheme(ref.uri);
+    return shareInFlight(this.#bundlesInFlight, sha256, () => this.#fetchBundleOnce(ref, sha256));
+  }
+
+  async #fetchArtifact(ref: ArtifactRef, limit: number): Promise<FetchedArtifact> {
+    const sha256 = normalizeSha256(ref.sha256);
+    const scheme = this.#checkScheme(ref.uri);
+    return shareInFlight(this.#artifactsInFlight, sha256, () =>
+      this.#fetchArtifactOnce(ref.uri, scheme, sha256, limit),
+    );
+  }
+
+  async #fetchArtifactOnce(
+    uri: string,
+    scheme: Scheme,
+    sha256: string,
+    limit: number,
+  ): Promise<FetchedArtifact> {
+    const path = join(this.#cacheDir, 'sha256', sha256);
+    const cachedBytes = await regularFileSize(path);
+    if (cachedBytes !== undefined) return { path, sha256, bytes: cachedBytes, cached: true };
+
+    const tmpDir = join(this.#cacheDir, 'tmp');
+    await Promise.all([mkdir(dirname(path), { recursive: true }), mkdir(tmpDir, { recursive: true })]);
+    const tempPath = join(tmpDir, `${sha256}.${randomUUID()}.part`);
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    let source: SourceStream | undefined;
+    let renamed = false;
+    try {
+      source =
+        scheme === 'file'
+          ? await openFileSource(uri, this.#fileRoots, limit)
+          : await openHttpSource(uri, {
+              allowlist: this.#allowlist,
+              maxBytes: limit,
+              idleTimeoutMs: this.#idleTimeoutMs,
+              maxRedirects: this.#maxRedirects,
+              signal,
+            });
+      const { meter, result } = digestMeter(limit, uri);
+      // flush: fsync before close, so the rename below never publishes data still in the page cache.
+      const sink = createWriteStream(tempPath, { flags: 'wx', mode: 0o644, flush: true });
+      await pipeline(source.stream, meter, sink, { signal });
+      const { digest, bytes } = result();
+      if (source.declaredBytes !== undefined && bytes !== source.declaredBytes) {
+        throw new ModelgateError(
+          ErrorCode.UNAVAILABLE,
+          `${redactUri(uri)} ended after ${bytes} of ${source.declaredBytes} bytes`,
+        );
+      }
+      if (digest !== sha256) {
+        throw new ModelgateError(
+          ErrorCode.INVALID_ARGUMENT,
+          `sha256 mismatch for ${redactUri(uri)}: expected ${sha256} got ${digest} (${bytes} bytes)`,
+          { field: 'sha256' },
+        );
+      }
+      // Same-directory rename is atomic: readers see no file or the whole verified file. A
+      // concurrent process renaming identical bytes over it is harmless.
+      await rename(tempPath, path);
+      renamed = true;
+      return { path, sha256, bytes, cached: false };
+    } catch (error) {
+      throw describeFailure(error, uri, signal, this.#timeoutMs);
+    } finally {
+      source?.stream.destroy();
+      if (!renamed) await rm(tempPath, { force: true });
+    }
+  }
+
+  async #fetchBundleOnce(ref: ArtifactRef, sha256: string): Promise<FetchedBundle> {
+    const dir = join(this.#cacheDir, 'bundles', sha256);
+    if (await isDirectory(dir)) return { dir, sha256, cached: true };
+
+    const artifact = await this.#fetchArtifact(ref, Math.min(this.#maxBytes, this.#maxBundleBytes));
+    if (artifact.bytes > this.#maxBundleBytes) {
+      throw new ModelgateError(
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        `bundle ${redactUri(ref.uri)} is ${artifact.bytes} bytes, over the limit of ${this.#maxBundleBytes} bytes`,
+      );
+    }
+    await extractBundle(await readFile(artifact.path), dir, join(this.#cacheDir, 'tmp'));
+    return { dir, sha256, cached: false };
+  }
+
+  /** Cheap checks that hold on a cache hit too: a URI this store would never fetch is refused. */
+  #checkScheme(uri: string): Scheme {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${redactUri(uri)} is not a valid URI`, {
+        field: 'uri',
+      });
+    }
+    if (url.protocol === 'file:') return 'file';
+    if (url.protocol === 'http:' || url.protocol === 'https:') {
+      if (!this.#allowHttp) {
+        throw new ModelgateError(
+          ErrorCode.PERMISSION_DENIED,
+          `${redactUri(uri)}: http(s) artifact URIs are disabled here (allowHttp is false)`,
+        );
+      }
+      return 'http';
+    }
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `unsupported scheme "${url.protocol.replace(/:$/, '')}" in ${redactUri(uri)} (supported: file, http, https)`,
+      { field: 'uri' },
+    );
+  }
+}
+
+type Scheme = 'file' | 'http';
+
+/** A pass-through stream that hashes and counts, failing with PAYLOAD_TOO_LARGE past `limit` bytes. */
+function digestMeter(
+  limit: number,
+  uri: string,
+): { meter: Transform; result: () => { digest: string; bytes: number } } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        callback(
+          new ModelgateError(
+            ErrorCode.PAYLOAD_TOO_LARGE,
+            `${redactUri(uri)} is over the limit of ${limit} bytes`,
+          ),
+        );
+        return;
+      }
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  return { meter, result: () => ({ digest: hash.digest('hex'), bytes }) };
+}
+
+function shareInFlight<T>(
+  inFlight: Map<string, Promise<T>>,
+  key: string,
+  start: () => Promise<T>,
+): Promise<T> {
+  const existing = inFlight.get(key);
+  if (existing) return existing;
+  const promise = start().finally(() => inFlight.delete(key));
+  inFlight.set(key, promise);
+  return promise;
+}
+
+function describeFailure(error: unknown, uri: string, signal: AbortSignal, timeoutMs: number): unknown {
+  if (isModelgateError(error)) return error;
+  if (signal.aborted) {
+    return new ModelgateError(
+      ErrorCode.DEADLINE_EXCEEDED,
+      `fetching ${redactUri(uri)} took longer than ${timeoutMs} ms`,
+      {},
+      { cause: error },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelgateError(
+    ErrorCode.UNAVAILABLE,
+    `fetching ${redactUri(uri)} failed: ${message}`,
+    {},
+    { cause: error },
+  );
+}
+
+function normalizeSha256(sha256: string): string {
+  if (!SHA256_HEX.test(sha256)) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `sha256 must be 64 hex digits, got "${sha256.slice(0, 80)}"`,
+      {
+        field: 'sha256',
+      },
+    );
+  }
+  return sha256.toLowerCase();
+}
+
+async function regularFileSize(path: string): Promise<number | undefined> {
+  const info = await lstat(path).catch(() => undefined);
+  return info?.isFile() ? info.size : undefined;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}
