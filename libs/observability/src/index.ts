@@ -1,0 +1,5 @@
+export * from './logger.js';
+export * from './metrics-registry.js';
+export * from './request-id.js';
+export * from './server-timing.js';
+export * from './nest-logger.js';
