@@ -1,0 +1,64 @@
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  LATENCY_BUCKETS_SECONDS,
+  type Registry,
+  createMetricsRegistry,
+} from '@modelgate/observability';
+
+/** The worker's Prometheus metrics (DESIGN §3.7). */
+export class WorkerMetrics {
+  readonly registry: Registry = createMetricsRegistry('worker');
+
+  /** Requests answered, by model and outcome (`ok` or a lower-case error code). */
+  readonly inferenceRequests = new Counter({
+    name: 'modelgate_inference_requests_total',
+    help: 'ModelInfer calls answered, by model and status.',
+    labelNames: ['model', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  /** Rows per executed batch. */
+  readonly batchSize = new Histogram({
+    name: 'modelgate_batch_size',
+    help: 'Rows per batch run on the model.',
+    labelNames: ['model'] as const,
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+    registers: [this.registry],
+  });
+
+  /** Time a request waited in the batcher's queue. */
+  readonly queueDuration = new Histogram({
+    name: 'modelgate_queue_duration_seconds',
+    help: 'Time from enqueue to batch start.',
+    labelNames: ['model'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [this.registry],
+  });
+
+  /** Time one batch spent in onnxruntime. */
+  readonly computeDuration = new Histogram({
+    name: 'modelgate_compute_duration_seconds',
+    help: 'Time onnxruntime spent on one batch.',
+    labelNames: ['model'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [this.registry],
+  });
+
+  /** Requests waiting in the batcher right now. */
+  readonly queueDepth = new Gauge({
+    name: 'modelgate_queue_depth',
+    help: 'Requests waiting in the batcher.',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+
+  /** 1 while the model is READY, else 0. */
+  readonly modelReady = new Gauge({
+    name: 'modelgate_model_ready',
+    help: '1 when the model serves requests.',
+    labelNames: ['model'] as const,
+    registers: [this.registry],
+  });
+}

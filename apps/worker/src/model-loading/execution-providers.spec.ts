@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { type ProviderAttempt, openWithFallback, planProviderAttempts } from './execution-providers.js';
+
+const gpu = { deviceId: 1, tensorrtCacheDir: '/cache/trt', tensorrtFp16: true, cudaMemoryLimitBytes: 0 };
+
+describe('planProviderAttempts', () => {
+  it('tries TensorRT with CUDA behind it, then CUDA, then CPU', () => {
+    const attempts = planProviderAttempts(['tensorrt', 'cuda', 'cpu'], gpu);
+    expect(attempts.map((a) => a.provider)).toEqual(['tensorrt', 'cuda', 'cpu']);
+    expect(attempts[0]?.providers.map((p) => p.name)).toEqual(['tensorrt', 'cuda']);
+    expect(attempts[0]?.providers[0]).toMatchObject({
+      deviceId: 1,
+      trtFp16Enable: true,
+      trtEngineCacheEnable: true,
+      trtEngineCachePath: '/cache/trt',
+    });
+    expect(attempts[1]?.providers).toEqual([{ name: 'cuda', deviceId: 1 }]);
+    expect(attempts[2]?.providers).toEqual([{ name: 'cpu' }]);
+  });
+
+  it('passes the CUDA memory limit when one is set', () => {
+    const [attempt] = planProviderAttempts(['cuda'], { ...gpu, cudaMemoryLimitBytes: 2 ** 30 });
+    expect(attempt?.providers).toEqual([{ name: 'cuda', deviceId: 1, gpuMemLimit: 2 ** 30 }]);
+  });
+});
+
+describe('openWithFallback', () => {
+  const failGpu = (attempt: ProviderAttempt): Promise<string> =>
+    attempt.provider === 'cpu'
+      ? Promise.resolve('cpu-session')
+      : Promise.reject(new Error(`${attempt.provider} is unsupported\nstack`));
+
+  it('falls back to CPU and reports each skipped provider with its reason', async () => {
+    const fallbacks: string[] = [];
+    const result = await openWithFallback(planProviderAttempts(['cuda', 'cpu'], gpu), failGpu, (f) =>
+      fallbacks.push(`${f.provider}: ${f.reason}`),
+    );
+    expect(result).toEqual({ session: 'cpu-session', provider: 'cpu' });
+    expect(fallbacks).toEqual(['cuda: cuda is unsupported']);
+  });
+
+  it('fails with a clear reason when a list without cpu has no working provider', async () => {
+    await expect(
+      openWithFallback(planProviderAttempts(['cuda'], gpu), failGpu, () => {}),
+    ).rejects.toMatchObject({
+      code: 'MODEL_NOT_READY',
+      message: expect.stringContaining("the list has no 'cpu', so CPU fallback is off") as unknown,
+    });
+  });
+
+  it('uses the first provider that opens', async () => {
+    const result = await openWithFallback(
+      planProviderAttempts(['tensorrt', 'cuda', 'cpu'], gpu),
+      (a) => (a.provider === 'cuda' ? Promise.resolve('cuda-session') : Promise.reject(new Error('no'))),
+      () => {},
+    );
+    expect(result.provider).toBe('cuda');
+  });
+});

@@ -1,0 +1,122 @@
+import {
+  ErrorCode,
+  ModelgateError,
+  contentsToTypedArray,
+  decodeTensor,
+  isTensorDatatype,
+  normalizeShape,
+} from '@modelgate/contracts';
+import { type TensorDeclaration, type WorkerTensor } from '../model-loading/onnx-session.adapter.js';
+import { type ModelInferRequestMessage } from './infer-messages.js';
+
+/** A ModelInfer request checked against the model: every input present, typed and shaped. */
+export interface DecodedInferRequest {
+  /** Rows along dim 0, the same for every input. */
+  rows: number;
+  /** The request's tensors by input name. */
+  inputs: Record<string, WorkerTensor>;
+  /** The outputs the client asked for; undefined means all. */
+  outputNames: string[] | undefined;
+}
+
+/**
+ * Validates names, datatypes and shapes against the model's declared inputs and decodes the
+ * tensors from `raw_input_contents` (one entry per input, in order) or typed `contents`.
+ * Every failure is INVALID_ARGUMENT naming the tensor.
+ */
+export function decodeInferRequest(
+  request: ModelInferRequestMessage,
+  declaredInputs: readonly TensorDeclaration[],
+  declaredOutputs: readonly TensorDeclaration[],
+): DecodedInferRequest {
+  const raw = request.raw_input_contents ?? [];
+  if (raw.length > 0 && raw.length !== request.inputs.length) {
+    throw invalid(
+      `raw_input_contents has ${raw.length} entries for ${request.inputs.length} inputs; send one per input or none`,
+    );
+  }
+  const declaredByName = new Map(declaredInputs.map((d) => [d.name, d]));
+  const inputs: Record<string, WorkerTensor> = {};
+  let rows: number | undefined;
+
+  request.inputs.forEach((tensor, index) => {
+    const declared = declaredByName.get(tensor.name);
+    if (!declared) {
+      throw invalid(`unknown input '${tensor.name}'; the model takes ${names(declaredInputs)}`, tensor.name);
+    }
+    if (inputs[tensor.name]) throw invalid(`input '${tensor.name}' is given twice`, tensor.name);
+    if (tensor.datatype !== declared.datatype || !isTensorDatatype(tensor.datatype)) {
+      throw invalid(
+        `input '${tensor.name}' has datatype ${tensor.datatype || '(empty)'}; the model expects ${declared.datatype}`,
+        tensor.name,
+      );
+    }
+    const dims = normalizeShape(tensor.shape, tensor.name);
+    checkDims(tensor.name, dims, declared.dims);
+    const bytes = raw[index];
+    const data =
+      bytes !== undefined
+        ? decodeTensor(tensor.datatype, dims, bytes, tensor.name)
+        : contentsToTypedArray(tensor.datatype, dims, tensor.contents, tensor.name);
+    const tensorRows = dims[0] ?? 1;
+    if (rows !== undefined && tensorRows !== rows) {
+      throw invalid(
+        `input '${tensor.name}' has ${tensorRows} rows but other inputs have ${rows}`,
+        tensor.name,
+      );
+    }
+    rows = tensorRows;
+    inputs[tensor.name] = { datatype: tensor.datatype, dims, data: data as WorkerTensor['data'] };
+  });
+
+  const missing = declaredInputs.filter((d) => !inputs[d.name]).map((d) => d.name);
+  if (missing.length > 0) {
+    throw invalid(
+      `missing input${missing.length > 1 ? 's' : ''} ${missing.map((m) => `'${m}'`).join(', ')}`,
+      missing[0],
+    );
+  }
+  if (rows === undefined || rows < 1) throw invalid('the request has no rows');
+
+  return { rows, inputs, outputNames: requestedOutputs(request, declaredOutputs) };
+}
+
+function checkDims(name: string, dims: readonly number[], declared: readonly number[]): void {
+  if (dims.length !== declared.length) {
+    throw invalid(
+      `input '${name}' has shape [${dims.join(', ')}]; the model expects rank ${declared.length} ([${declared.join(', ')}])`,
+      name,
+    );
+  }
+  declared.forEach((want, axis) => {
+    if (want >= 0 && dims[axis] !== want) {
+      throw invalid(
+        `input '${name}' has shape [${dims.join(', ')}]; dim ${axis} must be ${want} ([${declared.join(', ')}])`,
+        name,
+      );
+    }
+  });
+}
+
+function requestedOutputs(
+  request: ModelInferRequestMessage,
+  declaredOutputs: readonly TensorDeclaration[],
+): string[] | undefined {
+  const requested = request.outputs ?? [];
+  if (requested.length === 0) return undefined;
+  const known = new Set(declaredOutputs.map((d) => d.name));
+  for (const output of requested) {
+    if (!known.has(output.name)) {
+      throw invalid(`unknown output '${output.name}'; the model has ${names(declaredOutputs)}`, output.name);
+    }
+  }
+  return [...new Set(requested.map((o) => o.name))];
+}
+
+function names(declarations: readonly TensorDeclaration[]): string {
+  return declarations.map((d) => `'${d.name}'`).join(', ');
+}
+
+function invalid(message: string, field?: string): ModelgateError {
+  return new ModelgateError(ErrorCode.INVALID_ARGUMENT, message, field ? { field } : {});
+}

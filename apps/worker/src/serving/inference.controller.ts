@@ -1,0 +1,137 @@
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { GrpcMethod } from '@nestjs/microservices';
+import { type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
+import {
+  ErrorCode,
+  ModelgateError,
+  type TensorDatatype,
+  encodeTensor,
+  isModelgateError,
+} from '@modelgate/contracts';
+import { GrpcExceptionFilter } from './grpc-exception.filter.js';
+import { ModelManager } from '../model-loading/model-manager.js';
+import { WorkerMetrics } from '../metrics/worker-metrics.js';
+import { type WorkerConfig } from '../worker.config.js';
+import { WORKER_CONFIG } from '../worker.tokens.js';
+import { decodeInferRequest } from './decode-infer-request.js';
+import {
+  type ModelInferRequestMessage,
+  type ModelInferResponseMessage,
+  type ModelMetadataResponseMessage,
+} from './infer-messages.js';
+
+/** Metadata key of the batch-holding test hook (honoured only with WORKER_TEST_HOOKS). */
+export const TEST_HOLD_HEADER = 'x-modelgate-test-hold-ms';
+
+const SERVER_NAME = 'modelgate-worker';
+const SERVER_VERSION = '0.1.0';
+const PLATFORM = 'onnxruntime_onnx';
+
+/** The Open Inference Protocol v2 service (inference.GRPCInferenceService). */
+@Controller()
+@UseFilters(GrpcExceptionFilter)
+export class InferenceController {
+  constructor(
+    private readonly models: ModelManager,
+    private readonly metrics: WorkerMetrics,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {}
+
+  @GrpcMethod('GRPCInferenceService', 'ServerLive')
+  serverLive(): { live: boolean } {
+    return { live: true };
+  }
+
+  @GrpcMethod('GRPCInferenceService', 'ServerReady')
+  serverReady(): { ready: boolean } {
+    return { ready: this.models.ready };
+  }
+
+  @GrpcMethod('GRPCInferenceService', 'ModelReady')
+  modelReady(request: { name: string; version?: string }): { ready: boolean } {
+    const model = this.models.find(request.name, request.version || undefined);
+    return { ready: !this.models.isDraining && model?.state === 'READY' };
+  }
+
+  @GrpcMethod('GRPCInferenceService', 'ServerMetadata')
+  serverMetadata(): { name: string; version: string; extensions: string[] } {
+    return { name: SERVER_NAME, version: SERVER_VERSION, extensions: [] };
+  }
+
+  @GrpcMethod('GRPCInferenceService', 'ModelMetadata')
+  modelMetadata(request: { name: string; version?: string }): ModelMetadataResponseMessage {
+    const model = this.models.find(request.name, request.version || undefined);
+    if (!model) throw notFound(request.name, request.version);
+    const versions = Object.keys(this.models.states())
+      .filter((id) => id.startsWith(`${request.name}:`))
+      .map((id) => id.slice(request.name.length + 1));
+    const loaded = model.inputs.length > 0;
+    return {
+      name: model.spec.name,
+      versions,
+      platform: PLATFORM,
+      inputs: (loaded ? model.inputs : model.spec.inputs).map(toMetadata),
+      outputs: (loaded ? model.outputs : model.spec.outputs).map(toMetadata),
+    };
+  }
+
+  @GrpcMethod('GRPCInferenceService', 'ModelInfer')
+  async modelInfer(
+    request: ModelInferRequestMessage,
+    metadata: Metadata,
+    call: ServerUnaryCall<unknown, unknown>,
+  ): Promise<ModelInferResponseMessage> {
+    let label = request.model_version ? `${request.model_name}:${request.model_version}` : request.model_name;
+    const deadline = call.getDeadline();
+    const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+    try {
+      const model = this.models.require(request.model_name, request.model_version || undefined);
+      label = model.spec.id;
+      const decoded = decodeInferRequest(request, model.inputs, model.outputs);
+      const cancelled = new AbortController();
+      call.once('cancelled', () => cancelled.abort());
+      const outputs = await model.runner.infer(decoded.inputs, decoded.rows, decoded.outputNames, {
+        signal: cancelled.signal,
+        ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
+        ...(this.config.WORKER_TEST_HOOKS ? { holdMs: holdFrom(metadata) } : {}),
+      });
+      const response: ModelInferResponseMessage = {
+        model_name: model.spec.name,
+        model_version: model.spec.version,
+        id: request.id ?? '',
+        outputs: [],
+        raw_output_contents: [],
+      };
+      for (const [name, tensor] of Object.entries(outputs)) {
+        response.outputs.push({ name, datatype: tensor.datatype, shape: tensor.dims });
+        response.raw_output_contents.push(
+          encodeTensor(tensor.datatype as TensorDatatype, tensor.dims, tensor.data as never, name),
+        );
+      }
+      this.metrics.inferenceRequests.inc({ model: model.spec.id, status: 'ok' });
+      return response;
+    } catch (error) {
+      let code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
+      // grpc-js cancels the call at its deadline; that race is still a deadline, not a cancel.
+      if (code === ErrorCode.CANCELLED && Date.now() >= deadlineMs) code = ErrorCode.DEADLINE_EXCEEDED;
+      this.metrics.inferenceRequests.inc({ model: label, status: code.toLowerCase() });
+      throw error;
+    }
+  }
+}
+
+function toMetadata(tensor: { name: string; datatype: string; dims: readonly number[] }) {
+  return { name: tensor.name, datatype: tensor.datatype, shape: [...tensor.dims] };
+}
+
+function holdFrom(metadata: Metadata): number {
+  const value = Number(metadata.get(TEST_HOLD_HEADER)[0] ?? 0);
+  return Number.isFinite(value) && value > 0 ? Math.min(value, 60_000) : 0;
+}
+
+function notFound(name: string, version?: string): ModelgateError {
+  return new ModelgateError(
+    ErrorCode.NOT_FOUND,
+    `model '${version ? `${name}:${version}` : name}' is not served here`,
+  );
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const listFromEnv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
+
+/** Worker settings; the only place the worker reads `process.env`. */
+export const workerConfigSchema = z.object({
+  /** Interface both servers bind to. */
+  WORKER_HOST: z.string().min(1).default('0.0.0.0'),
+  /** Open Inference Protocol gRPC port (Triton's default). */
+  WORKER_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8001),
+  /** HTTP port for `/metrics` and `/health/*` (Triton's metrics port). */
+  WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8002),
+  /** Address other nodes reach this worker's gRPC server at (heartbeats); defaults to host:port. */
+  WORKER_ADVERTISE_ADDRESS: z.string().min(1).optional(),
+  /** The worker group whose models this worker serves (ModelSpec.workerGroup). */
+  WORKER_GROUP: z.string().min(1).default('default'),
+  /** A ConfigSnapshot JSON file to serve from (static deployments; live sync replaces it). */
+  WORKER_CONFIG_FILE: z.string().min(1).optional(),
+  /** Content-addressed artifact cache directory. */
+  WORKER_CACHE_DIR: z.string().min(1).default('.modelgate/worker-cache'),
+  /** Comma-separated directories that `file://` artifact URIs may point into. */
+  WORKER_ARTIFACT_ROOTS: listFromEnv.default([]),
+  /** Whether `http(s)://` artifact URIs are allowed at all. */
+  WORKER_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
+  /** Comma-separated hosts or addresses exempt from the private-address (SSRF) guard, e.g. the registry. */
+  WORKER_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
+  /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
+  WORKER_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** TensorRT engine cache directory (engines are built once per model and GPU). */
+  WORKER_TENSORRT_CACHE_DIR: z.string().min(1).default('.modelgate/tensorrt-cache'),
+  /** Let TensorRT build fp16 engines. */
+  WORKER_TENSORRT_FP16: booleanFromEnv.default(true),
+  /** CUDA device the CUDA and TensorRT providers run on. */
+  WORKER_CUDA_DEVICE_ID: z.coerce.number().int().min(0).default(0),
+  /** GPU memory limit for the CUDA provider's arena in bytes; 0 = no limit. */
+  WORKER_CUDA_MEMORY_LIMIT_BYTES: z.coerce.number().int().min(0).default(0),
+  /** Log level. */
+  WORKER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Test hooks: honour the `x-modelgate-test-hold-ms` request header, which holds the batch that
+   * carries it. Never enable in production.
+   */
+  WORKER_TEST_HOOKS: booleanFromEnv.default(false),
+});
+
+export type WorkerConfig = z.infer<typeof workerConfigSchema>;
+
+/** Parses the environment; throws listing every bad key by name (never its value). */
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const parsed = workerConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid worker configuration:\n  ${keys.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+/** The env var names the worker reads (the Helm chart and compose file are checked against it). */
+export const WORKER_ENV_KEYS = Object.keys(workerConfigSchema.shape);

@@ -1,0 +1,3 @@
+/** Nest injection tokens of the worker's non-class providers. */
+export const WORKER_CONFIG = Symbol('WORKER_CONFIG');
+export const LOGGER = Symbol('LOGGER');

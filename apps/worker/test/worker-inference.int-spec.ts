@@ -1,0 +1,231 @@
+import { join } from 'node:path';
+import { type ServiceError, status } from '@grpc/grpc-js';
+import { ensureFixture } from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  fp32Output,
+  maxAbsDiff,
+  tokenInferRequest,
+  tokenRows,
+  unbatchedOutputs,
+} from './support/infer-requests.js';
+import { type Message } from './support/oip-client.js';
+import { type RunningWorker, metricValue, startWorker } from './support/worker-harness.js';
+
+const HOLD = 'x-modelgate-test-hold-ms';
+
+describe('worker: Open Inference Protocol over onnxruntime with dynamic batching', () => {
+  let worker: RunningWorker;
+  let bertPath: string;
+  let embedderPath: string;
+
+  beforeAll(async () => {
+    bertPath = join(await ensureFixture('tiny-bert-sst2'), 'onnx', 'model.onnx');
+    embedderPath = join(await ensureFixture('tiny-bert-embedder'), 'onnx', 'model.onnx');
+    worker = await startWorker([
+      { name: 'bert', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 32, maxQueueDelayMicros: 2000 } },
+      { name: 'distil', fixture: 'tiny-distilbert-sst2' },
+      { name: 'embedder', fixture: 'tiny-bert-embedder', task: 'feature-extraction' },
+      { name: 'small-queue', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 1, maxQueueSize: 8 } },
+      { name: 'gpu-preferred', fixture: 'tiny-bert-sst2', executionProviders: ['cuda', 'cpu'] },
+      { name: 'gpu-only', fixture: 'tiny-bert-sst2', executionProviders: ['cuda'] },
+      { name: 'tampered', fixture: 'tiny-bert-sst2', sha256: 'ab'.repeat(32) },
+    ]);
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+  });
+
+  it('answers the server and model metadata calls like a Triton server', async () => {
+    expect(await worker.client.call('ServerLive', {})).toEqual({ live: true });
+    expect(await worker.client.call('ServerReady', {})).toEqual({ ready: true });
+    expect(await worker.client.call('ModelReady', { name: 'bert', version: '1' })).toEqual({ ready: true });
+    const metadata = await worker.client.call<Message>('ModelMetadata', { name: 'bert' });
+    expect(metadata).toMatchObject({ name: 'bert', versions: ['1'], platform: 'onnxruntime_onnx' });
+    expect(metadata.inputs).toEqual([
+      { name: 'input_ids', datatype: 'INT64', shape: [-1, -1] },
+      { name: 'attention_mask', datatype: 'INT64', shape: [-1, -1] },
+      { name: 'token_type_ids', datatype: 'INT64', shape: [-1, -1] },
+    ]);
+    expect(metadata.outputs).toEqual([{ name: 'logits', datatype: 'FP32', shape: [-1, 2] }]);
+    expect(await worker.client.check()).toEqual({ status: 'SERVING' });
+    expect(await worker.client.check('bert')).toEqual({ status: 'SERVING' });
+  });
+
+  it('gives 64 concurrent requests of mixed lengths exactly their unbatched results, in batches', async () => {
+    const rows = tokenRows(64, 7);
+    const expected = await unbatchedOutputs(bertPath, rows, 'logits');
+    const before = await worker.metrics();
+    // Occupy the single instance so the 64 queue up and leave in batches.
+    const held = worker.client.call('ModelInfer', tokenInferRequest('bert', [rows[0]!]), {
+      metadata: { [HOLD]: '300' },
+    });
+    const responses = await Promise.all(
+      rows.map((row, i) =>
+        worker.client.call<Message>('ModelInfer', tokenInferRequest('bert', [row], { id: `r${i}` })),
+      ),
+    );
+    await held;
+    responses.forEach((response, i) => {
+      expect(response.id).toBe(`r${i}`);
+      const logits = fp32Output(response, 'logits');
+      expect(logits.shape).toEqual([1, 2]);
+      expect(maxAbsDiff(logits.data, expected[i]!)).toBeLessThan(1e-5);
+    });
+    const after = await worker.metrics();
+    const batches =
+      metricValue(after, 'modelgate_batch_size_count', { model: 'bert:1' }) -
+      metricValue(before, 'modelgate_batch_size_count', { model: 'bert:1' });
+    const rowsRun =
+      metricValue(after, 'modelgate_batch_size_sum', { model: 'bert:1' }) -
+      metricValue(before, 'modelgate_batch_size_sum', { model: 'bert:1' });
+    expect(rowsRun).toBe(65);
+    expect(batches).toBeLessThan(65); // so at least one batch had more than one row
+  });
+
+  it('splits a multi-row request back in order, and serves the embedder per token', async () => {
+    const rows = tokenRows(3, 11, 12, 12);
+    const expected = await unbatchedOutputs(embedderPath, rows, 'last_hidden_state');
+    const response = await worker.client.call<Message>('ModelInfer', tokenInferRequest('embedder', rows));
+    const hidden = fp32Output(response, 'last_hidden_state');
+    expect(hidden.shape).toEqual([3, 12, 128]);
+    const perRow = 12 * 128;
+    rows.forEach((_, i) => {
+      expect(maxAbsDiff(hidden.data.subarray(i * perRow, (i + 1) * perRow), expected[i]!)).toBeLessThan(1e-5);
+    });
+  });
+
+  it('serves a DistilBERT-style model that takes no token_type_ids', async () => {
+    const response = await worker.client.call<Message>(
+      'ModelInfer',
+      tokenInferRequest('distil', tokenRows(2, 3, 9, 9), { withTokenTypes: false }),
+    );
+    expect(fp32Output(response, 'logits').shape).toEqual([2, 2]);
+  });
+
+  it('accepts typed contents as well as raw bytes, and returns only the requested outputs', async () => {
+    const row = tokenRows(1, 5, 10, 10)[0]!;
+    const [expected] = await unbatchedOutputs(bertPath, [row], 'logits');
+    const shape = [1, row.length];
+    const response = await worker.client.call<Message>('ModelInfer', {
+      model_name: 'bert',
+      model_version: '1',
+      id: 'typed',
+      inputs: [
+        { name: 'input_ids', datatype: 'INT64', shape, contents: { int64_contents: row } },
+        { name: 'attention_mask', datatype: 'INT64', shape, contents: { int64_contents: row.map(() => 1) } },
+        { name: 'token_type_ids', datatype: 'INT64', shape, contents: { int64_contents: row.map(() => 0) } },
+      ],
+      outputs: [{ name: 'logits' }],
+    });
+    expect(response).toMatchObject({ model_name: 'bert', model_version: '1', id: 'typed' });
+    expect(maxAbsDiff(fp32Output(response, 'logits').data, expected!)).toBeLessThan(1e-5);
+  });
+
+  it.each([
+    ['an unknown input', { rename: 'input_idz' }, "unknown input 'input_idz'"],
+    [
+      'a wrong datatype',
+      { datatype: 'FP32' },
+      "input 'input_ids' has datatype FP32; the model expects INT64",
+    ],
+    ['a wrong rank', { shape: [1, 2, 5] }, "input 'input_ids' has shape [1, 2, 5]"],
+    ['a byte length that does not match the shape', { truncate: true }, 'input_ids'],
+  ])('rejects %s with INVALID_ARGUMENT naming the tensor', async (_case, change, message) => {
+    const request = tokenInferRequest('bert', tokenRows(1, 9, 5, 5));
+    const inputs = request.inputs as Message[];
+    const raw = request.raw_input_contents as Buffer[];
+    const first = inputs[0]!;
+    if ('rename' in change) first.name = change.rename;
+    if ('datatype' in change) first.datatype = change.datatype;
+    if ('shape' in change) first.shape = change.shape;
+    if ('truncate' in change) raw[0] = raw[0]!.subarray(0, 8);
+    const error = await worker.client.call('ModelInfer', request).catch((e: ServiceError) => e);
+    expect(error).toMatchObject({ code: status.INVALID_ARGUMENT });
+    expect((error as ServiceError).details).toContain(message);
+  });
+
+  it('rejects exactly the overflow of a full queue with RESOURCE_EXHAUSTED, before the held batch ends', async () => {
+    const request = tokenInferRequest('small-queue', tokenRows(1, 21, 6, 6));
+    const settled: string[] = [];
+    const held = worker.client
+      .call('ModelInfer', request, { metadata: { [HOLD]: '2000' } })
+      .then(() => settled.push('held'));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the held batch is running
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, () =>
+        worker.client.call('ModelInfer', request).catch((error: ServiceError) => {
+          settled.push(`rejected:${error.code}`);
+          throw error;
+        }),
+      ),
+    );
+    await held;
+    const rejected = results.filter((r) => r.status === 'rejected');
+    expect(rejected).toHaveLength(4);
+    rejected.forEach((r) => expect(r.reason).toMatchObject({ code: status.RESOURCE_EXHAUSTED }));
+    // Every rejection came back while the held batch was still running.
+    expect(settled.indexOf('held')).toBeGreaterThan(
+      settled.lastIndexOf(`rejected:${status.RESOURCE_EXHAUSTED}`),
+    );
+  });
+
+  it('fails a request whose deadline passes in the queue with DEADLINE_EXCEEDED, without computing it', async () => {
+    const request = tokenInferRequest('small-queue', tokenRows(1, 23, 6, 6));
+    const before = await worker.metrics();
+    const order: string[] = [];
+    const held = worker.client
+      .call('ModelInfer', request, { metadata: { [HOLD]: '2000' } })
+      .then(() => order.push('held'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    const error = await worker.client
+      .call('ModelInfer', request, { deadlineMs: 50 })
+      .catch((e: ServiceError) => e);
+    order.push('deadline');
+    expect(error).toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    expect(Date.now() - started).toBeLessThan(1500); // far from the 2 s hold: answered at its deadline
+    await held;
+    expect(order).toEqual(['deadline', 'held']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const after = await worker.metrics();
+    const rowsRun =
+      metricValue(after, 'modelgate_batch_size_sum', { model: 'small-queue:1' }) -
+      metricValue(before, 'modelgate_batch_size_sum', { model: 'small-queue:1' });
+    expect(rowsRun).toBe(1); // only the held request ran
+    expect(
+      metricValue(after, 'modelgate_inference_requests_total', {
+        model: 'small-queue:1',
+        status: 'deadline_exceeded',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  it("serves a ['cuda', 'cpu'] model on CPU with a warning, and fails a ['cuda'] one with a clear reason", async () => {
+    expect(await worker.client.call('ModelReady', { name: 'gpu-preferred' })).toEqual({ ready: true });
+    expect(worker.process.output()).toMatch(/execution provider cuda unavailable; falling back/);
+    expect(await worker.client.call('ModelReady', { name: 'gpu-only' })).toEqual({ ready: false });
+    const error = await worker.client
+      .call('ModelInfer', tokenInferRequest('gpu-only', tokenRows(1, 1, 5, 5)))
+      .catch((e: ServiceError) => e);
+    expect(error).toMatchObject({ code: status.UNAVAILABLE });
+    expect((error as ServiceError).details).toContain("the list has no 'cpu', so CPU fallback is off");
+  });
+
+  it('never serves a model whose artifact does not match its sha256', async () => {
+    expect(await worker.client.call('ModelReady', { name: 'tampered' })).toEqual({ ready: false });
+    const error = await worker.client
+      .call('ModelInfer', tokenInferRequest('tampered', tokenRows(1, 1, 5, 5)))
+      .catch((e: ServiceError) => e);
+    expect(error).toMatchObject({ code: status.UNAVAILABLE });
+    expect((error as ServiceError).details).toContain('sha256 mismatch');
+  });
+
+  it('answers NOT_FOUND for a model it does not serve', async () => {
+    const error = await worker.client
+      .call('ModelInfer', tokenInferRequest('nope', tokenRows(1, 1, 5, 5)))
+      .catch((e: ServiceError) => e);
+    expect(error).toMatchObject({ code: status.NOT_FOUND });
+  });
+});
