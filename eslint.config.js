@@ -6,7 +6,10 @@ import globals from 'globals';
 /** Infrastructure that must stay out of the pure libs (DESIGN §2). */
 const pureLibBannedImports = [
   { group: ['@nestjs/*'], message: 'Pure libs never import Nest; apps wire them up.' },
-  { group: ['onnxruntime-node', 'onnxruntime-*'], message: 'Only the worker session adapter imports onnxruntime.' },
+  {
+    group: ['onnxruntime-node', 'onnxruntime-*'],
+    message: 'Only the worker session adapter imports onnxruntime.',
+  },
   { group: ['typeorm', 'pg'], message: 'Pure libs never touch Postgres.' },
   { group: ['ioredis', 'bullmq'], message: 'Pure libs never touch Redis.' },
   { group: ['@grpc/*'], message: 'Pure libs never speak gRPC.' },
@@ -19,12 +22,18 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: { ...globals.node },
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       eqeqeq: ['error', 'always'],

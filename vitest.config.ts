@@ -28,7 +28,11 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
-          include: ['apps/*/test/**/*.int-spec.ts', 'libs/*/test/**/*.int-spec.ts', 'test/e2e/**/*.e2e-spec.ts'],
+          include: [
+            'apps/*/test/**/*.int-spec.ts',
+            'libs/*/test/**/*.int-spec.ts',
+            'test/e2e/**/*.e2e-spec.ts',
+          ],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
