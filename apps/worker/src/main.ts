@@ -27,6 +27,8 @@ async function bootstrap(): Promise<void> {
         package: ['inference', 'grpc.health.v1'],
         protoPath: [INFERENCE_PROTO_PATH, HEALTH_PROTO_PATH],
         url: grpcUrl,
+        // tryShutdown: calls already answered by the batcher get their responses written.
+        gracefulShutdown: true,
         maxReceiveMessageLength: MAX_MESSAGE_BYTES,
         maxSendMessageLength: MAX_MESSAGE_BYTES,
         loader: { keepCase: true, longs: String, enums: String, defaults: false, arrays: true, oneofs: true },
@@ -50,7 +52,10 @@ async function bootstrap(): Promise<void> {
     // Readiness goes false at once; queued and running requests finish; new calls get UNAVAILABLE.
     const drained = await models.drainAll(config.WORKER_DRAIN_TIMEOUT_MS);
     if (!drained) logger.warn('drain timeout passed; rejecting what is left');
-    await app.close();
+    const closed = app.close().then(() => true);
+    const closeTimeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000).unref());
+    if (!(await Promise.race([closed, closeTimeout])))
+      logger.warn('servers did not close in 5 s; exiting anyway');
     await models.releaseAll();
     logger.info('worker stopped');
     process.exit(0);
