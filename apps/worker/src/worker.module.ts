@@ -1,15 +1,14 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { ModelStore } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
-import { CONFIG_SOURCE, type ConfigSource } from './config-source/config-source.js';
-import { EmptyConfigSource, FileConfigSource } from './config-source/file-config-source.js';
+import { type ConfigSource, EmptyConfigSource, FileConfigSource } from '@modelgate/config-sync';
 import { GrpcHealthController } from './health/grpc-health.controller.js';
 import { HttpProbesController } from './health/http-probes.controller.js';
 import { WorkerMetrics } from './metrics/worker-metrics.js';
 import { ModelManager } from './model-loading/model-manager.js';
 import { InferenceController } from './serving/inference.controller.js';
 import { type WorkerConfig } from './worker.config.js';
-import { LOGGER, WORKER_CONFIG } from './worker.tokens.js';
+import { CONFIG_SOURCE, LOGGER, WORKER_CONFIG } from './worker.tokens.js';
 
 /** Feeds snapshots from the config source to the model manager once the servers are up. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { type ConfigSnapshot } from '@modelgate/contracts';
 
 /**
- * Where the worker learns which models to serve. A static file today; live config sync
+ * Where a node (worker or gateway) learns its config snapshots. A static file today; live sync
  * (registry + Redis) implements the same port.
  */
 export interface ConfigSource {
@@ -11,5 +11,3 @@ export interface ConfigSource {
   stop(): Promise<void>;
 }
 
-/** Nest injection token for the active ConfigSource. */
-export const CONFIG_SOURCE = Symbol('CONFIG_SOURCE');

@@ -1,0 +1,2 @@
+export * from './config-source.js';
+export * from './file-config-source.js';
