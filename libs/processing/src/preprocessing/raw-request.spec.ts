@@ -1,0 +1,127 @@
+import { ErrorCode, type TensorMetadata } from '@modelgate/contracts';
+import { describe, expect, it } from 'vitest';
+import { parseRawInferRequest } from './raw-request.js';
+
+const DECLARED: TensorMetadata[] = [
+  { name: 'input_ids', datatype: 'INT64', dims: [-1, -1] },
+  { name: 'attention_mask', datatype: 'INT64', dims: [-1, -1] },
+];
+
+function errorOf(body: unknown, options = {}): { code: string; field: string | undefined; message: string } {
+  try {
+    parseRawInferRequest(body, options);
+  } catch (error) {
+    const { code, details, message } = error as {
+      code: string;
+      details: { field?: string };
+      message: string;
+    };
+    return { code, field: details.field, message };
+  }
+  throw new Error('expected the body to be refused');
+}
+
+describe('parseRawInferRequest', () => {
+  it('decodes KServe v2 JSON tensors, flat or nested, into typed arrays', () => {
+    const request = parseRawInferRequest(
+      {
+        id: 'r1',
+        inputs: [
+          { name: 'input_ids', datatype: 'INT64', shape: [1, 3], data: [[101, 7592, 102]] },
+          { name: 'attention_mask', datatype: 'INT64', shape: [1, 3], data: [1, 1, 1] },
+        ],
+        outputs: [{ name: 'logits' }],
+      },
+      { inputs: DECLARED },
+    );
+    expect(request.id).toBe('r1');
+    expect(request.outputs).toEqual(['logits']);
+    expect(request.inputs[0]).toEqual({
+      name: 'input_ids',
+      datatype: 'INT64',
+      shape: [1, 3],
+      data: BigInt64Array.from([101n, 7592n, 102n]),
+    });
+  });
+
+  it('decodes FP32, BOOL, FP16 and BYTES', () => {
+    const { inputs } = parseRawInferRequest({
+      inputs: [
+        { name: 'x', datatype: 'FP32', shape: [2], data: [0.5, -1] },
+        { name: 'b', datatype: 'BOOL', shape: [2], data: [true, false] },
+        { name: 'h', datatype: 'FP16', shape: [1], data: [1] },
+        { name: 's', datatype: 'BYTES', shape: [1], data: ['hé'] },
+      ],
+    });
+    expect(inputs.map((t) => t.data)).toEqual([
+      Float32Array.from([0.5, -1]),
+      Uint8Array.from([1, 0]),
+      Uint16Array.from([0x3c00]),
+      [new TextEncoder().encode('hé')],
+    ]);
+  });
+
+  it.each([
+    [{ inputs: [] }, 'inputs', /at least one tensor/],
+    [
+      { inputs: [{ name: 'x', datatype: 'FP8', shape: [1], data: [1] }] },
+      'inputs[0].datatype',
+      /must be one of/,
+    ],
+    [
+      { inputs: [{ name: 'x', datatype: 'FP32', shape: [2], data: [1] }] },
+      'inputs[0].data',
+      /needs 2 elements, got 1/,
+    ],
+    [
+      { inputs: [{ name: 'x', datatype: 'INT8', shape: [1], data: [300] }] },
+      'inputs[0].data',
+      /not in \[-128, 127\]/,
+    ],
+    [
+      { inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [[[1]]] }] },
+      'inputs[0].data',
+      /nested deeper/,
+    ],
+    [
+      { inputs: [{ name: 'x', datatype: 'FP32', shape: [-1], data: [] }] },
+      'inputs[0].shape[0]',
+      /non-negative/,
+    ],
+    [
+      { inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }], extra: 1 },
+      'extra',
+      /not a known field/,
+    ],
+  ])('answers 400 naming the field for %j', (body, field, message) => {
+    const error = errorOf(body);
+    expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field });
+    expect(error.message).toMatch(message);
+  });
+
+  it('checks names, datatypes and fixed dims against the model declaration', () => {
+    const ids = { name: 'input_ids', datatype: 'INT64', shape: [1, 1], data: [1] };
+    const mask = { name: 'attention_mask', datatype: 'INT64', shape: [1, 1], data: [1] };
+    expect(errorOf({ inputs: [ids] }, { inputs: DECLARED }).message).toMatch(
+      /missing model input\(s\) attention_mask/,
+    );
+    expect(errorOf({ inputs: [ids, mask, { ...ids, name: 'extra' }] }, { inputs: DECLARED }).message).toMatch(
+      /no input named 'extra'/,
+    );
+    expect(errorOf({ inputs: [{ ...ids, datatype: 'INT32' }, mask] }, { inputs: DECLARED }).message).toMatch(
+      /must be INT64, got INT32/,
+    );
+    expect(
+      errorOf({ inputs: [{ ...ids, shape: [1], data: [1] }, mask] }, { inputs: DECLARED }).message,
+    ).toMatch(/the model takes \[-1,-1\]/);
+    expect(errorOf({ inputs: [ids, ids] }).message).toMatch(/given twice/);
+  });
+
+  it('answers 413 past maxElements', () => {
+    const body = { inputs: [{ name: 'x', datatype: 'FP32', shape: [3], data: [1, 2, 3] }] };
+    expect(errorOf(body, { maxElements: 2 })).toMatchObject({
+      code: ErrorCode.PAYLOAD_TOO_LARGE,
+      field: 'inputs',
+    });
+  });
+});

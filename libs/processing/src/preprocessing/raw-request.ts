@@ -1,0 +1,192 @@
+// Validation of raw-tensor bodies (the `raw` task and the KServe v2 REST passthrough):
+// `{id?, parameters?, inputs: [{name, datatype, shape, data, parameters?}], outputs?: [{name}]}`.
+import {
+  ErrorCode,
+  ModelgateError,
+  TENSOR_DATATYPES,
+  type TensorData,
+  type TensorDatatype,
+  type TensorMetadata,
+  contentsToTypedArray,
+  elementCount,
+  float32ArrayToFp16,
+  formatShape,
+  validationError,
+} from '@modelgate/contracts';
+import { z } from 'zod';
+import { requestIssues } from './request-issues.js';
+
+/** A decoded tensor: name, datatype, concrete shape and typed elements. */
+export interface NamedTensor<D extends TensorDatatype = TensorDatatype> {
+  name: string;
+  datatype: D;
+  shape: number[];
+  data: TensorData<D>;
+}
+
+const tensorSchema = z.object({
+  /** Input name as the model declares it. */
+  name: z.string().min(1, 'must not be empty'),
+  /** Open Inference Protocol datatype, e.g. INT64 or FP32. */
+  datatype: z.enum(TENSOR_DATATYPES, { error: `must be one of ${TENSOR_DATATYPES.join(', ')}` }),
+  /** Concrete dimensions. */
+  shape: z.array(z.int().min(0, 'must be a non-negative integer')),
+  /** Elements in row-major order, flat or nested (strings for BYTES, booleans for BOOL). */
+  data: z.array(z.unknown()),
+  /** Tensor parameters; accepted and ignored. */
+  parameters: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The JSON body of a raw inference request (KServe v2 REST). */
+export const rawInferRequestSchema = z.strictObject({
+  /** Request id, echoed back. */
+  id: z.string().optional(),
+  /** Request parameters; accepted and ignored. */
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  /** Input tensors. */
+  inputs: z.array(tensorSchema).min(1, 'must hold at least one tensor'),
+  /** Output names to return; all when absent. */
+  outputs: z.array(z.object({ name: z.string().min(1), parameters: z.unknown().optional() })).optional(),
+});
+
+/** A validated raw inference request. */
+export interface RawInferRequest {
+  id?: string;
+  inputs: NamedTensor[];
+  /** Output names the client asked for; undefined means all. */
+  outputs?: string[];
+}
+
+/** Options of {@link parseRawInferRequest}. */
+export interface ParseRawInferRequestOptions {
+  /** The model's declared inputs; when given, names, datatypes and fixed dims are checked against them. */
+  inputs?: readonly TensorMetadata[];
+  /** Most elements over all input tensors. @defaultValue 16777216 */
+  maxElements?: number;
+}
+
+const DEFAULT_MAX_ELEMENTS = 16 * 1024 * 1024;
+const CONTENTS_FIELD = {
+  BOOL: 'bool_contents',
+  UINT8: 'uint_contents',
+  UINT16: 'uint_contents',
+  UINT32: 'uint_contents',
+  UINT64: 'uint64_contents',
+  INT8: 'int_contents',
+  INT16: 'int_contents',
+  INT32: 'int_contents',
+  INT64: 'int64_contents',
+  FP16: undefined,
+  FP32: 'fp32_contents',
+  FP64: 'fp64_contents',
+  BYTES: undefined,
+} as const satisfies Record<TensorDatatype, string | undefined>;
+
+function invalid(field: string, message: string): ModelgateError {
+  return new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${field}: ${message}`, { field });
+}
+
+/** Row-major elements of a flat or nested JSON array; nesting deeper than the shape is an error. */
+function flattenData(data: readonly unknown[], depth: number, field: string): unknown[] {
+  const out: unknown[] = [];
+  const walk = (value: readonly unknown[], level: number): void => {
+    for (const element of value) {
+      if (!Array.isArray(element)) out.push(element);
+      else if (level >= depth)
+        throw invalid(field, `data is nested deeper than the shape's ${depth} dimensions`);
+      else walk(element, level + 1);
+    }
+  };
+  walk(data, 1);
+  return out;
+}
+
+function toTypedArray(
+  datatype: TensorDatatype,
+  shape: number[],
+  values: unknown[],
+  field: string,
+): TensorData {
+  const count = elementCount(shape, field);
+  if (values.length !== count) {
+    throw invalid(field, `shape ${formatShape(shape)} needs ${count} elements, got ${values.length}`);
+  }
+  if (datatype === 'BYTES') {
+    const encoder = new TextEncoder();
+    return values.map((value, i) => {
+      if (typeof value !== 'string') throw invalid(field, `BYTES element ${i} is not a string`);
+      return encoder.encode(value);
+    });
+  }
+  if (datatype === 'FP16') {
+    if (!values.every((value) => typeof value === 'number'))
+      throw invalid(field, 'FP16 elements must be numbers');
+    return float32ArrayToFp16(values);
+  }
+  return contentsToTypedArray(datatype, shape, { [CONTENTS_FIELD[datatype]]: values }, field);
+}
+
+function checkDeclared(
+  tensor: Pick<NamedTensor, 'name' | 'datatype' | 'shape'>,
+  declared: TensorMetadata | undefined,
+  field: string,
+): void {
+  if (declared === undefined) throw invalid(field, `the model has no input named '${tensor.name}'`);
+  if (declared.datatype !== tensor.datatype) {
+    throw invalid(field, `'${tensor.name}' must be ${declared.datatype}, got ${tensor.datatype}`);
+  }
+  const fits =
+    declared.dims.length === tensor.shape.length &&
+    declared.dims.every((dim, i) => dim === -1 || dim === tensor.shape[i]);
+  if (!fits) {
+    throw invalid(
+      field,
+      `'${tensor.name}' has shape ${formatShape(tensor.shape)}, the model takes ${formatShape(declared.dims)} (-1: any)`,
+    );
+  }
+}
+
+/**
+ * Validates a raw inference body and decodes its tensors into typed arrays. Throws
+ * ModelgateError(INVALID_ARGUMENT) naming the field (`inputs[1].data`, ...); PAYLOAD_TOO_LARGE
+ * past maxElements.
+ */
+export function parseRawInferRequest(
+  body: unknown,
+  options: ParseRawInferRequestOptions = {},
+): RawInferRequest {
+  const parsed = rawInferRequestSchema.safeParse(body);
+  if (!parsed.success) throw validationError('request body', requestIssues(parsed.error));
+  const { id, inputs, outputs } = parsed.data;
+  const maxElements = options.maxElements ?? DEFAULT_MAX_ELEMENTS;
+  const declared = options.inputs === undefined ? undefined : new Map(options.inputs.map((i) => [i.name, i]));
+
+  let elements = 0;
+  const seen = new Set<string>();
+  const tensors = inputs.map((input, index): NamedTensor => {
+    const field = `inputs[${index}]`;
+    if (seen.has(input.name)) throw invalid(`${field}.name`, `'${input.name}' is given twice`);
+    seen.add(input.name);
+    elements += elementCount(input.shape, `${field}.shape`);
+    if (elements > maxElements) {
+      throw new ModelgateError(
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        `the inputs hold more than ${maxElements} elements`,
+        { field: 'inputs' },
+      );
+    }
+    if (declared !== undefined) checkDeclared(input, declared.get(input.name), field);
+    const values = flattenData(input.data, Math.max(input.shape.length, 1), `${field}.data`);
+    const data = toTypedArray(input.datatype, input.shape, values, `${field}.data`);
+    return { name: input.name, datatype: input.datatype, shape: input.shape, data };
+  });
+  if (declared !== undefined) {
+    const missing = [...declared.keys()].filter((name) => !seen.has(name));
+    if (missing.length > 0) throw invalid('inputs', `missing model input(s) ${missing.join(', ')}`);
+  }
+  return {
+    ...(id === undefined ? {} : { id }),
+    inputs: tensors,
+    ...(outputs === undefined ? {} : { outputs: outputs.map((output) => output.name) }),
+  };
+}
