@@ -1,0 +1,263 @@
+import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
+import { type GrpcChannelSettings, GrpcWorkerChannel } from './grpc-worker-channel.js';
+import {
+  type DecodedInferResponse,
+  type InferMessageFields,
+  type WorkerTimings,
+  decodeInferResponse,
+  encodeInferRequest,
+  workerTimings,
+} from './infer-codec.js';
+import { type OutlierEjectorOptions, OutlierEjector, type WorkerHealth } from './outlier-ejector.js';
+import { type WorkerPick, pickWorker } from './pick-worker.js';
+import { type RetryBudgetOptions, RetryBudget } from './retry-budget.js';
+import { WorkerCallError, type WorkerCallOptions, type WorkerChannelFactory } from './worker-channel.js';
+import {
+  isRetryableStatus,
+  isWorkerFailureStatus,
+  noReadyWorkerError,
+  workerCallToModelgateError,
+} from './worker-errors.js';
+import { type WorkerGroupAddresses, WorkerPool } from './worker-pool.js';
+
+/** How an InferenceClient balances, retries and connects. */
+export interface InferenceClientOptions {
+  /** Worker groups to start with, e.g. a snapshot's `workerGroups`. @defaultValue [] */
+  workerGroups?: Iterable<WorkerGroupAddresses>;
+  /** Attempts per request, the first included; each retry goes to a worker not tried yet. @defaultValue 2 */
+  maxAttempts?: number;
+  /** The retry budget. @defaultValue `{ ratio: 0.2, minRetries: 3, windowMs: 1000 }` */
+  retryBudget?: RetryBudgetOptions;
+  /** Outlier ejection. @defaultValue `{ consecutiveFailures: 3, baseEjectionMs: 5000, maxEjectionMs: 60000 }` */
+  outlierEjection?: OutlierEjectorOptions;
+  /** Settings of the gRPC channels. @defaultValue 256 MiB messages, 30 s keepalive, 5 s max reconnect backoff */
+  channel?: GrpcChannelSettings;
+  /** Timeout of the readiness calls (ServerReady, ModelReady), in ms. @defaultValue 1000 */
+  healthTimeoutMs?: number;
+  /** Monotonic clock in ms, for ejection, the retry budget and durations. @defaultValue `performance.now` */
+  now?: () => number;
+  /** Makes the channel of an address (unit tests pass fakes). @defaultValue a GrpcWorkerChannel */
+  createChannel?: WorkerChannelFactory;
+}
+
+/** One inference call. */
+export interface InferRequest extends InferMessageFields {
+  /**
+   * Absolute deadline, ms since the epoch (`Date.now()` time). Absolute so that a retry shares
+   * the budget of the first attempt instead of starting a fresh one; sent to the worker as
+   * `grpc-timeout`, where it bounds the queue wait too.
+   */
+  deadlineEpochMs: number;
+  /** Worker group (see `setWorkerGroups`) to send the call to; ignored when `addresses` is given. */
+  workerGroup?: string;
+  /** Exact worker addresses to choose from, instead of a group. */
+  addresses?: readonly string[];
+  /** gRPC metadata for the worker, e.g. `{ 'x-request-id': id }`. */
+  metadata?: Readonly<Record<string, string>>;
+  /** Aborting it cancels the call (CANCELLED); the gateway ties it to the HTTP request. */
+  signal?: AbortSignal;
+}
+
+/** A successful inference call; `queueMs`/`computeMs` when the worker reported them. */
+export interface InferResult extends DecodedInferResponse, WorkerTimings {
+  /** Address of the worker that answered. */
+  worker: string;
+  /** Attempts made: 1, or 2 after a retry. */
+  attempts: number;
+  /** Time from the call to the decoded answer, all attempts included, in ms. */
+  durationMs: number;
+}
+
+/** What the client knows about one worker. */
+export interface WorkerStatus extends WorkerHealth {
+  address: string;
+  /** Calls running on it now. */
+  outstanding: number;
+  /** Calls sent to it since its channel was created. */
+  calls: number;
+}
+
+/**
+ * The gateway's client to workers (DESIGN §3.2): one persistent gRPC channel per worker address,
+ * least-outstanding-requests balancing, the caller's deadline on every call, one retry on
+ * another worker for UNAVAILABLE within a retry budget, and ejection of workers that keep
+ * failing. Errors come back as ModelgateError.
+ */
+export class InferenceClient {
+  private readonly pool: WorkerPool;
+  private readonly ejector: OutlierEjector;
+  private readonly budget: RetryBudget;
+  private readonly maxAttempts: number;
+  private readonly healthTimeoutMs: number;
+  private readonly now: () => number;
+  private turn = 0;
+
+  constructor(options: InferenceClientOptions = {}) {
+    this.now = options.now ?? (() => performance.now());
+    const channel = options.channel ?? {};
+    this.pool = new WorkerPool(
+      options.createChannel ?? ((address) => new GrpcWorkerChannel(address, channel)),
+    );
+    this.ejector = new OutlierEjector(options.outlierEjection, this.now);
+    this.budget = new RetryBudget(options.retryBudget, this.now);
+    this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 2));
+    this.healthTimeoutMs = options.healthTimeoutMs ?? 1000;
+    if (options.workerGroups !== undefined) this.setWorkerGroups(options.workerGroups);
+  }
+
+  /**
+   * Replaces the worker groups (config sync calls this on every snapshot). Channels of addresses
+   * that stay are kept; the others close once their running calls end.
+   */
+  setWorkerGroups(groups: Iterable<WorkerGroupAddresses>): void {
+    this.pool.setGroups(groups);
+    this.ejector.retain(this.pool.listedAddresses());
+  }
+
+  /** Sets one group's addresses (an empty list removes it), e.g. from discovery. */
+  setWorkerGroup(name: string, addresses: readonly string[]): void {
+    this.pool.setGroup(name, addresses);
+    this.ejector.retain(this.pool.listedAddresses());
+  }
+
+  /** The addresses of a worker group (empty when unknown). */
+  addressesOf(workerGroup: string): readonly string[] {
+    return this.pool.addressesOf(workerGroup);
+  }
+
+  /**
+   * Runs ModelInfer on the least loaded worker of the group. UNAVAILABLE (including a connection
+   * refused or dropped before the answer) is retried once on another worker while the retry
+   * budget allows; every other failure is final. Rejects with a ModelgateError: UNAVAILABLE
+   * (no ready worker), QUEUE_FULL (retryAfterSeconds 1), DEADLINE_EXCEEDED, INVALID_ARGUMENT, ...
+   */
+  async infer(request: InferRequest): Promise<InferResult> {
+    const startedAt = this.now();
+    const model = request.modelVersion ? `${request.modelName}:${request.modelVersion}` : request.modelName;
+    if (!Number.isFinite(request.deadlineEpochMs)) {
+      throw new ModelgateError(ErrorCode.INTERNAL, 'an inference call needs a finite deadlineEpochMs');
+    }
+    if (this.pool.isClosed) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the inference client is closed');
+    const addresses = candidates(request, this.pool);
+    if (addresses.length === 0) throw noReadyWorkerError(model);
+    const message = encodeInferRequest(request);
+    const callOptions: WorkerCallOptions = {
+      deadlineEpochMs: request.deadlineEpochMs,
+      metadata: request.metadata,
+      signal: request.signal,
+    };
+    this.budget.recordRequest();
+    const tried = new Set<string>();
+    for (let attempt = 1; ; attempt++) {
+      const pick = this.pick(addresses, tried);
+      if (pick === undefined) throw noReadyWorkerError(model);
+      tried.add(pick.address);
+      try {
+        const response = await this.pool.run(pick.address, (channel) =>
+          channel.modelInfer(message, callOptions),
+        );
+        this.ejector.recordSuccess(pick.address);
+        const decoded = decodeInferResponse(response);
+        return {
+          ...decoded,
+          ...workerTimings(decoded.parameters),
+          worker: pick.address,
+          attempts: attempt,
+          durationMs: this.now() - startedAt,
+        };
+      } catch (error) {
+        if (!(error instanceof WorkerCallError)) throw error;
+        this.recordOutcome(pick.address, error.status);
+        if (!this.mayRetry(error.status, attempt, addresses, tried, request)) {
+          throw workerCallToModelgateError(error.status, error.details, model, error);
+        }
+      }
+    }
+  }
+
+  /** ServerReady on one worker; false when it says no or cannot be reached in time. */
+  async serverReady(address: string, timeoutMs = this.healthTimeoutMs): Promise<boolean> {
+    if (this.pool.isClosed) return false;
+    const options = { deadlineEpochMs: Date.now() + timeoutMs };
+    return this.pool.run(address, (channel) => channel.serverReady(options)).catch(() => false);
+  }
+
+  /** ModelReady on one worker (`version` empty: the server's pick); false on any failure. */
+  async modelReady(
+    address: string,
+    name: string,
+    version = '',
+    timeoutMs = this.healthTimeoutMs,
+  ): Promise<boolean> {
+    if (this.pool.isClosed) return false;
+    const options = { deadlineEpochMs: Date.now() + timeoutMs };
+    return this.pool.run(address, (channel) => channel.modelReady(name, version, options)).catch(() => false);
+  }
+
+  /** True when some worker of the group says the model is ready (the gateway's readiness). */
+  async hasReadyWorker(workerGroup: string, name: string, version = ''): Promise<boolean> {
+    const answers = this.pool
+      .addressesOf(workerGroup)
+      .map((address) => this.modelReady(address, name, version));
+    return (await Promise.all(answers)).some(Boolean);
+  }
+
+  /** Per-worker load and health, for metrics and status pages. */
+  workerStatus(): WorkerStatus[] {
+    const counts = this.pool.counts();
+    const addresses = new Set([...this.pool.listedAddresses(), ...counts.keys()]);
+    return [...addresses].sort().map((address) => ({
+      address,
+      outstanding: counts.get(address)?.outstanding ?? 0,
+      calls: counts.get(address)?.calls ?? 0,
+      ...this.ejector.health(address),
+    }));
+  }
+
+  /** Stops taking calls; resolves once every running call has ended and the channels are closed. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private pick(addresses: readonly string[], tried: ReadonlySet<string>): WorkerPick | undefined {
+    const loads = addresses.map((address) => ({
+      address,
+      outstanding: this.pool.outstanding(address),
+      ejected: this.ejector.isEjected(address),
+      lastFailureAt: this.ejector.lastFailureAt(address),
+    }));
+    return pickWorker(loads, { exclude: tried, turn: this.turn++ });
+  }
+
+  /** Feeds the ejector: connection failures count against a worker, any other answer for it. */
+  private recordOutcome(address: string, status: number): void {
+    if (isWorkerFailureStatus(status)) this.ejector.recordFailure(address);
+    // A deadline or a cancel says nothing about the worker: it may be slow, or never reached.
+    else if (status !== GrpcStatus.DEADLINE_EXCEEDED && status !== GrpcStatus.CANCELLED) {
+      this.ejector.recordSuccess(address);
+    }
+  }
+
+  private mayRetry(
+    status: number,
+    attempt: number,
+    addresses: readonly string[],
+    tried: ReadonlySet<string>,
+    request: InferRequest,
+  ): boolean {
+    return (
+      isRetryableStatus(status) &&
+      attempt < this.maxAttempts &&
+      request.signal?.aborted !== true &&
+      Date.now() < request.deadlineEpochMs &&
+      addresses.some((address) => !tried.has(address)) &&
+      this.budget.tryAcquireRetry()
+    );
+  }
+}
+
+/** The addresses a request may go to: its own list, else its group's. */
+function candidates(request: InferRequest, pool: WorkerPool): readonly string[] {
+  if (request.addresses !== undefined) return [...new Set(request.addresses)];
+  return request.workerGroup === undefined ? [] : pool.addressesOf(request.workerGroup);
+}

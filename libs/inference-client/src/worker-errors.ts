@@ -1,0 +1,56 @@
+import { ErrorCode, GrpcStatus, ModelgateError, fromGrpcStatus } from '@modelgate/contracts';
+
+/** Seconds a client is told to wait after a full queue (HTTP Retry-After). */
+export const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * True for the one status worth a retry on another worker: UNAVAILABLE, which is both what the
+ * channel reports for a connection refused, reset or dropped before the answer, and what a
+ * worker answers while its model is not loaded or it is draining. Never DEADLINE_EXCEEDED (the
+ * time is spent), INVALID_ARGUMENT (it would fail anywhere) or RESOURCE_EXHAUSTED (a full queue
+ * is back-pressure, surfaced as 429).
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === GrpcStatus.UNAVAILABLE;
+}
+
+/** True for failures that count toward ejecting the worker (the same set: it did not serve). */
+export function isWorkerFailureStatus(status: number): boolean {
+  return status === GrpcStatus.UNAVAILABLE;
+}
+
+/**
+ * The ModelgateError for a failed worker call: the code through `fromGrpcStatus`, the worker's
+ * message (or a plain one when it sent none), and for QUEUE_FULL a Retry-After of one second.
+ */
+export function workerCallToModelgateError(
+  status: number,
+  details: string,
+  model: string,
+  cause?: unknown,
+): ModelgateError {
+  const code = fromGrpcStatus(status);
+  const message = details.trim() || defaultMessage(code, model);
+  const extra = code === ErrorCode.QUEUE_FULL ? { retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS } : {};
+  return new ModelgateError(code, message, extra, { cause });
+}
+
+/** The error for a model with no worker to send it to. */
+export function noReadyWorkerError(model: string): ModelgateError {
+  return new ModelgateError(ErrorCode.UNAVAILABLE, `no ready worker for model '${model}'`);
+}
+
+function defaultMessage(code: ErrorCode, model: string): string {
+  switch (code) {
+    case ErrorCode.QUEUE_FULL:
+      return `the queue of model '${model}' is full`;
+    case ErrorCode.DEADLINE_EXCEEDED:
+      return `model '${model}' did not answer before the deadline`;
+    case ErrorCode.UNAVAILABLE:
+      return `no worker could serve model '${model}'`;
+    case ErrorCode.CANCELLED:
+      return `the call to model '${model}' was cancelled`;
+    default:
+      return `model '${model}' failed with ${code}`;
+  }
+}
