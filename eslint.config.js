@@ -40,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['libs/batching/**/*.ts', 'libs/routing/**/*.ts', 'libs/processing/**/*.ts'],
+    files: ['libs/batching/src/**/*.ts', 'libs/routing/src/**/*.ts', 'libs/processing/src/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: pureLibBannedImports }] },
   },
   {

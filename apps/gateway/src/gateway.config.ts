@@ -1,11 +1,46 @@
 import { z } from 'zod';
 
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const listFromEnv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
+
 /** Gateway settings; the only place the gateway reads `process.env`. */
 export const gatewayConfigSchema = z.object({
   /** Interface the HTTP server binds to. */
   GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
   /** Public HTTP port (DESIGN §4). */
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Event loops serving HTTP: `auto` = one per core (Node cluster), or a number. */
+  GATEWAY_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)]).default('auto'),
+  /** A ConfigSnapshot JSON file to serve from (static deployments; live sync replaces it). */
+  GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
+  /** Cache directory for tokenizer artifacts (never model weights). */
+  GATEWAY_CACHE_DIR: z.string().min(1).default('.modelgate/gateway-cache'),
+  /** Comma-separated directories that `file://` tokenizer URIs may point into. */
+  GATEWAY_ARTIFACT_ROOTS: listFromEnv.default([]),
+  /** Whether `http(s)://` tokenizer URIs are allowed. */
+  GATEWAY_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
+  /** Comma-separated hosts exempt from the private-address (SSRF) guard, e.g. the registry. */
+  GATEWAY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
+  /** Largest request body accepted, in bytes (larger → 413). */
+  GATEWAY_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  /** Deadline of a request when its endpoint sets none, in ms (past it → 504). */
+  GATEWAY_DEFAULT_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** Serve the OpenAPI document and UI at /docs. */
+  GATEWAY_DOCS: booleanFromEnv.default(true),
+  /** Log level. */
+  GATEWAY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
@@ -19,3 +54,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   }
   return parsed.data;
 }
+
+/** The env var names the gateway reads (the Helm chart and compose file are checked against it). */
+export const GATEWAY_ENV_KEYS = Object.keys(gatewayConfigSchema.shape);

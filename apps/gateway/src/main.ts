@@ -1,14 +1,70 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { loadGatewayConfig } from './gateway.config.js';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { createLogger, toNestLogger } from '@modelgate/observability';
+import { type GatewayConfig, loadGatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
+import { installFastifyHooks, requestIdOptions } from './http/fastify-hooks.js';
+import { HttpExceptionFilter } from './http/http-exception.filter.js';
 
-async function bootstrap(): Promise<void> {
-  const config = loadGatewayConfig();
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule, new FastifyAdapter());
+/** Starts one gateway event loop: a Nest app on Fastify listening on the shared port. */
+async function serve(config: GatewayConfig): Promise<void> {
+  const logger = createLogger({ app: 'gateway', level: config.GATEWAY_LOG_LEVEL });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
+    ...requestIdOptions,
+    // Fastify rejects path params over 100 chars otherwise; endpoint names are validated anyway.
+    routerOptions: { maxParamLength: 200 },
+  });
+  installFastifyHooks(adapter.getInstance(), logger);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    GatewayModule.forRoot(config, logger),
+    adapter,
+    {
+      logger: toNestLogger(logger),
+    },
+  );
+  app.useGlobalFilters(new HttpExceptionFilter(logger));
+  if (config.GATEWAY_DOCS) {
+    const document = SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('modelgate gateway')
+        .setDescription('POST /serve/<endpoint> with raw text; KServe v2 REST for raw tensors.')
+        .setVersion('0.1.0')
+        .build(),
+    );
+    SwaggerModule.setup('docs', app, document);
+  }
   app.enableShutdownHooks();
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
+  logger.info({ port: config.GATEWAY_PORT, pid: process.pid }, 'gateway listening');
 }
 
-await bootstrap();
+/** Forks one event loop per core (GATEWAY_WORKERS); they share the port through Node's cluster. */
+function superviseWorkers(count: number): void {
+  for (let i = 0; i < count; i++) cluster.fork();
+  let stopping = false;
+  cluster.on('exit', (worker, code) => {
+    if (!stopping) {
+      process.stderr.write(`gateway worker ${worker.process.pid} exited (${code}); restarting\n`);
+      cluster.fork();
+    } else if (Object.keys(cluster.workers ?? {}).length === 0) {
+      process.exit(0);
+    }
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    });
+  }
+}
+
+const config = loadGatewayConfig();
+const workers = config.GATEWAY_WORKERS === 'auto' ? availableParallelism() : config.GATEWAY_WORKERS;
+if (cluster.isPrimary && workers > 1) superviseWorkers(workers);
+else await serve(config);

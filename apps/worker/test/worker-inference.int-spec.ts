@@ -2,15 +2,9 @@ import { join } from 'node:path';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { ensureFixture } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fp32Output,
-  maxAbsDiff,
-  tokenInferRequest,
-  tokenRows,
-  unbatchedOutputs,
-} from './support/infer-requests.js';
-import { type Message } from './support/oip-client.js';
-import { type RunningWorker, metricValue, startWorker } from './support/worker-harness.js';
+import { fp32Output, maxAbsDiff, tokenInferRequest, tokenRows, unbatchedOutputs } from '@modelgate/testing';
+import { type Message } from '@modelgate/testing';
+import { type RunningWorker, metricValue, startWorker } from '@modelgate/testing';
 
 const HOLD = 'x-modelgate-test-hold-ms';
 

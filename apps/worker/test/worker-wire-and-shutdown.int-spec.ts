@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { ensureFixture } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxAbsDiff, tokenInferRequest, tokenRows, unbatchedOutputs } from './support/infer-requests.js';
+import { maxAbsDiff, tokenInferRequest, tokenRows, unbatchedOutputs } from '@modelgate/testing';
 import { SpecWireClient } from './support/spec-wire-client.js';
-import { type RunningWorker, startWorker } from './support/worker-harness.js';
+import { type RunningWorker, startWorker } from '@modelgate/testing';
 
 describe('worker: a client built only from the public protocol', () => {
   let worker: RunningWorker;

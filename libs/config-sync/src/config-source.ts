@@ -10,4 +10,3 @@ export interface ConfigSource {
   /** Stops watching; already applied snapshots stay applied. */
   stop(): Promise<void>;
 }
-

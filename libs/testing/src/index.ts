@@ -36,3 +36,27 @@ export {
 export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
 export { freePort } from './harness/free-port.js';
 export { type ServiceProcess, startServiceProcess, waitFor } from './harness/service-process.js';
+export { type CallOptions, type Message, OipTestClient } from './harness/oip-test-client.js';
+export {
+  type RunningWorker,
+  type TestModel,
+  WORKER_MAIN,
+  metricValue,
+  sha256Of,
+  startWorker,
+  writeSnapshot,
+} from './harness/worker-process.js';
+export {
+  fp32Output,
+  maxAbsDiff,
+  tokenInferRequest,
+  tokenRows,
+  unbatchedOutputs,
+} from './harness/token-requests.js';
+export {
+  GATEWAY_MAIN,
+  type HttpAnswer,
+  type RunningGateway,
+  startGateway,
+} from './harness/gateway-process.js';
+export { type SnapshotExtras, startWorkerWithSnapshot } from './harness/worker-process.js';

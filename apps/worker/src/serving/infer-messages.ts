@@ -41,6 +41,8 @@ export interface ModelInferResponseMessage {
   model_name: string;
   model_version: string;
   id: string;
+  /** Where the time went: `queue_time_us` and `compute_time_us` (int64 µs), for Server-Timing. */
+  parameters: Record<string, InferParameterMessage>;
   outputs: InferOutputTensorMessage[];
   raw_output_contents: Uint8Array[];
 }

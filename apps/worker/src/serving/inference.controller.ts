@@ -90,7 +90,7 @@ export class InferenceController {
       const decoded = decodeInferRequest(request, model.inputs, model.outputs);
       const cancelled = new AbortController();
       call.once('cancelled', () => cancelled.abort());
-      const outputs = await model.runner.infer(decoded.inputs, decoded.rows, decoded.outputNames, {
+      const result = await model.runner.infer(decoded.inputs, decoded.rows, decoded.outputNames, {
         signal: cancelled.signal,
         ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
         ...(this.config.WORKER_TEST_HOOKS ? { holdMs: holdFrom(metadata) } : {}),
@@ -99,10 +99,14 @@ export class InferenceController {
         model_name: model.spec.name,
         model_version: model.spec.version,
         id: request.id ?? '',
+        parameters: {
+          queue_time_us: { int64_param: String(result.queueMicros) },
+          compute_time_us: { int64_param: String(result.computeMicros) },
+        },
         outputs: [],
         raw_output_contents: [],
       };
-      for (const [name, tensor] of Object.entries(outputs)) {
+      for (const [name, tensor] of Object.entries(result.outputs)) {
         response.outputs.push({ name, datatype: tensor.datatype, shape: tensor.dims });
         response.raw_output_contents.push(
           encodeTensor(tensor.datatype as TensorDatatype, tensor.dims, tensor.data as never, name),

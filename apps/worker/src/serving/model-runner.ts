@@ -33,9 +33,26 @@ interface RowItem {
   datatypes: Record<string, string>;
   /** Test hook: hold the batch carrying this row this long before running it. */
   holdMs: number;
+  /** When the row was queued (performance.now() ms). */
+  enqueuedAtMs: number;
 }
 
-type RowResult = Record<string, TensorData>;
+interface RowResult {
+  outputs: Record<string, TensorData>;
+  /** Time the row waited for its batch, in µs. */
+  queueMicros: number;
+  /** Time its batch spent in onnxruntime, in µs. */
+  computeMicros: number;
+}
+
+/** A request's outputs, [rows, ...] as if unbatched, and where its time went. */
+export interface InferResult {
+  outputs: Record<string, WorkerTensor>;
+  /** The longest queue wait among its rows, in µs. */
+  queueMicros: number;
+  /** The longest batch compute among its rows, in µs. */
+  computeMicros: number;
+}
 
 /** What a finished batch reports, for metrics. */
 export interface BatchTiming {
@@ -98,7 +115,7 @@ export class ModelRunner {
     rows: number,
     outputNames: readonly string[] | undefined,
     options: InferOptions = {},
-  ): Promise<Record<string, WorkerTensor>> {
+  ): Promise<InferResult> {
     const limits = this.batcher.limits;
     if (this.batcher.queueDepth + rows > limits.maxQueueSize) {
       throw new ModelgateError(
@@ -116,7 +133,7 @@ export class ModelRunner {
     const datatypes = Object.fromEntries(Object.entries(inputs).map(([name, t]) => [name, t.datatype]));
     const pending = rowInputs.map((rowInput) =>
       this.batcher.enqueue(
-        { inputs: rowInput, datatypes, holdMs: options.holdMs ?? 0 },
+        { inputs: rowInput, datatypes, holdMs: options.holdMs ?? 0, enqueuedAtMs: performance.now() },
         {
           tokens: this.tokenModel ? (Object.values(rowInput)[0]?.dims[1] ?? 1) : 1,
           signal,
@@ -127,7 +144,11 @@ export class ModelRunner {
     );
     for (const row of pending) row.catch(() => abandon.abort());
     const rowResults = await Promise.all(pending);
-    return joinRows(rowResults, outputNames, this.sessions[0]?.outputs ?? []);
+    return {
+      outputs: joinRows(rowResults, outputNames, this.sessions[0]?.outputs ?? []),
+      queueMicros: Math.max(...rowResults.map((row) => row.queueMicros)),
+      computeMicros: Math.max(...rowResults.map((row) => row.computeMicros)),
+    };
   }
 
   /** Stops admitting and resolves once every queued and running request has finished. */
@@ -144,6 +165,7 @@ export class ModelRunner {
     const holdMs = Math.max(...items.map((item) => item.holdMs));
     if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
 
+    const startedAt = performance.now();
     const { feeds, layout } = this.tokenModel ? packRows(items) : concatRows(items);
     const session = this.idleSessions.pop();
     if (!session)
@@ -163,7 +185,12 @@ export class ModelRunner {
       this.idleSessions.push(session);
     }
 
-    const perRow: RowResult[] = items.map(() => ({}));
+    const computeMicros = Math.round((performance.now() - startedAt) * 1000);
+    const perRow: RowResult[] = items.map((item) => ({
+      outputs: {},
+      queueMicros: Math.round((startedAt - item.enqueuedAtMs) * 1000),
+      computeMicros,
+    }));
     for (const declared of session.outputs) {
       const output = outputs[declared.name];
       if (!output) continue;
@@ -173,7 +200,7 @@ export class ModelRunner {
       });
       slices.forEach((slice, index) => {
         const row = perRow[index];
-        if (row) row[declared.name] = slice;
+        if (row) row.outputs[declared.name] = slice;
       });
     }
     return perRow;
@@ -235,7 +262,7 @@ function joinRows(
   const names = outputNames ?? declared.map((d) => d.name);
   const result: Record<string, WorkerTensor> = {};
   for (const name of names) {
-    const joined = concatBatch(rows.map((row) => ({ [name]: requireOutput(row, name) })));
+    const joined = concatBatch(rows.map((row) => ({ [name]: requireOutput(row.outputs, name) })));
     const tensor = joined.inputs[name];
     if (!tensor) continue;
     const datatype = declared.find((d) => d.name === name)?.datatype ?? 'FP32';
@@ -244,7 +271,7 @@ function joinRows(
   return result;
 }
 
-function requireOutput(row: RowResult, name: string): TensorData {
+function requireOutput(row: Record<string, TensorData>, name: string): TensorData {
   const tensor = row[name];
   if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `output '${name}' missing from a batch result`);
   return tensor;

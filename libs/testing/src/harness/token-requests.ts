@@ -1,6 +1,6 @@
 import * as ort from 'onnxruntime-node';
 import { decodeTensor, encodeTensor } from '@modelgate/contracts';
-import { type Message } from './oip-client.js';
+import { type Message } from './oip-test-client.js';
 
 /** Deterministic pseudo-random token rows: lengths in [minLength, maxLength], ids in the vocab. */
 export function tokenRows(count: number, seed: number, minLength = 3, maxLength = 40): number[][] {

@@ -2,18 +2,16 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  type ServiceProcess,
-  ensureFixture,
-  findRepoRoot,
-  freePort,
-  startServiceProcess,
-  waitFor,
-} from '@modelgate/testing';
-import { OipTestClient } from './oip-client.js';
+import { packBundle } from '@modelgate/model-store';
+import { modelInputNames, modelOutput } from '../fixtures/bert-graph.js';
+import { ensureFixture, findRepoRoot } from '../fixtures/ensure-fixture.js';
+import { getFixtureSpec } from '../fixtures/fixture-specs.js';
+import { freePort } from './free-port.js';
+import { type ServiceProcess, startServiceProcess, waitFor } from './service-process.js';
+import { OipTestClient } from './oip-test-client.js';
 
-export const WORKER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+/** The built worker entry point. */
+export const WORKER_MAIN = join(findRepoRoot(), 'apps', 'worker', 'dist', 'main.js');
 
 /** sha256 (hex) of a file. */
 export async function sha256Of(path: string): Promise<string> {
@@ -28,25 +26,55 @@ export interface TestModel {
   fixture: string;
   task?: string;
   sha256?: string;
+  /** Version string; default '1'. */
+  version?: string;
+  workerGroup?: string;
   batching?: Record<string, unknown>;
   executionProviders?: string[];
   instances?: number;
 }
 
-/** Writes a ConfigSnapshot for `models` and returns its path. */
-export async function writeSnapshot(dir: string, models: TestModel[]): Promise<string> {
+/** Snapshot parts besides the models. */
+export interface SnapshotExtras {
+  revision?: number;
+  endpoints?: unknown[];
+  workerGroups?: { name: string; addresses: string[] }[];
+}
+
+/**
+ * Writes a ConfigSnapshot for `models` and returns its path. The tokenizer artifact is a ustar
+ * bundle of the fixture's tokenizer.json, tokenizer_config.json and config.json, as the registry
+ * publishes it; inputs and outputs are declared as model preparation would read them.
+ */
+export async function writeSnapshot(
+  dir: string,
+  models: TestModel[],
+  extras: SnapshotExtras = {},
+): Promise<string> {
   const entries = await Promise.all(
     models.map(async (model) => {
       const fixtureDir = await ensureFixture(model.fixture);
       const onnx = join(fixtureDir, 'onnx', 'model.onnx');
-      const tokenizer = join(fixtureDir, 'tokenizer.json');
+      const bundle = await writeTokenizerBundle(fixtureDir, dir);
+      const spec = getFixtureSpec(model.fixture);
+      const output = modelOutput(spec);
+      const version = model.version ?? '1';
       return {
-        id: `${model.name}:1`,
+        id: `${model.name}:${version}`,
         name: model.name,
-        version: '1',
+        version,
         task: model.task ?? 'text-classification',
+        workerGroup: model.workerGroup ?? 'default',
         artifact: { uri: `file://${onnx}`, sha256: model.sha256 ?? (await sha256Of(onnx)) },
-        tokenizer: { uri: `file://${tokenizer}`, sha256: await sha256Of(tokenizer) },
+        tokenizer: { uri: `file://${bundle.path}`, sha256: bundle.sha256 },
+        inputs: modelInputNames(spec).map((name) => ({ name, datatype: 'INT64', dims: [-1, -1] })),
+        outputs: [
+          {
+            name: output.name,
+            datatype: 'FP32',
+            dims: output.dims.map((d) => (typeof d === 'number' ? d : -1)),
+          },
+        ],
         batching: model.batching ?? {},
         runtime: {
           executionProviders: model.executionProviders ?? ['cpu'],
@@ -57,8 +85,30 @@ export async function writeSnapshot(dir: string, models: TestModel[]): Promise<s
     }),
   );
   const path = join(dir, 'snapshot.json');
-  await writeFile(path, JSON.stringify({ revision: 1, models: entries, endpoints: [] }, null, 2));
+  const snapshot = {
+    revision: extras.revision ?? 1,
+    models: entries,
+    endpoints: extras.endpoints ?? [],
+    ...(extras.workerGroups ? { workerGroups: extras.workerGroups } : {}),
+  };
+  await writeFile(path, JSON.stringify(snapshot, null, 2));
   return path;
+}
+
+/** Packs a fixture's tokenizer files into a ustar bundle in `dir`. */
+async function writeTokenizerBundle(
+  fixtureDir: string,
+  dir: string,
+): Promise<{ path: string; sha256: string }> {
+  const files: Record<string, Uint8Array> = {};
+  for (const name of ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'special_tokens_map.json']) {
+    files[name] = await readFile(join(fixtureDir, name));
+  }
+  const bytes = packBundle(files);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const path = join(dir, `tokenizer-${sha256.slice(0, 12)}.tar`);
+  await writeFile(path, bytes);
+  return { path, sha256 };
 }
 
 /** A worker process on free ports serving `models`, with test hooks on. */
@@ -76,8 +126,16 @@ export async function startWorker(
   env: Record<string, string> = {},
 ): Promise<RunningWorker> {
   const dir = await mkdtemp(join(tmpdir(), 'modelgate-worker-'));
-  const snapshot = await writeSnapshot(dir, models);
-  const [grpcPort, httpPort] = [await freePort(), await freePort()];
+  return startWorkerWithSnapshot(await writeSnapshot(dir, models), env);
+}
+
+/** A worker process on free ports (or WORKER_GRPC_PORT in `env`) serving the snapshot file. */
+export async function startWorkerWithSnapshot(
+  snapshot: string,
+  env: Record<string, string> = {},
+): Promise<RunningWorker> {
+  const dir = await mkdtemp(join(tmpdir(), 'modelgate-worker-'));
+  const [grpcPort, httpPort] = [env.WORKER_GRPC_PORT ?? String(await freePort()), await freePort()];
   const process = startServiceProcess(WORKER_MAIN, {
     WORKER_HOST: '127.0.0.1',
     WORKER_GRPC_PORT: String(grpcPort),

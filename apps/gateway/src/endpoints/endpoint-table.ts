@@ -1,0 +1,75 @@
+import {
+  type ConfigSnapshot,
+  type EndpointSpec,
+  type ModelSpec,
+  ErrorCode,
+  ModelgateError,
+} from '@modelgate/contracts';
+import { TEXT_INPUT_NAMES, type TextTokenizer } from '@modelgate/processing';
+
+/** A model as the gateway serves it: its spec, tokenizer and the inputs to build. */
+export interface ServableModel {
+  readonly spec: ModelSpec;
+  /** Absent for `raw` models, which take tensors. */
+  readonly tokenizer?: TextTokenizer;
+  /** The model's declared input names (a DistilBERT export has no token_type_ids). */
+  readonly inputNames: readonly string[];
+  /** Labels: the spec's, else config.json's id2label. */
+  readonly labels?: readonly string[];
+}
+
+/**
+ * Everything a request needs from one config revision. Built completely before it is swapped in,
+ * and never mutated after: a request sees one whole table, old or new, never a mix.
+ */
+export interface EndpointTable {
+  readonly revision: number;
+  readonly endpoints: ReadonlyMap<string, EndpointSpec>;
+  readonly models: ReadonlyMap<string, ServableModel>;
+  /** Models by id that failed to become servable here (tokenizer fetch), with why. */
+  readonly unservable: ReadonlyMap<string, string>;
+}
+
+/** Builds the table for `snapshot`; `tokenizerOf` loads (or reuses) each model's tokenizer. */
+export async function buildEndpointTable(
+  snapshot: ConfigSnapshot,
+  tokenizerOf: (spec: ModelSpec) => Promise<TextTokenizer>,
+): Promise<EndpointTable> {
+  const models = new Map<string, ServableModel>();
+  const unservable = new Map<string, string>();
+  await Promise.all(
+    snapshot.models.map(async (spec) => {
+      try {
+        const tokenizer = spec.task === 'raw' ? undefined : await tokenizerOf(spec);
+        const labels = spec.labels?.length ? spec.labels : tokenizer?.modelConfig.labels;
+        models.set(spec.id, {
+          spec,
+          ...(tokenizer ? { tokenizer } : {}),
+          inputNames: spec.inputs.length > 0 ? spec.inputs.map((input) => input.name) : TEXT_INPUT_NAMES,
+          ...(labels ? { labels } : {}),
+        });
+      } catch (error) {
+        unservable.set(spec.id, error instanceof Error ? error.message : String(error));
+      }
+    }),
+  );
+  return {
+    revision: snapshot.revision,
+    endpoints: new Map(snapshot.endpoints.map((endpoint) => [endpoint.name, endpoint])),
+    models,
+    unservable,
+  };
+}
+
+/** The servable model `id`, or 503 saying why it is not. */
+export function servableModel(table: EndpointTable, id: string): ServableModel {
+  const model = table.models.get(id);
+  if (model) return model;
+  const why = table.unservable.get(id);
+  throw new ModelgateError(
+    ErrorCode.UNAVAILABLE,
+    why
+      ? `model ${id} cannot be served by this gateway: ${why}`
+      : `model ${id} is not in the current configuration`,
+  );
+}

@@ -1,0 +1,5 @@
+/** Nest injection tokens of the gateway's non-class providers. */
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+export const LOGGER = Symbol('LOGGER');
+export const CONFIG_SOURCE = Symbol('CONFIG_SOURCE');
+export const SERVE_DEFAULTS = Symbol('SERVE_DEFAULTS');

@@ -1,0 +1,47 @@
+import { ErrorCode } from '@modelgate/contracts';
+import { type Logger, resolveRequestId } from '@modelgate/observability';
+import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+
+/** JSON media types: application/json and any +json suffix. */
+const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+
+/** Fastify options that give every request our request id (validated client id or a UUID). */
+export const requestIdOptions = {
+  requestIdHeader: false as const,
+  genReqId: (request: { headers: Record<string, string | string[] | undefined> }): string =>
+    resolveRequestId(request.headers['x-request-id']),
+};
+
+/**
+ * Hooks the gateway needs before Nest sees a request: 415 for bodies that are not JSON (Fastify
+ * would parse text/plain), the x-request-id header on every answer, and one log line per request.
+ */
+export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): void {
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('x-request-id', request.id);
+    if (request.method !== 'POST') return;
+    const type = request.headers['content-type'];
+    if (type === undefined || !JSON_CONTENT_TYPE.test(type)) {
+      await reply.status(415).send({
+        error: {
+          code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+          message: `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`,
+          request_id: request.id,
+        },
+      });
+    }
+  });
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    logger.info(
+      {
+        reqId: request.id,
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+    done();
+  });
+}

@@ -1,0 +1,80 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import { ErrorCode, isModelgateError, toHttpStatus, type ModelgateError } from '@modelgate/contracts';
+import { type Logger } from '@modelgate/observability';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
+
+/** The JSON error body of every failed request (DESIGN §3.1). */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; request_id: string; field?: string };
+}
+
+/** Nest's own HTTP exceptions (404 route, 413 body, 400 JSON) in our error vocabulary. */
+const CODE_BY_NEST_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCode.INVALID_ARGUMENT,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.PERMISSION_DENIED,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.NOT_FOUND,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+};
+
+/** Maps any error to `{error: {code, message, request_id}}`; never a stack trace. */
+export function toErrorResponse(
+  error: unknown,
+  requestId: string,
+  logger?: Logger,
+): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
+  if (isModelgateError(error)) return fromModelgateError(error, requestId);
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const code =
+      CODE_BY_NEST_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL : ErrorCode.INVALID_ARGUMENT);
+    return { status, body: { error: { code, message: httpMessage(error), request_id: requestId } } };
+  }
+  const fastifyStatus = (error as { statusCode?: unknown }).statusCode;
+  if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
+    const code = CODE_BY_NEST_STATUS[fastifyStatus] ?? ErrorCode.INVALID_ARGUMENT;
+    const message = fastifyStatus === 400 ? 'the body is not valid JSON' : (error as Error).message;
+    return { status: fastifyStatus, body: { error: { code, message, request_id: requestId } } };
+  }
+  logger?.error({ err: error, requestId }, 'unhandled error');
+  return {
+    status: 500,
+    body: { error: { code: ErrorCode.INTERNAL, message: 'internal error', request_id: requestId } },
+  };
+}
+
+function fromModelgateError(error: ModelgateError, requestId: string) {
+  const body: ErrorBody = { error: { code: error.code, message: error.message, request_id: requestId } };
+  if (error.details.field) body.error.field = error.details.field;
+  return {
+    status: toHttpStatus(error.code),
+    body,
+    ...(error.details.retryAfterSeconds !== undefined
+      ? { retryAfterSeconds: error.details.retryAfterSeconds }
+      : {}),
+  };
+}
+
+function httpMessage(error: HttpException): string {
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  return Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : error.message;
+}
+
+/** The one HTTP filter of the gateway. */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  constructor(private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const { status, body, retryAfterSeconds } = toErrorResponse(exception, request.id, this.logger);
+    if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
+    void reply.status(status).send(body);
+  }
+}

@@ -1,0 +1,86 @@
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { type ModelSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type InferInput, InferenceClient } from '@modelgate/inference-client';
+import { type OutputTensorJson, parseRawInferRequest, rawOutputs } from '@modelgate/processing';
+import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { SERVE_DEFAULTS } from '../gateway.tokens.js';
+import { type ServeDefaults } from '../serving/serve.service.js';
+
+/** KServe v2 REST response body. */
+interface V2InferResponse {
+  model_name: string;
+  model_version: string;
+  id?: string;
+  outputs: OutputTensorJson[];
+}
+
+/**
+ * KServe v2 REST passthrough for raw tensors: `POST /v2/models/:model[/versions/:version]/infer`
+ * with `{inputs: [{name, datatype, shape, data}]}`, answered in the same JSON shape.
+ */
+@Controller('v2/models')
+export class V2InferController {
+  constructor(
+    @Inject(EndpointTables) private readonly tables: EndpointTables,
+    @Inject(InferenceClient) private readonly client: InferenceClient,
+    @Inject(SERVE_DEFAULTS) private readonly defaults: ServeDefaults,
+  ) {}
+
+  @Post(':model/infer')
+  @HttpCode(200)
+  infer(@Param('model') model: string, @Body() body: unknown): Promise<V2InferResponse> {
+    return this.run(model, undefined, body);
+  }
+
+  @Post(':model/versions/:version/infer')
+  @HttpCode(200)
+  inferVersion(
+    @Param('model') model: string,
+    @Param('version') version: string,
+    @Body() body: unknown,
+  ): Promise<V2InferResponse> {
+    return this.run(model, version, body);
+  }
+
+  private async run(name: string, version: string | undefined, body: unknown): Promise<V2InferResponse> {
+    const spec = this.findModel(name, version);
+    const request = parseRawInferRequest(body, spec.inputs.length > 0 ? { inputs: spec.inputs } : {});
+    const result = await this.client.infer({
+      modelName: spec.name,
+      modelVersion: spec.version,
+      ...(request.id !== undefined ? { id: request.id } : {}),
+      inputs: request.inputs.map(
+        (t) => ({ name: t.name, datatype: t.datatype, dims: t.shape, data: t.data }) as InferInput,
+      ),
+      ...(request.outputs ? { outputs: request.outputs } : {}),
+      workerGroup: spec.workerGroup,
+      deadlineEpochMs: Date.now() + this.defaults.timeoutMs,
+    });
+    return {
+      model_name: spec.name,
+      model_version: spec.version,
+      ...(request.id !== undefined ? { id: request.id } : {}),
+      outputs: rawOutputs(
+        Object.entries(result.outputs).map(([outputName, tensor]) => ({
+          name: outputName,
+          datatype: tensor.datatype,
+          shape: tensor.dims,
+          data: tensor.data,
+        })),
+      ),
+    };
+  }
+
+  /** The model by name (and version); without a version, the highest one in the snapshot. */
+  private findModel(name: string, version: string | undefined): ModelSpec {
+    const table = this.tables.current;
+    const specs = table ? [...table.models.values()].map((m) => m.spec).filter((s) => s.name === name) : [];
+    const spec = version
+      ? specs.find((s) => s.version === version)
+      : specs.sort((a, b) => Number(b.version) - Number(a.version))[0];
+    if (!spec) {
+      throw new ModelgateError(ErrorCode.NOT_FOUND, `unknown model '${name}${version ? `:${version}` : ''}'`);
+    }
+    return spec;
+  }
+}

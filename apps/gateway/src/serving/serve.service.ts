@@ -1,0 +1,213 @@
+import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type InferOutput, type InferenceClient } from '@modelgate/inference-client';
+import { type StageTimings, formatServerTiming } from '@modelgate/observability';
+import {
+  type ClassScore,
+  classify,
+  embed,
+  encodeInputs,
+  parseServeRequest,
+  resolveClassifyOptions,
+} from '@modelgate/processing';
+import { pickRoute, pinVersion } from '@modelgate/routing';
+import { type EndpointTable, type ServableModel, servableModel } from '../endpoints/endpoint-table.js';
+import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
+
+/** Endpoint names: lower-case DNS-label style; checked before any lookup (no `..%2f`). */
+const ENDPOINT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** One /serve call as the controller hands it over. */
+export interface ServeCall {
+  endpoint: string;
+  version?: string;
+  body: unknown;
+  requestId: string;
+  stickyKey?: string;
+  signal?: AbortSignal;
+}
+
+/** The answer and the headers that go with it. */
+export interface ServeAnswer {
+  body: {
+    endpoint: string;
+    model: string;
+    version: string;
+    route: string;
+    predictions: unknown[];
+  };
+  modelId: string;
+  serverTiming: string;
+}
+
+/** Default request deadline when an endpoint sets none, in ms. */
+export interface ServeDefaults {
+  timeoutMs: number;
+}
+
+/**
+ * POST /serve/:endpoint: validate → pick a route → tokenize → ModelInfer on a worker →
+ * post-process, timing each stage for Server-Timing and the stage histogram.
+ */
+export class ServeService {
+  constructor(
+    private readonly tables: EndpointTables,
+    private readonly client: InferenceClient,
+    private readonly metrics: GatewayMetrics,
+    private readonly defaults: ServeDefaults,
+  ) {}
+
+  async serve(call: ServeCall): Promise<ServeAnswer> {
+    const started = performance.now();
+    const table = this.requireTable();
+    const endpoint = requireEndpoint(table, call.endpoint);
+    const { model, role } = this.chooseModel(table, endpoint, call);
+    const spec = model.spec;
+    const timeoutMs = endpoint.timeoutMs ?? this.defaults.timeoutMs;
+    const deadlineEpochMs = Date.now() + timeoutMs;
+
+    const request = parseServeRequest(call.body, endpoint.preprocessing, { task: spec.task });
+    const tokenizer = model.tokenizer;
+    if (!tokenizer) {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `endpoint ${endpoint.name} takes tensors: use /v2/models/${spec.name}/infer`,
+      );
+    }
+    const encoded = encodeInputs({
+      texts: request.texts,
+      pairs: request.pairs,
+      tokenizer,
+      inputNames: model.inputNames,
+      maxTokens: endpoint.preprocessing.maxTokens ?? tokenizer.maxLength,
+      truncation: request.truncation,
+      batch: request.batch,
+    });
+    const tokenized = performance.now();
+
+    const result = await this.client.infer({
+      modelName: spec.name,
+      modelVersion: spec.version,
+      id: call.requestId,
+      inputs: model.inputNames.map((name) => {
+        const tensor = encoded.tensors[name];
+        if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
+        return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
+      }),
+      workerGroup: spec.workerGroup,
+      deadlineEpochMs,
+      metadata: { 'x-request-id': call.requestId },
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    const inferred = performance.now();
+
+    const predictions = postProcess(
+      model,
+      endpoint,
+      result.outputs,
+      encoded.tensors.attention_mask?.data,
+      request.topK,
+    );
+    const done = performance.now();
+
+    const queueMs = result.queueMs ?? 0;
+    const inferMs = inferred - tokenized;
+    const stages: StageTimings = [
+      ['tokenize', tokenized - started],
+      ['queue', Math.min(queueMs, inferMs)],
+      ['infer', Math.max(inferMs - queueMs, 0)],
+      ['post', done - inferred],
+      ['total', done - started],
+    ];
+    for (const [stage, ms] of stages)
+      if (stage !== 'total') this.metrics.stageDuration.observe({ stage }, ms / 1000);
+    return {
+      body: {
+        endpoint: endpoint.name,
+        model: spec.name,
+        version: spec.version,
+        route: role,
+        predictions,
+      },
+      modelId: spec.id,
+      serverTiming: formatServerTiming(stages),
+    };
+  }
+
+  /** The route a call resolves to, for metrics labels even when the call then fails. */
+  private chooseModel(
+    table: EndpointTable,
+    endpoint: EndpointSpec,
+    call: ServeCall,
+  ): { model: ServableModel; role: string } {
+    if (call.version !== undefined) {
+      const pinned = pinVersion(
+        endpoint.routes,
+        [...table.models.values()].map((m) => m.spec),
+        call.version,
+        `endpoint ${endpoint.name}`,
+      );
+      return { model: servableModel(table, pinned.id), role: 'pinned' };
+    }
+    const choice = pickRoute(endpoint.routes, { stickyKey: call.stickyKey });
+    return { model: servableModel(table, choice.route.model), role: choice.route.role };
+  }
+
+  private requireTable(): EndpointTable {
+    const table = this.tables.current;
+    if (!table) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the gateway has no configuration yet');
+    return table;
+  }
+}
+
+/** The endpoint `name`, after checking the name's shape (404 for anything else). */
+export function requireEndpoint(table: EndpointTable, name: string): EndpointSpec {
+  const endpoint = ENDPOINT_NAME.test(name) ? table.endpoints.get(name) : undefined;
+  if (!endpoint) throw new ModelgateError(ErrorCode.NOT_FOUND, `unknown endpoint '${name.slice(0, 80)}'`);
+  return endpoint;
+}
+
+function postProcess(
+  model: ServableModel,
+  endpoint: EndpointSpec,
+  outputs: Record<string, InferOutput>,
+  attentionMask: BigInt64Array | undefined,
+  requestTopK: number | undefined,
+): unknown[] {
+  switch (model.spec.task) {
+    case 'text-classification': {
+      const logits = firstOutput(outputs, 'logits');
+      const options = resolveClassifyOptions({
+        requestTopK,
+        postprocessing: endpoint.postprocessing,
+        modelLabels: model.labels,
+        modelConfig: model.tokenizer?.modelConfig,
+      });
+      return classify(logits.data as Float32Array, logits.dims, options) satisfies ClassScore[][];
+    }
+    case 'feature-extraction': {
+      const hidden = firstOutput(outputs, 'last_hidden_state');
+      if (hidden.dims.length === 2) {
+        return embed(hidden.data as Float32Array, [hidden.dims[0] ?? 0, 1, hidden.dims[1] ?? 0], undefined, {
+          pooling: 'cls',
+          normalize: endpoint.postprocessing.normalize,
+        }).map((embedding) => ({ embedding }));
+      }
+      return embed(hidden.data as Float32Array, hidden.dims, attentionMask, {
+        pooling: endpoint.postprocessing.pooling,
+        normalize: endpoint.postprocessing.normalize,
+      }).map((embedding) => ({ embedding }));
+    }
+    case 'raw':
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        'raw models are served at /v2/models/:model/infer',
+      );
+  }
+}
+
+function firstOutput(outputs: Record<string, InferOutput>, preferred: string): InferOutput {
+  const output = outputs[preferred] ?? Object.values(outputs)[0];
+  if (!output) throw new ModelgateError(ErrorCode.INTERNAL, 'the worker returned no outputs');
+  return output;
+}
