@@ -1,0 +1,99 @@
+import { HttpException } from '@nestjs/common';
+import {
+  ErrorCode,
+  isModelgateError,
+  type ModelgateErrorDetails,
+  toHttpStatus,
+  type ValidationIssue,
+} from '@modelgate/contracts';
+
+/** The JSON error body of every failed admin API call (DESIGN §3.1). */
+export interface ApiErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    request_id: string;
+    /** The request field the error is about, when there is one. */
+    field?: string;
+    /** Every validation problem, when the error reports a failed validation. */
+    issues?: readonly ValidationIssue[];
+  };
+}
+
+/** An error as the admin API answers it. `expected` is false for errors that deserve a log line with a stack. */
+export interface ApiErrorResponse {
+  status: number;
+  body: ApiErrorBody;
+  headers: Record<string, string>;
+  expected: boolean;
+}
+
+const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
+  400: ErrorCode.INVALID_ARGUMENT,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.PERMISSION_DENIED,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.NOT_FOUND,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+};
+
+/**
+ * Maps anything thrown while serving a request to the error envelope: ModelgateError by its code,
+ * Nest's HttpException and Fastify's own 4xx errors (bad JSON, unsupported media type, file too
+ * large, no such route) by their status, and everything else to a 500 that says nothing more.
+ */
+export function toApiErrorResponse(exception: unknown, requestId: string): ApiErrorResponse {
+  const headers: Record<string, string> = {};
+  if (isModelgateError(exception)) {
+    const details: ModelgateErrorDetails = exception.details;
+    if (exception.code === ErrorCode.UNAUTHENTICATED) headers['www-authenticate'] = 'Bearer';
+    if (details.retryAfterSeconds !== undefined) headers['retry-after'] = String(details.retryAfterSeconds);
+    return {
+      status: toHttpStatus(exception.code),
+      headers,
+      expected: exception.code !== ErrorCode.INTERNAL,
+      body: {
+        error: {
+          code: exception.code,
+          message: exception.message,
+          request_id: requestId,
+          ...(details.field === undefined ? {} : { field: details.field }),
+          ...(details.issues === undefined ? {} : { issues: details.issues }),
+        },
+      },
+    };
+  }
+  const clientStatus = clientErrorStatus(exception);
+  if (clientStatus !== undefined) {
+    const code = CODE_BY_HTTP_STATUS[clientStatus] ?? ErrorCode.INVALID_ARGUMENT;
+    return {
+      status: toHttpStatus(code),
+      headers,
+      expected: true,
+      body: { error: { code, message: clientErrorMessage(exception, code), request_id: requestId } },
+    };
+  }
+  return {
+    status: 500,
+    headers,
+    expected: false,
+    body: { error: { code: ErrorCode.INTERNAL, message: 'internal error', request_id: requestId } },
+  };
+}
+
+function clientErrorStatus(exception: unknown): number | undefined {
+  const status =
+    exception instanceof HttpException
+      ? exception.getStatus()
+      : exception instanceof Error
+        ? (exception as { statusCode?: unknown }).statusCode
+        : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+function clientErrorMessage(exception: unknown, code: ErrorCode): string {
+  if (code === ErrorCode.UNSUPPORTED_MEDIA_TYPE) return 'request bodies must be application/json';
+  return exception instanceof Error ? exception.message : 'bad request';
+}

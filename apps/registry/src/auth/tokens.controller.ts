@@ -1,0 +1,42 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { resourceNameSchema } from '@modelgate/contracts';
+import { z } from 'zod';
+import { parseInput } from '../admin-api/parse-body.js';
+import { type Actor } from '../outbox/actor.js';
+import { RequireRole } from './access.decorator.js';
+import { TOKEN_ROLES } from './api-token.entity.js';
+import { RequestActor } from './principal.js';
+import { type TokenView, TokensService } from './tokens.service.js';
+
+const createTokenSchema = z.strictObject({
+  /** Token name: who or what holds it, e.g. `ci` or `worker-pool-a`. */
+  name: resourceNameSchema,
+  /** admin | viewer. */
+  role: z.enum(TOKEN_ROLES),
+});
+
+/** `/v1/tokens`: admin-only token management. */
+@Controller('v1/tokens')
+export class TokensController {
+  constructor(private readonly tokens: TokensService) {}
+
+  @Post()
+  @RequireRole('admin')
+  @HttpCode(201)
+  async create(@Body() body: unknown, @RequestActor() actor: Actor): Promise<TokenView & { token: string }> {
+    const input = parseInput(createTokenSchema, body, 'token');
+    return this.tokens.create(actor, input.name, input.role);
+  }
+
+  @Get()
+  @RequireRole('admin')
+  async list(): Promise<TokenView[]> {
+    return this.tokens.list();
+  }
+
+  @Delete(':name')
+  @RequireRole('admin')
+  async revoke(@Param('name') name: string, @RequestActor() actor: Actor): Promise<TokenView> {
+    return this.tokens.revoke(actor, parseInput(resourceNameSchema, name, 'token name'));
+  }
+}

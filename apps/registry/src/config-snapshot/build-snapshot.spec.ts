@@ -1,0 +1,84 @@
+import { parseConfigSnapshot } from '@modelgate/contracts';
+import { describe, expect, it } from 'vitest';
+import { type EndpointEntity } from '../endpoints/endpoint.entity.js';
+import { type ModelEntity, type ModelStatus } from '../models/model.entity.js';
+import { buildSnapshot } from './build-snapshot.js';
+import { matchesEtag } from './config-snapshot.controller.js';
+
+function model(version: number, status: ModelStatus): ModelEntity {
+  return {
+    id: `id-${version}`,
+    name: 'sst2',
+    version,
+    task: 'text-classification',
+    artifactUri: 'file:///models/model.onnx',
+    artifactSha256: 'a'.repeat(64),
+    tokenizerUri: 'file:///models/tokenizer.tar',
+    tokenizerSha256: 'b'.repeat(64),
+    io: {
+      inputs: [{ name: 'input_ids', datatype: 'INT64', dims: [-1, -1] }],
+      outputs: [{ name: 'logits', datatype: 'FP32', dims: [-1, 2] }],
+    },
+    labels: ['NEGATIVE', 'POSITIVE'],
+    batching: {
+      maxBatchSize: 8,
+      preferredBatchSizes: [],
+      maxQueueDelayMicros: 0,
+      maxBatchTokens: 1024,
+      maxQueueSize: 16,
+      defaultTimeoutMs: 1000,
+    },
+    runtime: { executionProviders: ['cpu'], instances: 1, intraOpThreads: 0 },
+    workerGroup: 'default',
+    status,
+    statusReason: null,
+    preparedAt: null,
+    timings: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+  };
+}
+
+const endpoint: EndpointEntity = {
+  id: 'e1',
+  name: 'sentiment',
+  task: 'text-classification',
+  preprocessing: { maxInputChars: 100, truncation: true, maxBatchItems: 4 },
+  postprocessing: { topK: 1 },
+  stickyHeader: null,
+  timeoutMs: 500,
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+};
+
+describe('buildSnapshot', () => {
+  it('carries READY models only, routed or not, and validates', () => {
+    const snapshot = parseConfigSnapshot(
+      buildSnapshot(
+        7,
+        [model(1, 'READY'), model(2, 'READY'), model(3, 'PREPARING'), model(4, 'FAILED')],
+        [endpoint],
+        new Map([['e1', [{ model: 'sst2:1', weight: 100, role: 'primary' as const }]]]),
+      ),
+    );
+    expect(snapshot.revision).toBe(7);
+    expect(snapshot.models.map((m) => m.id)).toEqual(['sst2:1', 'sst2:2']);
+    expect(snapshot.endpoints[0]).toMatchObject({
+      name: 'sentiment',
+      stickyHeader: 'x-modelgate-route-key',
+      timeoutMs: 500,
+      postprocessing: { topK: 1 },
+    });
+  });
+});
+
+describe('matchesEtag', () => {
+  it('matches the revision tag, weak tags, lists and *', () => {
+    expect(matchesEtag('"7"', '"7"')).toBe(true);
+    expect(matchesEtag('W/"7"', '"7"')).toBe(true);
+    expect(matchesEtag('"5", "7"', '"7"')).toBe(true);
+    expect(matchesEtag('*', '"7"')).toBe(true);
+    expect(matchesEtag('"6"', '"7"')).toBe(false);
+    expect(matchesEtag(undefined, '"7"')).toBe(false);
+  });
+});

@@ -1,0 +1,60 @@
+import {
+  type ConfigSnapshotInput,
+  type EndpointSpecInput,
+  formatModelId,
+  type ModelSpecInput,
+  type Route,
+} from '@modelgate/contracts';
+import { type EndpointEntity } from '../endpoints/endpoint.entity.js';
+import { type ModelEntity } from '../models/model.entity.js';
+
+/**
+ * The ConfigSnapshot (DESIGN §3.3) for rows read at one revision. It carries every READY model,
+ * routed or not, so workers can load a version before a route shifts traffic to it; PENDING,
+ * PREPARING and FAILED models are left out (nothing can serve them). Validate the result with
+ * parseConfigSnapshot before it leaves the registry.
+ */
+export function buildSnapshot(
+  revision: number,
+  models: readonly ModelEntity[],
+  endpoints: readonly EndpointEntity[],
+  routesByEndpoint: ReadonlyMap<string, Route[]>,
+): ConfigSnapshotInput {
+  return {
+    revision,
+    models: models.filter((model) => model.status === 'READY').map(toModelSpec),
+    endpoints: endpoints.map((endpoint) => toEndpointSpec(endpoint, routesByEndpoint.get(endpoint.id) ?? [])),
+  };
+}
+
+function toModelSpec(model: ModelEntity): ModelSpecInput {
+  const version = String(model.version);
+  return {
+    id: formatModelId(model.name, version),
+    name: model.name,
+    version,
+    task: model.task,
+    workerGroup: model.workerGroup,
+    artifact: { uri: model.artifactUri, sha256: model.artifactSha256 },
+    ...(model.tokenizerUri !== null && model.tokenizerSha256 !== null
+      ? { tokenizer: { uri: model.tokenizerUri, sha256: model.tokenizerSha256 } }
+      : {}),
+    ...(model.labels !== null && model.labels.length > 0 ? { labels: model.labels } : {}),
+    inputs: model.io?.inputs ?? [],
+    outputs: model.io?.outputs ?? [],
+    batching: model.batching,
+    runtime: model.runtime,
+  };
+}
+
+function toEndpointSpec(endpoint: EndpointEntity, routes: Route[]): EndpointSpecInput {
+  return {
+    name: endpoint.name,
+    task: endpoint.task,
+    routes,
+    preprocessing: endpoint.preprocessing,
+    postprocessing: endpoint.postprocessing,
+    ...(endpoint.stickyHeader === null ? {} : { stickyHeader: endpoint.stickyHeader }),
+    ...(endpoint.timeoutMs === null ? {} : { timeoutMs: endpoint.timeoutMs }),
+  };
+}

@@ -1,0 +1,67 @@
+import {
+  formatModelId,
+  type ModelTask,
+  type PostprocessingConfig,
+  type PreprocessingConfig,
+  type Route,
+  type RouteRole,
+} from '@modelgate/contracts';
+import { type EntityManager } from 'typeorm';
+import { type EndpointEntity } from './endpoint.entity.js';
+
+/** An endpoint as the API shows it. */
+export interface EndpointView {
+  name: string;
+  task: ModelTask;
+  routes: Route[];
+  preprocessing: PreprocessingConfig;
+  postprocessing: PostprocessingConfig;
+  stickyHeader: string | null;
+  timeoutMs: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The API view of an endpoint row and its routes. */
+export function toEndpointView(row: EndpointEntity, routes: Route[]): EndpointView {
+  return {
+    name: row.name,
+    task: row.task,
+    routes,
+    preprocessing: row.preprocessing,
+    postprocessing: row.postprocessing,
+    stickyHeader: row.stickyHeader,
+    timeoutMs: row.timeoutMs,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+interface RouteRow {
+  endpoint_id: string;
+  weight: number;
+  role: RouteRole;
+  name: string;
+  version: number;
+}
+
+/** Routes of the given endpoints (all when `endpointIds` is undefined), by endpoint id, in stored order. */
+export async function loadRoutes(
+  manager: EntityManager,
+  endpointIds?: readonly string[],
+): Promise<Map<string, Route[]>> {
+  const filter = endpointIds === undefined ? '' : 'WHERE r.endpoint_id = ANY($1::uuid[])';
+  const rows = await manager.query<RouteRow[]>(
+    `SELECT r.endpoint_id, r.weight, r.role, m.name, m.version
+     FROM endpoint_routes r JOIN models m ON m.id = r.model_id
+     ${filter} ORDER BY r.endpoint_id, r.position`,
+    endpointIds === undefined ? [] : [endpointIds],
+  );
+  const byEndpoint = new Map<string, Route[]>();
+  for (const row of rows) {
+    const list = byEndpoint.get(row.endpoint_id) ?? [];
+    list.push({ model: formatModelId(row.name, String(row.version)), weight: row.weight, role: row.role });
+    byEndpoint.set(row.endpoint_id, list);
+  }
+  return byEndpoint;
+}

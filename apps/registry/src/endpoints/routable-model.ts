@@ -1,0 +1,46 @@
+import {
+  ErrorCode,
+  isTaskCompatible,
+  type ModelTask,
+  ModelgateError,
+  parseModelId,
+} from '@modelgate/contracts';
+import { type EntityManager } from 'typeorm';
+import { ModelEntity } from '../models/model.entity.js';
+
+/**
+ * The model `modelId` names, when an endpoint of `endpointTask` may route to it. Otherwise:
+ * NOT_FOUND (no such model), CONFLICT (not READY, with its status and reason), INVALID_ARGUMENT
+ * (a task the endpoint cannot serve). `field` is the request field that named the model.
+ */
+export async function findRoutableModel(
+  manager: EntityManager,
+  modelId: string,
+  endpointTask: ModelTask,
+  field: string,
+): Promise<ModelEntity> {
+  const key = parseModelId(modelId);
+  const row =
+    key === undefined
+      ? null
+      : await manager.getRepository(ModelEntity).findOneBy({ name: key.name, version: Number(key.version) });
+  if (row === null) {
+    throw new ModelgateError(ErrorCode.NOT_FOUND, `${field}: model ${modelId} does not exist`, { field });
+  }
+  if (row.status !== 'READY') {
+    const why = row.statusReason ? ` (${row.statusReason})` : '';
+    throw new ModelgateError(
+      ErrorCode.CONFLICT,
+      `${field}: model ${modelId} is ${row.status}${why}; only READY models can be routed`,
+      { field },
+    );
+  }
+  if (!isTaskCompatible(endpointTask, row.task)) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${field}: model ${modelId} does ${row.task}, which a ${endpointTask} endpoint cannot serve`,
+      { field },
+    );
+  }
+  return row;
+}

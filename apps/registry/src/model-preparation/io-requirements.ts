@@ -1,0 +1,84 @@
+import { type ModelTask, type TensorMetadata } from '@modelgate/contracts';
+
+/** Token tensors the gateway's tokenization can feed a model. */
+const TOKEN_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
+
+function describe(tensors: readonly TensorMetadata[]): string {
+  if (tensors.length === 0) return 'none';
+  return tensors.map((t) => `${t.name} (${t.datatype} [${t.dims.join(', ')}])`).join(', ');
+}
+
+/**
+ * What keeps a model from serving `task`, as sentences a person can act on; empty when it fits.
+ * Text tasks need INT64 `input_ids` and `attention_mask` (and no inputs tokenization cannot
+ * make); text-classification a 2-D FP32 `logits`; feature-extraction a 3-D FP32
+ * `last_hidden_state` or a 2-D FP32 pooled output. raw takes anything.
+ */
+export function checkIoForTask(
+  task: ModelTask,
+  inputs: readonly TensorMetadata[],
+  outputs: readonly TensorMetadata[],
+): string[] {
+  if (task === 'raw') return [];
+  const problems: string[] = [];
+  for (const name of ['input_ids', 'attention_mask'] as const) {
+    const input = inputs.find((candidate) => candidate.name === name);
+    if (input === undefined) {
+      problems.push(`task ${task} needs an input named ${name}; the model has inputs ${describe(inputs)}`);
+    } else if (input.datatype !== 'INT64') {
+      problems.push(`task ${task} needs ${name} to be INT64; the model declares ${input.datatype}`);
+    }
+  }
+  const unfeedable = inputs.filter((input) => !(TOKEN_INPUTS as readonly string[]).includes(input.name));
+  if (unfeedable.length > 0) {
+    problems.push(
+      `task ${task} feeds only ${TOKEN_INPUTS.join(', ')}; the model also needs ${describe(unfeedable)} (register it as raw)`,
+    );
+  }
+  if (task === 'text-classification') {
+    const logits = outputs.find((output) => output.name === 'logits');
+    if (logits === undefined || logits.datatype !== 'FP32' || logits.dims.length !== 2) {
+      problems.push(
+        `task text-classification needs a 2-D FP32 output named logits; the model has outputs ${describe(outputs)}`,
+      );
+    }
+  } else {
+    const hidden = outputs.find((output) => output.name === 'last_hidden_state');
+    const hiddenFits = hidden !== undefined && hidden.datatype === 'FP32' && hidden.dims.length === 3;
+    const pooled = outputs.some((output) => output.datatype === 'FP32' && output.dims.length === 2);
+    if (!hiddenFits && !pooled) {
+      problems.push(
+        `task feature-extraction needs a 3-D FP32 output named last_hidden_state or a 2-D FP32 pooled output; the model has outputs ${describe(outputs)}`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** A problem when `labels` do not match the classes `logits` declares; undefined when they fit or cannot be told. */
+export function checkLabels(
+  labels: readonly string[] | null,
+  outputs: readonly TensorMetadata[],
+): string | undefined {
+  const classes = outputs.find((output) => output.name === 'logits')?.dims[1];
+  if (labels === null || classes === undefined || classes < 0 || labels.length === classes) return undefined;
+  return `the model has ${labels.length} labels but logits has ${classes} classes`;
+}
+
+/** Class labels from a Hugging Face config.json's id2label ({"0": "NEGATIVE", ...}); undefined unless ids run 0..n-1. */
+export function labelsFromHfConfig(config: unknown): string[] | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const id2label = (config as { id2label?: unknown }).id2label;
+  if (typeof id2label !== 'object' || id2label === null) return undefined;
+  const entries = Object.entries(id2label as Record<string, unknown>);
+  const labels: string[] = [];
+  for (const [key, value] of entries) {
+    const index = Number(key);
+    if (!Number.isInteger(index) || index < 0 || index >= entries.length) return undefined;
+    if (typeof value !== 'string' || value === '') return undefined;
+    labels[index] = value;
+  }
+  return labels.length === entries.length && labels.every((label) => label !== undefined)
+    ? labels
+    : undefined;
+}

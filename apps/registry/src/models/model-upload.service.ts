@@ -1,0 +1,138 @@
+import { basename } from 'node:path';
+import { type Readable } from 'node:stream';
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { packBundle } from '@modelgate/model-store';
+import { type FastifyRequest } from 'fastify';
+import { parseInput } from '../admin-api/parse-body.js';
+import { ArtifactStore, type StoredArtifact } from '../artifacts/artifact-store.js';
+import { type Actor } from '../outbox/actor.js';
+import { type RegistryConfig } from '../registry.config.js';
+import { REGISTRY_CONFIG } from '../registry.tokens.js';
+import { uploadFieldsSchema } from './model-registration.schema.js';
+import { type ModelView } from './model-view.js';
+import { ModelsService } from './models.service.js';
+
+/** The model file of an upload. */
+export const MODEL_FILE = 'model.onnx';
+
+/** Files packed into the tokenizer bundle, when uploaded (tokenizer.json is required unless raw). */
+export const TOKENIZER_FILES = [
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'config.json',
+  'special_tokens_map.json',
+] as const;
+
+/** Largest tokenizer-side file accepted; they are held in memory to pack the bundle. */
+const TOKENIZER_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Form fields that carry JSON. */
+const JSON_FIELDS = new Set(['batching', 'runtime', 'labels']);
+
+/**
+ * `POST /v1/models/upload`: a Hugging Face export directory as multipart/form-data. model.onnx
+ * streams into the artifact store (hashed on the way, never buffered whole); the tokenizer files
+ * become one ustar bundle; the model is then registered with URIs of this registry's
+ * /v1/artifacts. A file part is recognised by its field name or its file name.
+ */
+@Injectable()
+export class ModelUploadService {
+  constructor(
+    @Inject(ArtifactStore) private readonly store: ArtifactStore,
+    private readonly models: ModelsService,
+    @Inject(REGISTRY_CONFIG) private readonly config: RegistryConfig,
+  ) {}
+
+  async upload(actor: Actor, request: FastifyRequest): Promise<ModelView> {
+    if (!request.isMultipart()) {
+      throw new ModelgateError(
+        ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        'POST /v1/models/upload takes multipart/form-data (fields plus model.onnx and tokenizer files)',
+      );
+    }
+    const fields: Record<string, unknown> = {};
+    const tokenizerFiles: Record<string, Buffer> = {};
+    const problems: string[] = [];
+    let model: StoredArtifact | undefined;
+
+    for await (const part of request.parts()) {
+      if (part.type === 'field') {
+        fields[part.fieldname] = this.#fieldValue(part.fieldname, String(part.value), problems);
+        continue;
+      }
+      const name = fileNameOf(part.fieldname, part.filename);
+      if (name === MODEL_FILE) {
+        model = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, MODEL_FILE);
+      } else if (isTokenizerFile(name)) {
+        tokenizerFiles[name] = await readLimited(part.file, TOKENIZER_FILE_MAX_BYTES, name);
+        if (part.file.truncated) {
+          throw new ModelgateError(ErrorCode.PAYLOAD_TOO_LARGE, `${name} is over the upload size limit`);
+        }
+      } else {
+        part.file.resume();
+        problems.push(
+          `unexpected file '${part.filename || part.fieldname}'; expected ${[MODEL_FILE, ...TOKENIZER_FILES].join(', ')}`,
+        );
+      }
+    }
+    if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
+
+    const settings = parseInput(uploadFieldsSchema, fields, 'model upload');
+    if (model === undefined) {
+      throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${MODEL_FILE}: the file is required`, {
+        field: MODEL_FILE,
+      });
+    }
+    if (settings.task !== 'raw' && tokenizerFiles['tokenizer.json'] === undefined) {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `tokenizer.json: the file is required for task ${settings.task}`,
+        { field: 'tokenizer.json' },
+      );
+    }
+    const bundle =
+      Object.keys(tokenizerFiles).length > 0
+        ? await this.store.writeBytes(packBundle(tokenizerFiles))
+        : undefined;
+    return this.models.register(actor, {
+      ...settings,
+      artifact: { uri: this.store.uriOf(model.sha256), sha256: model.sha256 },
+      tokenizer: bundle && { uri: this.store.uriOf(bundle.sha256), sha256: bundle.sha256 },
+    });
+  }
+
+  #fieldValue(name: string, raw: string, problems: string[]): unknown {
+    if (!JSON_FIELDS.has(name)) return raw;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      problems.push(`${name}: must be JSON`);
+      return undefined;
+    }
+  }
+}
+
+function fileNameOf(fieldname: string, filename: string): string {
+  const byField = basename(fieldname);
+  return byField === MODEL_FILE || isTokenizerFile(byField) ? byField : basename(filename);
+}
+
+function isTokenizerFile(name: string): name is (typeof TOKENIZER_FILES)[number] {
+  return (TOKENIZER_FILES as readonly string[]).includes(name);
+}
+
+async function readLimited(stream: Readable, maxBytes: number, name: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stream) {
+    const buffer = chunk as Buffer;
+    bytes += buffer.length;
+    if (bytes > maxBytes) {
+      stream.resume();
+      throw new ModelgateError(ErrorCode.PAYLOAD_TOO_LARGE, `${name} is over the limit of ${maxBytes} bytes`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}

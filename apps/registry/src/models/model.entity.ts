@@ -1,0 +1,90 @@
+import {
+  type BatchingConfig,
+  type ModelTask,
+  type RuntimeConfig,
+  type TensorMetadata,
+} from '@modelgate/contracts';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** Where a model version is in its preparation (DESIGN §3.6); only READY models are routed. */
+export const MODEL_STATUSES = ['PENDING', 'PREPARING', 'READY', 'FAILED'] as const;
+
+/** One of MODEL_STATUSES. */
+export type ModelStatus = (typeof MODEL_STATUSES)[number];
+
+/** Inputs and outputs of a prepared model, as onnxruntime reported them. */
+export interface ModelIo {
+  inputs: TensorMetadata[];
+  outputs: TensorMetadata[];
+}
+
+/** How long preparation's steps took, in milliseconds. */
+export interface PreparationTimings {
+  fetchMs: number;
+  openMs: number;
+  warmUpMs?: number;
+  totalMs: number;
+}
+
+/** A row of `models`: one version of one model. */
+@Entity({ name: 'models' })
+export class ModelEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('varchar', { length: 63 })
+  name!: string;
+
+  @Column('integer')
+  version!: number;
+
+  @Column('varchar', { length: 32 })
+  task!: ModelTask;
+
+  @Column('text', { name: 'artifact_uri' })
+  artifactUri!: string;
+
+  @Column('char', { name: 'artifact_sha256', length: 64 })
+  artifactSha256!: string;
+
+  @Column('text', { name: 'tokenizer_uri', nullable: true })
+  tokenizerUri!: string | null;
+
+  @Column('char', { name: 'tokenizer_sha256', length: 64, nullable: true })
+  tokenizerSha256!: string | null;
+
+  @Column('jsonb', { nullable: true })
+  io!: ModelIo | null;
+
+  @Column('jsonb', { nullable: true })
+  labels!: string[] | null;
+
+  /** Defaults applied at registration. */
+  @Column('jsonb')
+  batching!: BatchingConfig;
+
+  /** Defaults applied at registration. */
+  @Column('jsonb')
+  runtime!: RuntimeConfig;
+
+  @Column('varchar', { name: 'worker_group', length: 63 })
+  workerGroup!: string;
+
+  @Column('varchar', { length: 16 })
+  status!: ModelStatus;
+
+  @Column('text', { name: 'status_reason', nullable: true })
+  statusReason!: string | null;
+
+  @Column('timestamptz', { name: 'prepared_at', nullable: true })
+  preparedAt!: Date | null;
+
+  @Column('jsonb', { nullable: true })
+  timings!: PreparationTimings | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { loadRegistryConfig, REGISTRY_ENV_KEYS } from './registry.config.js';
+
+const DATABASE_URL = 'postgres://modelgate@db:5432/modelgate';
+
+describe('registry config', () => {
+  it('applies the documented defaults', () => {
+    const config = loadRegistryConfig({ DATABASE_URL });
+    expect(config).toMatchObject({
+      REGISTRY_HOST: '0.0.0.0',
+      REGISTRY_PORT: 8081,
+      DATABASE_SCHEMA: 'public',
+      REDIS_KEY_PREFIX: 'modelgate',
+      REGISTRY_PUBLIC_URL: 'http://127.0.0.1:8081',
+      REGISTRY_RELAY_INTERVAL_MS: 1000,
+      REGISTRY_ARTIFACT_ROOTS: [],
+      REGISTRY_TEST_CRASH_AFTER_COMMIT: false,
+    });
+    expect(config.REDIS_URL).toBeUndefined();
+  });
+
+  it('parses lists and trims the public URL', () => {
+    const config = loadRegistryConfig({
+      DATABASE_URL,
+      REGISTRY_ARTIFACT_ROOTS: '/models, /data/models ,',
+      REGISTRY_PUBLIC_URL: 'http://registry:8081/',
+    });
+    expect(config.REGISTRY_ARTIFACT_ROOTS).toEqual(['/models', '/data/models']);
+    expect(config.REGISTRY_PUBLIC_URL).toBe('http://registry:8081');
+  });
+
+  it('fails listing every bad key by name, never its value', () => {
+    let message = '';
+    try {
+      loadRegistryConfig({
+        DATABASE_URL: 'mysql://secret-password@db',
+        REGISTRY_PORT: 'eighty',
+        REDIS_URL: 'nope',
+      });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('DATABASE_URL');
+    expect(message).toContain('REGISTRY_PORT');
+    expect(message).toContain('REDIS_URL');
+    expect(message).not.toContain('secret-password');
+  });
+
+  it('exports the env keys it reads', () => {
+    expect(REGISTRY_ENV_KEYS).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'REGISTRY_BOOTSTRAP_TOKEN']),
+    );
+    expect(REGISTRY_ENV_KEYS.every((key) => /^[A-Z][A-Z0-9_]+$/.test(key))).toBe(true);
+  });
+});

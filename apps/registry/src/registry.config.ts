@@ -1,0 +1,115 @@
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const listFromEnv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
+
+/** A Postgres identifier we are happy to interpolate (schema names). */
+const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Where the registry's tables live; also all `npm run migrate` needs. */
+export const databaseConfigSchema = z.object({
+  /** Postgres connection string, e.g. `postgres://modelgate:secret@db:5432/modelgate`. */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string'),
+  /** Schema holding the registry's tables (tests use one schema per file). */
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(SQL_IDENTIFIER, 'must be a lowercase SQL identifier (letters, digits, _)')
+    .default('public'),
+  /** Most Postgres connections in the pool. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+});
+
+/** Registry settings; the only place the registry reads `process.env`. */
+export const registryConfigSchema = databaseConfigSchema.extend({
+  /** Interface the HTTP server binds to. */
+  REGISTRY_HOST: z.string().min(1).default('0.0.0.0'),
+  /** HTTP port of the admin API (DESIGN §4). */
+  REGISTRY_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** Redis for config announcements and the preparation queue; without it both run in-process. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  /** Prefix of every Redis key and channel: `<prefix>:config`, `<prefix>:model-preparation:*`. */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+    .default('modelgate'),
+  /** The first admin token; when unset, one is generated and printed once at the first start. */
+  REGISTRY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Content-addressed store of uploaded artifacts (`sha256/<hex>`), served at /v1/artifacts. */
+  REGISTRY_ARTIFACT_DIR: z.string().min(1).default('.modelgate/artifacts'),
+  /** Cache of artifacts fetched to prepare registered models. */
+  REGISTRY_CACHE_DIR: z.string().min(1).default('.modelgate/registry-cache'),
+  /** Comma-separated directories that registered `file://` artifact URIs may point into. */
+  REGISTRY_ARTIFACT_ROOTS: listFromEnv.default([]),
+  /** Whether registered artifacts may be `http(s)://` URIs. */
+  REGISTRY_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
+  /** Comma-separated hosts, addresses or CIDR blocks exempt from the private-address (SSRF) guard. */
+  REGISTRY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
+  /** Largest artifact fetched for preparation or accepted per uploaded file, in bytes (4 GiB). */
+  REGISTRY_ARTIFACT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(4 * 1024 ** 3),
+  /** Deadline of one artifact fetch during preparation, in milliseconds. */
+  REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1).default(300_000),
+  /** Base URL workers and gateways reach this registry at; uploaded artifacts' URIs start with it. */
+  REGISTRY_PUBLIC_URL: z
+    .string()
+    .regex(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, 'must be an http(s):// base URL without query or fragment')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .default('http://127.0.0.1:8081'),
+  /** How often the outbox relay republishes config revisions not yet announced, in milliseconds. */
+  REGISTRY_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  /** Attempts per model-preparation job before the model is FAILED. */
+  REGISTRY_PREPARATION_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  /** First retry delay of a preparation job; doubles per attempt, in milliseconds. */
+  REGISTRY_PREPARATION_BACKOFF_MS: z.coerce.number().int().min(0).default(2000),
+  /** Lock a preparation worker holds on its job, renewed while alive, in milliseconds (BullMQ lockDuration). */
+  REGISTRY_PREPARATION_LOCK_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How often dead workers' jobs are looked for and requeued, in milliseconds (BullMQ stalledInterval). */
+  REGISTRY_PREPARATION_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Apply pending migrations at start-up (standalone mode); otherwise run `npm run migrate`. */
+  REGISTRY_MIGRATE_ON_START: booleanFromEnv.default(false),
+  /** Log level. */
+  REGISTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Test hook: exit(1) right after a mutation commits, before it is announced. Never in production. */
+  REGISTRY_TEST_CRASH_AFTER_COMMIT: booleanFromEnv.default(false),
+  /** Test hook: hold each preparation job this long once PREPARING, in milliseconds. Never in production. */
+  REGISTRY_TEST_PREPARE_DELAY_MS: z.coerce.number().int().min(0).default(0),
+});
+
+export type RegistryConfig = z.infer<typeof registryConfigSchema>;
+export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
+
+function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv, what: string): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid ${what} configuration:\n  ${keys.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+/** Parses the environment; throws listing every bad key by name (never its value). */
+export function loadRegistryConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  return parseEnv(registryConfigSchema, env, 'registry');
+}
+
+/** The database part of the environment only (the migration command). */
+export function loadDatabaseConfig(env: NodeJS.ProcessEnv = process.env): DatabaseConfig {
+  return parseEnv(databaseConfigSchema, env, 'database');
+}
+
+/** The env var names the registry reads (the Helm chart and compose file are checked against it). */
+export const REGISTRY_ENV_KEYS = Object.keys(registryConfigSchema.shape);

@@ -1,0 +1,18 @@
+import { ArtifactsController } from './artifacts/artifacts.controller.js';
+import { TokensController } from './auth/tokens.controller.js';
+import { ConfigSnapshotController } from './config-snapshot/config-snapshot.controller.js';
+import { EndpointsController } from './endpoints/endpoints.controller.js';
+import { HealthController } from './health/health.controller.js';
+import { MetricsController } from './metrics/metrics.controller.js';
+import { ModelsController } from './models/models.controller.js';
+
+/** Every controller of the registry; the route-access test walks this list. */
+export const REGISTRY_CONTROLLERS = [
+  ModelsController,
+  EndpointsController,
+  ConfigSnapshotController,
+  ArtifactsController,
+  TokensController,
+  HealthController,
+  MetricsController,
+];

@@ -1,0 +1,101 @@
+import { BullModule } from '@nestjs/bullmq';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { type Logger } from '@modelgate/observability';
+import { ApiExceptionFilter } from './admin-api/api-exception.filter.js';
+import { ArtifactStore } from './artifacts/artifact-store.js';
+import { AuthGuard } from './auth/auth.guard.js';
+import { BootstrapTokenService } from './auth/bootstrap-token.service.js';
+import { TokensService } from './auth/tokens.service.js';
+import { ConfigSnapshotService } from './config-snapshot/config-snapshot.service.js';
+import { dataSourceOptions } from './database/data-source-options.js';
+import { REGISTRY_ENTITIES } from './database/entities.js';
+import { EndpointsService } from './endpoints/endpoints.service.js';
+import { RegistryMetrics } from './metrics/registry-metrics.js';
+import { BullPreparationQueue } from './model-preparation/bullmq-preparation.queue.js';
+import { InProcessPreparationQueue } from './model-preparation/in-process-preparation.queue.js';
+import { ModelPreparationService, PREPARATION_DEPS } from './model-preparation/model-preparation.service.js';
+import { openOnnxModel } from './model-preparation/onnx-inspector.js';
+import { PreparationFetcher } from './model-preparation/preparation-fetcher.js';
+import { type PreparationDeps } from './model-preparation/prepare-model.js';
+import { MODEL_PREPARATION_QUEUE, PREPARATION_QUEUE } from './model-preparation/preparation-queue.js';
+import { ArtifactUriPolicy } from './models/artifact-uri-policy.js';
+import { ModelUploadService } from './models/model-upload.service.js';
+import { ModelsService } from './models/models.service.js';
+import { CONFIG_BUS, type ConfigBus, InProcessConfigBus, RedisConfigBus } from './outbox/config-bus.js';
+import { ConfigChangesService } from './outbox/config-changes.service.js';
+import { OutboxRelay } from './outbox/outbox-relay.service.js';
+import { type RegistryConfig } from './registry.config.js';
+import { REGISTRY_CONTROLLERS } from './registry.controllers.js';
+import { LOGGER, REGISTRY_CONFIG } from './registry.tokens.js';
+
+@Module({})
+export class RegistryModule {
+  /** The registry for one configuration: Redis-backed when REDIS_URL is set, in-process otherwise. */
+  static forRoot(config: RegistryConfig, logger: Logger): DynamicModule {
+    const artifacts = new ArtifactStore(config.REGISTRY_ARTIFACT_DIR, config.REGISTRY_PUBLIC_URL);
+    const deps: PreparationDeps = {
+      fetcher: new PreparationFetcher(config, artifacts),
+      open: openOnnxModel,
+    };
+    const uriPolicy = new ArtifactUriPolicy(
+      {
+        fileRoots: config.REGISTRY_ARTIFACT_ROOTS,
+        allowHttp: config.REGISTRY_ALLOW_HTTP_ARTIFACTS,
+        allowedHosts: config.REGISTRY_ARTIFACT_ALLOWED_HOSTS,
+      },
+      artifacts,
+    );
+    const redisUrl = config.REDIS_URL;
+    const bus: ConfigBus =
+      redisUrl === undefined
+        ? new InProcessConfigBus()
+        : new RedisConfigBus(redisUrl, config.REDIS_KEY_PREFIX);
+    const queueImports =
+      redisUrl === undefined
+        ? []
+        : [
+            BullModule.forRoot({ connection: { url: redisUrl }, prefix: config.REDIS_KEY_PREFIX }),
+            BullModule.registerQueue({ name: MODEL_PREPARATION_QUEUE }),
+          ];
+    const queueProvider: Provider =
+      redisUrl === undefined
+        ? { provide: PREPARATION_QUEUE, useClass: InProcessPreparationQueue }
+        : { provide: PREPARATION_QUEUE, useClass: BullPreparationQueue };
+
+    return {
+      module: RegistryModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(config, { entities: REGISTRY_ENTITIES }),
+          retryAttempts: 3,
+          retryDelay: 1000,
+        }),
+        ...queueImports,
+      ],
+      controllers: REGISTRY_CONTROLLERS,
+      providers: [
+        { provide: REGISTRY_CONFIG, useValue: config },
+        { provide: LOGGER, useValue: logger },
+        { provide: RegistryMetrics, useValue: new RegistryMetrics() },
+        { provide: ArtifactStore, useValue: artifacts },
+        { provide: ArtifactUriPolicy, useValue: uriPolicy },
+        { provide: PREPARATION_DEPS, useValue: deps },
+        { provide: CONFIG_BUS, useValue: bus },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        OutboxRelay,
+        ConfigChangesService,
+        TokensService,
+        BootstrapTokenService,
+        ModelsService,
+        ModelUploadService,
+        EndpointsService,
+        ConfigSnapshotService,
+        ModelPreparationService,
+        queueProvider,
+      ],
+    };
+  }
+}

@@ -1,0 +1,130 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseConfigSnapshot } from '@modelgate/contracts';
+import { waitFor } from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigSubscriber } from './support/config-subscriber.js';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
+import { type ApiErrorBody } from './support/registry-client.js';
+import { type Isolation, isolate, startRegistryProcess } from './support/registry-harness.js';
+
+interface EventRow {
+  revision: string;
+  summary: string;
+  published_at: Date | null;
+}
+
+/** Longer than several relay passes (REGISTRY_RELAY_INTERVAL_MS is 200 in tests). */
+const QUIET_WINDOW_MS = 1500;
+
+describe('config outbox', () => {
+  let isolation: Isolation;
+  let subscriber: ConfigSubscriber;
+
+  const events = (): Promise<EventRow[]> =>
+    isolation.sql<EventRow>('SELECT revision, summary, published_at FROM config_events ORDER BY revision');
+
+  beforeAll(async () => {
+    isolation = await isolate();
+    subscriber = await ConfigSubscriber.start(isolation.keyPrefix);
+    // Two models to route between: one READY, one FAILED.
+    const registry = await startRegistryProcess(isolation.env);
+    try {
+      const sst2 = await fixtureRegistration(
+        'tiny-bert-sst2',
+        'sst2',
+        'text-classification',
+        `${isolation.dir}/files`,
+      );
+      await registry.admin.post('/v1/models', sst2);
+      await registry.admin.post('/v1/models', {
+        ...sst2,
+        name: 'broken',
+        artifact: { ...(sst2.artifact as object), sha256: '0'.repeat(64) },
+      });
+      expect((await waitForPrepared(registry.admin, 'sst2:1')).status).toBe('READY');
+      expect((await waitForPrepared(registry.admin, 'broken:1')).status).toBe('FAILED');
+      expect(
+        (
+          await registry.admin.post('/v1/endpoints', {
+            name: 'sentiment',
+            task: 'text-classification',
+            model: 'sst2:1',
+          })
+        ).status,
+      ).toBe(201);
+    } finally {
+      await registry.stop();
+    }
+  });
+
+  afterAll(async () => {
+    subscriber?.close();
+    await isolation?.dispose();
+  });
+
+  it('announces every committed change on <prefix>:config and marks it published', async () => {
+    const rows = await events();
+    expect(rows.map((row) => row.summary).sort()).toEqual([
+      'endpoint.create endpoint:sentiment',
+      'model.ready model:sst2:1',
+      'model.register model:broken:1',
+      'model.register model:sst2:1',
+    ]);
+    expect(rows.every((row) => row.published_at !== null)).toBe(true);
+    expect(subscriber.revisions.at(-1)).toBe(Number(rows.at(-1)!.revision));
+  });
+
+  it('publishes nothing for a mutation rolled back inside its transaction', async () => {
+    const registry = await startRegistryProcess(isolation.env);
+    try {
+      const before = await events();
+      const heard = subscriber.revisions.length;
+      const refused = await registry.admin.put<ApiErrorBody>('/v1/endpoints/sentiment/routes', {
+        routes: [
+          { model: 'sst2:1', weight: 50 },
+          { model: 'broken:1', weight: 50 },
+        ],
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.message).toContain('model broken:1 is FAILED');
+      await sleep(QUIET_WINDOW_MS);
+      expect(await events()).toEqual(before);
+      expect(subscriber.revisions.length).toBe(heard);
+      expect(parseConfigSnapshot((await registry.admin.get('/v1/config/snapshot')).body).revision).toBe(
+        Number(before.at(-1)!.revision),
+      );
+    } finally {
+      await registry.stop();
+    }
+  });
+
+  it('loses nothing when the registry dies between commit and announce: the relay announces after restart', async () => {
+    const crashing = await startRegistryProcess({
+      ...isolation.env,
+      REGISTRY_TEST_CRASH_AFTER_COMMIT: 'true',
+    });
+    const heard = subscriber.revisions.length;
+    const request = crashing.admin.patch('/v1/endpoints/sentiment', { timeoutMs: 1234 });
+    await expect(request).rejects.toThrow();
+    expect(await crashing.process.exited).toBe(1);
+
+    const [pending] = (await events()).filter((row) => row.published_at === null);
+    expect(pending?.summary).toBe('endpoint.update endpoint:sentiment');
+    const revision = Number(pending!.revision);
+    await sleep(QUIET_WINDOW_MS);
+    expect(subscriber.revisions.length).toBe(heard);
+
+    const restarted = await startRegistryProcess(isolation.env);
+    try {
+      await waitFor(() => subscriber.revisions.includes(revision), { timeoutMs: 10_000 });
+      await waitFor(async () => (await events()).every((row) => row.published_at !== null), {
+        timeoutMs: 5_000,
+      });
+      const snapshot = parseConfigSnapshot((await restarted.admin.get('/v1/config/snapshot')).body);
+      expect(snapshot.revision).toBe(revision);
+      expect(snapshot.endpoints[0]?.timeoutMs).toBe(1234);
+    } finally {
+      await restarted.stop();
+    }
+  });
+});

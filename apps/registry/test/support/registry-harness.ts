@@ -1,0 +1,160 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createLogger } from '@modelgate/observability';
+import {
+  findRepoRoot,
+  freePort,
+  type ServiceProcess,
+  startServiceProcess,
+  waitFor,
+} from '@modelgate/testing';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { runMigrations } from '../../src/database/migration-runner.js';
+import { loadRegistryConfig } from '../../src/registry.config.js';
+import { createRegistryApp } from '../../src/registry-app.js';
+import { RegistryClient } from './registry-client.js';
+
+/** The registry built by `npm run build` (process tests). */
+export const REGISTRY_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/** Real Postgres and Redis on localhost (DESIGN §6); override for other machines. */
+export const TEST_DATABASE_URL =
+  process.env.MODELGATE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_REDIS_URL = process.env.MODELGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** The admin token every test registry is bootstrapped with. */
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** One test file's own schema, Redis key prefix and directories. */
+export interface Isolation {
+  schema: string;
+  keyPrefix: string;
+  dir: string;
+  /** Env for a registry using them (no ports). */
+  env: Record<string, string>;
+  /** A Postgres client on the schema, for assertions. */
+  sql<T>(text: string, values?: unknown[]): Promise<T[]>;
+  dispose(): Promise<void>;
+}
+
+/** Creates a fresh schema (migrated unless `migrate` is false), a key prefix and temp dirs. */
+export async function isolate(options: { migrate?: boolean } = {}): Promise<Isolation> {
+  const id = randomBytes(5).toString('hex');
+  const schema = `reg_${id}`;
+  const keyPrefix = `mgtest-${id}`;
+  const dir = await mkdtemp(join(tmpdir(), 'modelgate-registry-'));
+  const env: Record<string, string> = {
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL: TEST_REDIS_URL,
+    REDIS_KEY_PREFIX: keyPrefix,
+    REGISTRY_BOOTSTRAP_TOKEN: ADMIN_TOKEN,
+    REGISTRY_ARTIFACT_DIR: join(dir, 'artifacts'),
+    REGISTRY_CACHE_DIR: join(dir, 'cache'),
+    REGISTRY_ARTIFACT_ROOTS: [join(findRepoRoot(), '.cache'), join(dir, 'files')].join(','),
+    REGISTRY_RELAY_INTERVAL_MS: '200',
+    REGISTRY_PREPARATION_BACKOFF_MS: '100',
+    REGISTRY_LOG_LEVEL: 'error',
+  };
+  const pool = new pg.Pool({
+    connectionString: TEST_DATABASE_URL,
+    max: 2,
+    options: `-c search_path=${schema}`,
+  });
+  if (options.migrate !== false) {
+    await runMigrations(loadRegistryConfig(env), 'up');
+  }
+  return {
+    schema,
+    keyPrefix,
+    dir,
+    env,
+    async sql<T>(text: string, values: unknown[] = []) {
+      return (await pool.query(text, values)).rows as T[];
+    },
+    async dispose() {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+      await deleteKeys(keyPrefix);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function deleteKeys(prefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A registry running for a test. */
+export interface RunningRegistry {
+  url: string;
+  admin: RegistryClient;
+  client(token?: string): RegistryClient;
+  stop(): Promise<void>;
+}
+
+/** Boots the registry in this process (Nest + Fastify on a free port). `prepare` runs before listen. */
+export async function startRegistryInProcess(
+  env: Record<string, string>,
+  prepare?: (app: NestFastifyApplication) => void,
+): Promise<RunningRegistry & { app: NestFastifyApplication }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadRegistryConfig({ REGISTRY_PUBLIC_URL: url, ...env, REGISTRY_PORT: String(port) });
+  const app = await createRegistryApp(
+    config,
+    createLogger({ app: 'registry', level: config.REGISTRY_LOG_LEVEL }),
+  );
+  prepare?.(app);
+  await app.listen(port, '127.0.0.1');
+  return {
+    app,
+    url,
+    admin: new RegistryClient(url, ADMIN_TOKEN),
+    client: (token) => new RegistryClient(url, token),
+    stop: () => app.close(),
+  };
+}
+
+/** Starts `dist/main.js` as its own process and waits until it is ready. */
+export async function startRegistryProcess(
+  env: Record<string, string>,
+): Promise<RunningRegistry & { process: ServiceProcess }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = startServiceProcess(REGISTRY_MAIN, {
+    REGISTRY_PUBLIC_URL: url,
+    ...env,
+    REGISTRY_HOST: '127.0.0.1',
+    REGISTRY_PORT: String(port),
+  });
+  await waitFor(async () => (await fetch(`${url}/health/ready`)).ok, {
+    timeoutMs: 30_000,
+    describe: () => child.output(),
+  });
+  return {
+    process: child,
+    url,
+    admin: new RegistryClient(url, ADMIN_TOKEN),
+    client: (token) => new RegistryClient(url, token),
+    async stop() {
+      await child.stop('SIGTERM');
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiErrorBody } from './support/registry-client.js';
+import {
+  type Isolation,
+  isolate,
+  type RunningRegistry,
+  startRegistryInProcess,
+} from './support/registry-harness.js';
+
+describe('model upload limits', () => {
+  let isolation: Isolation;
+  let registry: RunningRegistry;
+
+  beforeAll(async () => {
+    isolation = await isolate();
+    registry = await startRegistryInProcess({ ...isolation.env, REGISTRY_ARTIFACT_MAX_BYTES: '4096' });
+  });
+
+  afterAll(async () => {
+    await registry?.stop();
+    await isolation?.dispose();
+  });
+
+  const upload = async (form: FormData): Promise<{ status: number; body: ApiErrorBody }> => {
+    const response = await fetch(`${registry.url}/v1/models/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${registry.admin.token}` },
+      body: form,
+    });
+    return { status: response.status, body: (await response.json()) as ApiErrorBody };
+  };
+
+  it('answers 413 for a model.onnx over REGISTRY_ARTIFACT_MAX_BYTES and keeps nothing of it', async () => {
+    const form = new FormData();
+    form.set('name', 'big');
+    form.set('task', 'raw');
+    form.set('model.onnx', new Blob([randomBytes(64 * 1024)]), 'model.onnx');
+    const response = await upload(form);
+    expect(response.status).toBe(413);
+    expect(response.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    const stored = await readdir(join(isolation.dir, 'artifacts', 'sha256')).catch(() => []);
+    expect(stored).toEqual([]);
+    expect(await readdir(join(isolation.dir, 'artifacts', 'tmp')).catch(() => [])).toEqual([]);
+  });
+
+  it('answers 400 naming bad form fields, and 415 for a JSON body', async () => {
+    const form = new FormData();
+    form.set('name', 'small');
+    form.set('task', 'raw');
+    form.set('batching', '{not json');
+    form.set('model.onnx', new Blob([randomBytes(16)]), 'model.onnx');
+    const response = await upload(form);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe('batching: must be JSON');
+    const json = await registry.admin.post<ApiErrorBody>('/v1/models/upload', { name: 'x' });
+    expect(json.status).toBe(415);
+  });
+});

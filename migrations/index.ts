@@ -1,0 +1,10 @@
+// The registry's schema history, oldest first. `npm run migrate` (apps/registry) loads this
+// file's compiled form, migrations/dist/index.js; add each new migration here.
+import { type MigrationInterface } from 'typeorm';
+import { InitialSchema1763683200000 } from './1763683200000-initial-schema.js';
+
+/** A migration class TypeORM can instantiate. */
+export type MigrationClass = new () => MigrationInterface;
+
+/** Every migration, in the order they apply. */
+export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [InitialSchema1763683200000];
