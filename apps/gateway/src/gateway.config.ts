@@ -19,8 +19,22 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Event loops serving HTTP: `auto` = one per core (Node cluster), or a number. */
   GATEWAY_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)]).default('auto'),
-  /** A ConfigSnapshot JSON file to serve from (static deployments; live sync replaces it). */
+  /** A ConfigSnapshot JSON file to serve from (static deployments, when REGISTRY_URL is unset). */
   GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
+  /** The registry to follow for config snapshots (live sync); takes precedence over GATEWAY_CONFIG_FILE. */
+  REGISTRY_URL: z.url().optional(),
+  /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
+  REGISTRY_TOKEN: z.string().min(1).optional(),
+  /** Redis for revision announcements, heartbeats and worker discovery. */
+  REDIS_URL: z.string().min(1).optional(),
+  /** Key prefix shared by every modelgate node on this Redis. */
+  REDIS_KEY_PREFIX: z.string().min(1).default('modelgate'),
+  /** How often to reconcile with the registry without an announcement, in ms. */
+  GATEWAY_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(3000),
+  /** How often to re-read worker heartbeats for discovery, in ms. */
+  GATEWAY_DISCOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
+  /** Heartbeat time-to-live of this gateway, in ms. */
+  GATEWAY_HEARTBEAT_TTL_MS: z.coerce.number().int().min(500).default(6000),
   /** Cache directory for tokenizer artifacts (never model weights). */
   GATEWAY_CACHE_DIR: z.string().min(1).default('.modelgate/gateway-cache'),
   /** Comma-separated directories that `file://` tokenizer URIs may point into. */

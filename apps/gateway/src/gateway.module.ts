@@ -6,12 +6,21 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { type ConfigSource, EmptyConfigSource, FileConfigSource } from '@modelgate/config-sync';
+import { hostname } from 'node:os';
+import {
+  type ConfigSource,
+  EmptyConfigSource,
+  FileConfigSource,
+  HeartbeatPublisher,
+  HeartbeatReader,
+  RegistryConfigSource,
+} from '@modelgate/config-sync';
 import { InferenceClient } from '@modelgate/inference-client';
 import { ModelStore } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { TokenizerLoader } from './endpoints/tokenizer-loader.js';
+import { WorkerDiscovery } from './endpoints/worker-discovery.js';
 import { type GatewayConfig } from './gateway.config.js';
 import { CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER, SERVE_DEFAULTS } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
@@ -20,24 +29,42 @@ import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { ServeService } from './serving/serve.service.js';
 import { ServingController } from './serving/serving.controller.js';
 
-/** Feeds snapshots to the endpoint tables once the server is up; closes worker channels at the end. */
+/** Live-sync parts that exist only with Redis: discovery and this gateway's heartbeat. */
+export const LIVE_SYNC = Symbol('LIVE_SYNC');
+interface LiveSync {
+  discovery?: WorkerDiscovery;
+  heartbeat?: HeartbeatPublisher;
+}
+
+/**
+ * Feeds snapshots to the endpoint tables once the server is up, runs discovery and the
+ * heartbeat, and closes worker channels at the end.
+ */
 @Injectable()
 export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     @Inject(CONFIG_SOURCE) private readonly source: ConfigSource,
     @Inject(EndpointTables) private readonly tables: EndpointTables,
     @Inject(InferenceClient) private readonly client: InferenceClient,
+    @Inject(LIVE_SYNC) private readonly live: LiveSync,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.live.discovery?.start();
+    this.live.heartbeat?.start();
     this.source
-      .start((snapshot) => this.tables.apply(snapshot))
+      .start(async (snapshot) => {
+        await this.tables.apply(snapshot);
+        await this.live.heartbeat?.beat();
+      })
       .catch((error: unknown) => this.logger.error({ err: error }, 'config source failed'));
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.source.stop();
+    this.live.discovery?.stop();
+    await this.live.heartbeat?.stop();
     await this.client.close();
   }
 }
@@ -51,14 +78,54 @@ export class GatewayModule {
       cacheDir: config.GATEWAY_CACHE_DIR,
       fileRoots: config.GATEWAY_ARTIFACT_ROOTS,
       allowHttp: config.GATEWAY_ALLOW_HTTP_ARTIFACTS,
-      allowedHosts: config.GATEWAY_ARTIFACT_ALLOWED_HOSTS,
+      // The registry serves tokenizer bundles; the operator named it, so it is trusted.
+      allowedHosts: [
+        ...config.GATEWAY_ARTIFACT_ALLOWED_HOSTS,
+        ...(config.REGISTRY_URL ? [new URL(config.REGISTRY_URL).hostname] : []),
+      ],
+      ...(config.REGISTRY_URL && config.REGISTRY_TOKEN
+        ? { bearerTokens: { [new URL(config.REGISTRY_URL).origin]: config.REGISTRY_TOKEN } }
+        : {}),
     });
     const client = new InferenceClient();
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
     const defaults = { timeoutMs: config.GATEWAY_DEFAULT_TIMEOUT_MS };
-    const source: ConfigSource = config.GATEWAY_CONFIG_FILE
-      ? new FileConfigSource(config.GATEWAY_CONFIG_FILE)
-      : new EmptyConfigSource();
+    const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
+    const source: ConfigSource = config.REGISTRY_URL
+      ? new RegistryConfigSource({
+          registryUrl: config.REGISTRY_URL,
+          ...(config.REGISTRY_TOKEN ? { token: config.REGISTRY_TOKEN } : {}),
+          ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          reconcileIntervalMs: config.GATEWAY_RECONCILE_INTERVAL_MS,
+          onError,
+        })
+      : config.GATEWAY_CONFIG_FILE
+        ? new FileConfigSource(config.GATEWAY_CONFIG_FILE)
+        : new EmptyConfigSource();
+    const live: LiveSync = config.REDIS_URL
+      ? {
+          discovery: new WorkerDiscovery(
+            new HeartbeatReader(config.REDIS_URL, config.REDIS_KEY_PREFIX),
+            client,
+            config.GATEWAY_DISCOVERY_INTERVAL_MS,
+            logger,
+          ),
+          heartbeat: new HeartbeatPublisher({
+            redisUrl: config.REDIS_URL,
+            keyPrefix: config.REDIS_KEY_PREFIX,
+            ttlMs: config.GATEWAY_HEARTBEAT_TTL_MS,
+            describe: () => ({
+              role: 'gateway',
+              id: `${hostname()}:${process.pid}`,
+              address: `${config.GATEWAY_HOST === '0.0.0.0' ? hostname() : config.GATEWAY_HOST}:${config.GATEWAY_PORT}`,
+              revision: tables.current?.revision ?? null,
+              models: {},
+            }),
+            onError,
+          }),
+        }
+      : {};
     return {
       module: GatewayModule,
       controllers: [ServingController, V2InferController, HealthController],
@@ -67,6 +134,7 @@ export class GatewayModule {
         { provide: LOGGER, useValue: logger },
         { provide: SERVE_DEFAULTS, useValue: defaults },
         { provide: CONFIG_SOURCE, useValue: source },
+        { provide: LIVE_SYNC, useValue: live },
         { provide: GatewayMetrics, useValue: metrics },
         { provide: InferenceClient, useValue: client },
         { provide: EndpointTables, useValue: tables },

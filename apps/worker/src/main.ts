@@ -4,9 +4,10 @@ import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { HEALTH_PROTO_PATH, INFERENCE_PROTO_PATH } from '@modelgate/contracts';
 import { createLogger, toNestLogger } from '@modelgate/observability';
+import { type HeartbeatPublisher } from '@modelgate/config-sync';
 import { ModelManager } from './model-loading/model-manager.js';
 import { loadWorkerConfig } from './worker.config.js';
-import { WorkerModule } from './worker.module.js';
+import { HEARTBEAT, WorkerModule } from './worker.module.js';
 
 /** Largest ModelInfer message accepted or sent (a batch of long sequences' hidden states). */
 const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -50,7 +51,10 @@ async function bootstrap(): Promise<void> {
     stopping = true;
     logger.info({ signal, drainTimeoutMs: config.WORKER_DRAIN_TIMEOUT_MS }, 'draining before exit');
     // Readiness goes false at once; queued and running requests finish; new calls get UNAVAILABLE.
-    const drained = await models.drainAll(config.WORKER_DRAIN_TIMEOUT_MS);
+    const drain = models.drainAll(config.WORKER_DRAIN_TIMEOUT_MS);
+    // The heartbeat now lists no models: gateways stop choosing this worker within a beat.
+    await app.get<HeartbeatPublisher | undefined>(HEARTBEAT)?.beat();
+    const drained = await drain;
     if (!drained) logger.warn('drain timeout passed; rejecting what is left');
     const closed = app.close().then(() => true);
     const closeTimeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000).unref());

@@ -23,8 +23,20 @@ export const workerConfigSchema = z.object({
   WORKER_ADVERTISE_ADDRESS: z.string().min(1).optional(),
   /** The worker group whose models this worker serves (ModelSpec.workerGroup). */
   WORKER_GROUP: z.string().min(1).default('default'),
-  /** A ConfigSnapshot JSON file to serve from (static deployments; live sync replaces it). */
+  /** A ConfigSnapshot JSON file to serve from (static deployments, when REGISTRY_URL is unset). */
   WORKER_CONFIG_FILE: z.string().min(1).optional(),
+  /** The registry to follow for config snapshots (live sync); takes precedence over WORKER_CONFIG_FILE. */
+  REGISTRY_URL: z.url().optional(),
+  /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
+  REGISTRY_TOKEN: z.string().min(1).optional(),
+  /** Redis for revision announcements and heartbeats; without it the worker polls and is not discovered. */
+  REDIS_URL: z.string().min(1).optional(),
+  /** Key prefix shared by every modelgate node on this Redis. */
+  REDIS_KEY_PREFIX: z.string().min(1).default('modelgate'),
+  /** How often to reconcile with the registry without an announcement, in ms. */
+  WORKER_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(3000),
+  /** Heartbeat time-to-live in ms: a worker that stops beating leaves routing after this. */
+  WORKER_HEARTBEAT_TTL_MS: z.coerce.number().int().min(500).default(6000),
   /** Content-addressed artifact cache directory. */
   WORKER_CACHE_DIR: z.string().min(1).default('.modelgate/worker-cache'),
   /** Comma-separated directories that `file://` artifact URIs may point into. */

@@ -1,7 +1,21 @@
-import { type DynamicModule, Inject, Injectable, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { ModelStore } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
-import { type ConfigSource, EmptyConfigSource, FileConfigSource } from '@modelgate/config-sync';
+import { hostname } from 'node:os';
+import {
+  type ConfigSource,
+  EmptyConfigSource,
+  FileConfigSource,
+  HeartbeatPublisher,
+  RegistryConfigSource,
+} from '@modelgate/config-sync';
 import { GrpcHealthController } from './health/grpc-health.controller.js';
 import { HttpProbesController } from './health/http-probes.controller.js';
 import { WorkerMetrics } from './metrics/worker-metrics.js';
@@ -10,16 +24,24 @@ import { InferenceController } from './serving/inference.controller.js';
 import { type WorkerConfig } from './worker.config.js';
 import { CONFIG_SOURCE, LOGGER, WORKER_CONFIG } from './worker.tokens.js';
 
-/** Feeds snapshots from the config source to the model manager once the servers are up. */
+/** Heartbeats of this worker, when Redis is configured. */
+export const HEARTBEAT = Symbol('HEARTBEAT');
+
+/**
+ * Feeds snapshots from the config source to the model manager once the servers are up, and
+ * heartbeats the result (DESIGN §3.4).
+ */
 @Injectable()
-export class SnapshotApplier implements OnApplicationBootstrap {
+export class SnapshotApplier implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(CONFIG_SOURCE) private readonly source: ConfigSource,
     private readonly models: ModelManager,
+    @Inject(HEARTBEAT) private readonly heartbeat: HeartbeatPublisher | undefined,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.heartbeat?.start();
     // Not awaited: the servers answer (not ready) while models load.
     this.source
       .start(async (snapshot) => {
@@ -27,13 +49,21 @@ export class SnapshotApplier implements OnApplicationBootstrap {
           { revision: snapshot.revision, models: snapshot.models.length },
           'applying config snapshot',
         );
-        await this.models.applySnapshot(snapshot);
+        const applying = this.models.applySnapshot(snapshot);
+        await this.heartbeat?.beat(); // LOADING states are visible at once
+        await applying;
+        await this.heartbeat?.beat();
         this.logger.info(
           { revision: snapshot.revision, states: this.models.states() },
           'config snapshot applied',
         );
       })
       .catch((error: unknown) => this.logger.error({ err: error }, 'config source failed'));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.source.stop();
+    await this.heartbeat?.stop();
   }
 }
 
@@ -46,7 +76,14 @@ export class WorkerModule {
       cacheDir: config.WORKER_CACHE_DIR,
       fileRoots: config.WORKER_ARTIFACT_ROOTS,
       allowHttp: config.WORKER_ALLOW_HTTP_ARTIFACTS,
-      allowedHosts: config.WORKER_ARTIFACT_ALLOWED_HOSTS,
+      // The registry serves uploaded artifacts; the operator named it, so it is trusted.
+      allowedHosts: [
+        ...config.WORKER_ARTIFACT_ALLOWED_HOSTS,
+        ...(config.REGISTRY_URL ? [new URL(config.REGISTRY_URL).hostname] : []),
+      ],
+      ...(config.REGISTRY_URL && config.REGISTRY_TOKEN
+        ? { bearerTokens: { [new URL(config.REGISTRY_URL).origin]: config.REGISTRY_TOKEN } }
+        : {}),
     });
     const models = new ModelManager({
       workerGroup: config.WORKER_GROUP,
@@ -60,9 +97,38 @@ export class WorkerModule {
       metrics,
       logger,
     });
-    const source: ConfigSource = config.WORKER_CONFIG_FILE
-      ? new FileConfigSource(config.WORKER_CONFIG_FILE)
-      : new EmptyConfigSource();
+    const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
+    const source: ConfigSource = config.REGISTRY_URL
+      ? new RegistryConfigSource({
+          registryUrl: config.REGISTRY_URL,
+          ...(config.REGISTRY_TOKEN ? { token: config.REGISTRY_TOKEN } : {}),
+          ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          reconcileIntervalMs: config.WORKER_RECONCILE_INTERVAL_MS,
+          onError,
+        })
+      : config.WORKER_CONFIG_FILE
+        ? new FileConfigSource(config.WORKER_CONFIG_FILE)
+        : new EmptyConfigSource();
+    const address =
+      config.WORKER_ADVERTISE_ADDRESS ?? `${advertisedHost(config.WORKER_HOST)}:${config.WORKER_GRPC_PORT}`;
+    const heartbeat = config.REDIS_URL
+      ? new HeartbeatPublisher({
+          redisUrl: config.REDIS_URL,
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          ttlMs: config.WORKER_HEARTBEAT_TTL_MS,
+          describe: () => ({
+            role: 'worker',
+            id: `${hostname()}:${process.pid}`,
+            address,
+            workerGroup: config.WORKER_GROUP,
+            revision: models.revision ?? null,
+            // A draining worker must leave routing at once.
+            models: models.isDraining ? {} : models.states(),
+          }),
+          onError,
+        })
+      : undefined;
     return {
       module: WorkerModule,
       controllers: [InferenceController, GrpcHealthController, HttpProbesController],
@@ -72,8 +138,14 @@ export class WorkerModule {
         { provide: WorkerMetrics, useValue: metrics },
         { provide: ModelManager, useValue: models },
         { provide: CONFIG_SOURCE, useValue: source },
+        { provide: HEARTBEAT, useValue: heartbeat },
         SnapshotApplier,
       ],
     };
   }
+}
+
+/** A bind-all host is not an address others can dial: advertise the machine's name instead. */
+function advertisedHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? hostname() : host;
 }

@@ -1,2 +1,6 @@
+export * from './channels.js';
 export * from './config-source.js';
 export * from './file-config-source.js';
+export * from './heartbeat.js';
+export * from './node-heartbeat.js';
+export * from './registry-config-source.js';

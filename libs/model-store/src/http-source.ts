@@ -19,6 +19,8 @@ export interface HttpSourceOptions {
   maxRedirects: number;
   /** Aborts DNS, connect and the transfer (the caller's whole-transfer deadline). */
   signal: AbortSignal;
+  /** Bearer tokens by origin (`http://registry:8081`); sent only to that exact origin, never across a redirect elsewhere. */
+  bearerTokens?: Readonly<Record<string, string>>;
 }
 
 interface VettedAddress {
@@ -135,7 +137,14 @@ function get(url: URL, addresses: VettedAddress[], options: HttpSourceOptions): 
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port === '' ? undefined : Number(url.port),
     path: `${url.pathname}${url.search}`,
-    headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'modelgate-model-store' },
+    headers: {
+      accept: '*/*',
+      'accept-encoding': 'identity',
+      'user-agent': 'modelgate-model-store',
+      ...(options.bearerTokens?.[url.origin]
+        ? { authorization: `Bearer ${options.bearerTokens[url.origin]}` }
+        : {}),
+    },
     lookup,
     agent: false,
     signal: options.signal,

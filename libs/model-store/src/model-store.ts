@@ -31,6 +31,8 @@ export interface ModelStoreOptions {
   idleTimeoutMs?: number;
   /** Most HTTP redirects followed, each re-checked like the first request. @defaultValue 3 */
   maxRedirects?: number;
+  /** Bearer tokens by origin, e.g. the registry's for its `/v1/artifacts`. @defaultValue {} */
+  bearerTokens?: Readonly<Record<string, string>>;
 }
 
 /** An artifact to fetch: where it is and the sha256 (hex) its bytes must have. */
@@ -77,6 +79,7 @@ export class ModelStore {
   readonly #timeoutMs: number;
   readonly #idleTimeoutMs: number;
   readonly #maxRedirects: number;
+  readonly #bearerTokens: Readonly<Record<string, string>>;
   /** One transfer per digest in this process; concurrent callers share it. */
   readonly #artifactsInFlight = new Map<string, Promise<FetchedArtifact>>();
   readonly #bundlesInFlight = new Map<string, Promise<FetchedBundle>>();
@@ -91,6 +94,7 @@ export class ModelStore {
     this.#timeoutMs = positive('timeoutMs', options.timeoutMs ?? 5 * 60_000);
     this.#idleTimeoutMs = positive('idleTimeoutMs', options.idleTimeoutMs ?? 30_000);
     this.#maxRedirects = options.maxRedirects ?? 3;
+    this.#bearerTokens = options.bearerTokens ?? {};
     if (!Number.isInteger(this.#maxRedirects) || this.#maxRedirects < 0) {
       throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `maxRedirects must be a whole number >= 0`);
     }
@@ -150,6 +154,7 @@ export class ModelStore {
               idleTimeoutMs: this.#idleTimeoutMs,
               maxRedirects: this.#maxRedirects,
               signal,
+              bearerTokens: this.#bearerTokens,
             });
       const { meter, result } = digestMeter(limit, uri);
       // flush: fsync before close, so the rename below never publishes data still in the page cache.

@@ -2,6 +2,7 @@ import { Controller, Get, Header, HttpStatus, Inject, Res } from '@nestjs/common
 import { InferenceClient } from '@modelgate/inference-client';
 import { type FastifyReply } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 
 /** How long a readiness verdict is reused, in ms (probes come every few seconds). */
@@ -57,7 +58,11 @@ export class HealthController {
           served.map(async (route) => {
             const model = table.models.get(route.model);
             if (!model) return false;
-            return this.client.hasReadyWorker(model.spec.workerGroup, model.spec.name, model.spec.version);
+            return this.client.hasReadyWorker(
+              workerGroupFor(this.client, model.spec),
+              model.spec.name,
+              model.spec.version,
+            );
           }),
         );
         return [endpoint.name, checks.length > 0 && checks.every(Boolean)] as const;

@@ -3,6 +3,7 @@ import { type ModelSpec, ErrorCode, ModelgateError } from '@modelgate/contracts'
 import { type InferInput, InferenceClient } from '@modelgate/inference-client';
 import { type OutputTensorJson, parseRawInferRequest, rawOutputs } from '@modelgate/processing';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { SERVE_DEFAULTS } from '../gateway.tokens.js';
 import { type ServeDefaults } from '../serving/serve.service.js';
 
@@ -53,7 +54,7 @@ export class V2InferController {
         (t) => ({ name: t.name, datatype: t.datatype, dims: t.shape, data: t.data }) as InferInput,
       ),
       ...(request.outputs ? { outputs: request.outputs } : {}),
-      workerGroup: spec.workerGroup,
+      workerGroup: workerGroupFor(this.client, spec),
       deadlineEpochMs: Date.now() + this.defaults.timeoutMs,
     });
     return {

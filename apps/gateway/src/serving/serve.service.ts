@@ -12,6 +12,7 @@ import {
 import { pickRoute, pinVersion } from '@modelgate/routing';
 import { type EndpointTable, type ServableModel, servableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
 
 /** Endpoint names: lower-case DNS-label style; checked before any lookup (no `..%2f`). */
@@ -94,7 +95,7 @@ export class ServeService {
         if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
         return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
       }),
-      workerGroup: spec.workerGroup,
+      workerGroup: workerGroupFor(this.client, spec),
       deadlineEpochMs,
       metadata: { 'x-request-id': call.requestId },
       ...(call.signal ? { signal: call.signal } : {}),

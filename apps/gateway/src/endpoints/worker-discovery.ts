@@ -1,0 +1,65 @@
+import { type ModelSpec } from '@modelgate/contracts';
+import { type HeartbeatReader, readyWorkersByModel } from '@modelgate/config-sync';
+import { type InferenceClient } from '@modelgate/inference-client';
+import { type Logger } from '@modelgate/observability';
+
+/** The worker group name discovery uses for one model. */
+export function discoveredGroup(modelId: string): string {
+  return `model:${modelId}`;
+}
+
+/**
+ * Chooses workers for each model from worker heartbeats that say the model is READY
+ * (DESIGN §3.4.3), refreshed on an interval. A worker that stops heart-beating drops out when
+ * its heartbeat expires; while Redis is unreachable the last known workers stay in use.
+ */
+export class WorkerDiscovery {
+  private timer: NodeJS.Timeout | undefined;
+  private known = new Set<string>();
+
+  constructor(
+    private readonly reader: HeartbeatReader,
+    private readonly client: InferenceClient,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    void this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.reader.close();
+  }
+
+  /** Reads the heartbeats once and updates the client's per-model worker lists. */
+  async refresh(): Promise<void> {
+    let byModel: Map<string, string[]>;
+    try {
+      byModel = readyWorkersByModel(await this.reader.read());
+    } catch (error) {
+      this.logger.warn({ err: error }, 'reading worker heartbeats failed; keeping the known workers');
+      return;
+    }
+    const next = new Set<string>();
+    for (const [model, addresses] of byModel) {
+      const group = discoveredGroup(model);
+      next.add(group);
+      this.client.setWorkerGroup(group, addresses);
+    }
+    for (const group of this.known) if (!next.has(group)) this.client.setWorkerGroup(group, []);
+    this.known = next;
+  }
+}
+
+/**
+ * The worker group a model's calls go to: its discovered workers when discovery knows any,
+ * else the snapshot's static group.
+ */
+export function workerGroupFor(client: InferenceClient, spec: ModelSpec): string {
+  const discovered = discoveredGroup(spec.id);
+  return client.addressesOf(discovered).length > 0 ? discovered : spec.workerGroup;
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { configMessage, parseConfigMessage } from './channels.js';
+import { type NodeHeartbeat, parseHeartbeat, readyWorkersByModel } from './node-heartbeat.js';
+
+const worker = (address: string, models: Record<string, string>): NodeHeartbeat => ({
+  role: 'worker',
+  id: address,
+  address,
+  revision: 3,
+  models,
+  at: 0,
+});
+
+describe('readyWorkersByModel', () => {
+  it('lists, per model, the workers whose heartbeat says READY', () => {
+    const map = readyWorkersByModel([
+      worker('b:1', { 'm:1': 'READY', 'm:2': 'LOADING' }),
+      worker('a:1', { 'm:1': 'READY' }),
+      { ...worker('g:1', { 'm:1': 'READY' }), role: 'gateway' },
+    ]);
+    expect([...map]).toEqual([['m:1', ['a:1', 'b:1']]]);
+  });
+});
+
+describe('heartbeat and config messages', () => {
+  it('round-trips and rejects malformed input', () => {
+    expect(parseConfigMessage(configMessage(42))).toBe(42);
+    expect(parseConfigMessage('{"revision":"x"}')).toBeUndefined();
+    expect(parseConfigMessage('nope')).toBeUndefined();
+    expect(parseHeartbeat(JSON.stringify(worker('a:1', {})))).toMatchObject({ address: 'a:1' });
+    expect(parseHeartbeat('{"role":"worker"}')).toBeUndefined();
+    expect(parseHeartbeat(null)).toBeUndefined();
+  });
+});

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+/** What every node reports about itself (DESIGN §3.4.3). */
+export const nodeHeartbeatSchema = z.object({
+  /** worker | gateway | registry. */
+  role: z.enum(['worker', 'gateway', 'registry']),
+  /** Stable for the life of the process (hostname:pid by default). */
+  id: z.string().min(1),
+  /** Where the node is reached: a worker's gRPC address, a gateway's HTTP address. */
+  address: z.string(),
+  /** A worker's group (the models it loads). */
+  workerGroup: z.string().optional(),
+  /** The config revision the node has applied; null before the first. */
+  revision: z.number().int().nullable(),
+  /** Model id → state (LOADING | READY | FAILED | DRAINING) on a worker. */
+  models: z.record(z.string(), z.string()).default({}),
+  /** When it was written (ms since epoch). */
+  at: z.number(),
+});
+
+export type NodeHeartbeat = z.infer<typeof nodeHeartbeatSchema>;
+
+/** The heartbeat in `json`, or undefined when it is not one. */
+export function parseHeartbeat(json: string | null): NodeHeartbeat | undefined {
+  if (json === null) return undefined;
+  try {
+    const parsed = nodeHeartbeatSchema.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Model id → addresses of workers whose heartbeat says the model is READY. */
+export function readyWorkersByModel(heartbeats: readonly NodeHeartbeat[]): Map<string, string[]> {
+  const byModel = new Map<string, string[]>();
+  for (const node of heartbeats) {
+    if (node.role !== 'worker') continue;
+    for (const [model, state] of Object.entries(node.models)) {
+      if (state !== 'READY') continue;
+      const addresses = byModel.get(model) ?? [];
+      addresses.push(node.address);
+      byModel.set(model, addresses);
+    }
+  }
+  for (const addresses of byModel.values()) addresses.sort();
+  return byModel;
+}
