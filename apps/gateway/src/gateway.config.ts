@@ -1,3 +1,4 @@
+import { type WorkerGroup, workerGroupSchema } from '@modelgate/contracts';
 import { z } from 'zod';
 
 const booleanFromEnv = z
@@ -10,6 +11,34 @@ const listFromEnv = z.string().transform((value) =>
     .map((item) => item.trim())
     .filter((item) => item.length > 0),
 );
+
+/**
+ * `group=host:port,host:port;group2=host:port` → worker groups. Each address is a gRPC target;
+ * an empty value means no static groups.
+ */
+const workerGroupsFromEnv = z.string().transform((value, ctx): WorkerGroup[] => {
+  const groups: WorkerGroup[] = [];
+  for (const entry of value.split(';').map((item) => item.trim())) {
+    if (entry.length === 0) continue;
+    const [name = '', addresses = ''] = entry.split('=', 2).map((part) => part.trim());
+    const parsed = workerGroupSchema.safeParse({
+      name,
+      addresses: addresses
+        .split(',')
+        .map((address) => address.trim())
+        .filter((address) => address.length > 0),
+    });
+    if (!entry.includes('=') || !parsed.success || parsed.data.addresses.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${name}' must be group=host:port[,host:port] with a lowercase group name`,
+      });
+      continue;
+    }
+    groups.push(parsed.data);
+  }
+  return groups;
+});
 
 /** Gateway settings; the only place the gateway reads `process.env`. */
 export const gatewayConfigSchema = z.object({
@@ -25,6 +54,13 @@ export const gatewayConfigSchema = z.object({
   REGISTRY_URL: z.url().optional(),
   /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
   REGISTRY_TOKEN: z.string().min(1).optional(),
+  /**
+   * Static worker addresses per worker group, `group=host:port,host:port;group2=host:port`: used
+   * when the config snapshot lists no workerGroups (e.g. standalone mode without Redis, where no
+   * heartbeats supply them); discovery from heartbeats takes precedence when it knows a model's
+   * workers.
+   */
+  GATEWAY_WORKER_ADDRESSES: workerGroupsFromEnv.default([]),
   /** Redis for revision announcements, heartbeats and worker discovery. */
   REDIS_URL: z.string().min(1).optional(),
   /** Key prefix shared by every modelgate node on this Redis. */

@@ -87,7 +87,8 @@ export class GatewayModule {
         ? { bearerTokens: { [new URL(config.REGISTRY_URL).origin]: config.REGISTRY_TOKEN } }
         : {}),
     });
-    const client = new InferenceClient();
+    // Snapshots that list workerGroups replace these static ones (EndpointTables.apply).
+    const client = new InferenceClient({ workerGroups: config.GATEWAY_WORKER_ADDRESSES });
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
     const defaults = { timeoutMs: config.GATEWAY_DEFAULT_TIMEOUT_MS };
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);

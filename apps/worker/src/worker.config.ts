@@ -19,7 +19,7 @@ export const workerConfigSchema = z.object({
   WORKER_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8001),
   /** HTTP port for `/metrics` and `/health/*` (Triton's metrics port). */
   WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8002),
-  /** Address other nodes reach this worker's gRPC server at (heartbeats); defaults to host:port. */
+  /** Address other nodes reach this worker's gRPC server at (heartbeats): host:port, or a bare host (e.g. the pod IP) to which the gRPC port is added. */
   WORKER_ADVERTISE_ADDRESS: z.string().min(1).optional(),
   /** The worker group whose models this worker serves (ModelSpec.workerGroup). */
   WORKER_GROUP: z.string().min(1).default('default'),

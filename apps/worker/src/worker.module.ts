@@ -110,8 +110,7 @@ export class WorkerModule {
       : config.WORKER_CONFIG_FILE
         ? new FileConfigSource(config.WORKER_CONFIG_FILE)
         : new EmptyConfigSource();
-    const address =
-      config.WORKER_ADVERTISE_ADDRESS ?? `${advertisedHost(config.WORKER_HOST)}:${config.WORKER_GRPC_PORT}`;
+    const address = advertisedAddress(config);
     const heartbeat = config.REDIS_URL
       ? new HeartbeatPublisher({
           redisUrl: config.REDIS_URL,
@@ -145,7 +144,15 @@ export class WorkerModule {
   }
 }
 
-/** A bind-all host is not an address others can dial: advertise the machine's name instead. */
-function advertisedHost(host: string): string {
-  return host === '0.0.0.0' || host === '::' ? hostname() : host;
+/**
+ * The gRPC address this worker heartbeats: WORKER_ADVERTISE_ADDRESS (a bare host, e.g. a pod IP,
+ * gets the gRPC port appended), else the bind host — a bind-all host is not dialable, so the
+ * machine's name stands in for it.
+ */
+function advertisedAddress(config: WorkerConfig): string {
+  const advertised = config.WORKER_ADVERTISE_ADDRESS;
+  if (advertised) return /:\d+$/.test(advertised) ? advertised : `${advertised}:${config.WORKER_GRPC_PORT}`;
+  const host =
+    config.WORKER_HOST === '0.0.0.0' || config.WORKER_HOST === '::' ? hostname() : config.WORKER_HOST;
+  return `${host}:${config.WORKER_GRPC_PORT}`;
 }

@@ -39,7 +39,8 @@ export class HealthController {
     }
     const readiness = await this.cached.value;
     void reply.status(readiness.ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
-    return readiness;
+    // The revision is always the current one; only the worker checks are reused.
+    return { ...readiness, revision: this.tables.current?.revision ?? null };
   }
 
   @Get('metrics')

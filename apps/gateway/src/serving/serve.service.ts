@@ -86,20 +86,24 @@ export class ServeService {
     });
     const tokenized = performance.now();
 
-    const result = await this.client.infer({
-      modelName: spec.name,
-      modelVersion: spec.version,
-      id: call.requestId,
-      inputs: model.inputNames.map((name) => {
-        const tensor = encoded.tensors[name];
-        if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
-        return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
-      }),
-      workerGroup: workerGroupFor(this.client, spec),
-      deadlineEpochMs,
-      metadata: { 'x-request-id': call.requestId },
-      ...(call.signal ? { signal: call.signal } : {}),
-    });
+    const result = await this.client
+      .infer({
+        modelName: spec.name,
+        modelVersion: spec.version,
+        id: call.requestId,
+        inputs: model.inputNames.map((name) => {
+          const tensor = encoded.tensors[name];
+          if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
+          return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
+        }),
+        workerGroup: workerGroupFor(this.client, spec),
+        deadlineEpochMs,
+        metadata: { 'x-request-id': call.requestId },
+        ...(call.signal ? { signal: call.signal } : {}),
+      })
+      .catch((error: unknown) => {
+        throw publicWorkerError(error, spec.id);
+      });
     const inferred = performance.now();
 
     const predictions = postProcess(
@@ -211,4 +215,22 @@ function firstOutput(outputs: Record<string, InferOutput>, preferred: string): I
   const output = outputs[preferred] ?? Object.values(outputs)[0];
   if (!output) throw new ModelgateError(ErrorCode.INTERNAL, 'the worker returned no outputs');
   return output;
+}
+
+/**
+ * Worker-side failures as a client should see them: UNAVAILABLE messages from the transport name
+ * internal addresses, so they are replaced (the gateway logs the original through the filter).
+ */
+function publicWorkerError(error: unknown, modelId: string): unknown {
+  if (error instanceof ModelgateError && error.code === ErrorCode.UNAVAILABLE) {
+    return new ModelgateError(
+      ErrorCode.UNAVAILABLE,
+      `no worker can serve model ${modelId} right now`,
+      error.details,
+      {
+        cause: error,
+      },
+    );
+  }
+  return error;
 }

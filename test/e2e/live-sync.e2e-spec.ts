@@ -1,0 +1,303 @@
+// Live config sync with real processes (issue 6): a registry, two workers and two gateways
+// following it through a private Redis, so restarting that Redis disturbs no other test file.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  findRepoRoot,
+  freePort,
+  startGateway,
+  startWorkerWithSnapshot,
+  waitFor,
+} from '@modelgate/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
+import {
+  ADMIN_TOKEN,
+  type Isolation,
+  type RunningRegistry,
+  isolate,
+  startRegistryProcess,
+} from '../../apps/registry/test/support/registry-harness.js';
+
+const HEARTBEAT_TTL_MS = 2000;
+
+/** A redis-server of this test's own on a free port. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  await waitFor(async () => {
+    const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined);
+    try {
+      await probe.connect();
+      return (await probe.ping()) === 'PONG';
+    } finally {
+      probe.disconnect();
+    }
+  });
+  return child;
+}
+
+function stopRedis(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+
+describe('live config sync: registry → Redis → workers and gateways', () => {
+  let iso: Isolation;
+  let redisPort: number;
+  let redis: ChildProcess;
+  let redisUrl: string;
+  let registry: RunningRegistry & { process: { stop(signal?: NodeJS.Signals): Promise<number | string> } };
+  let workers: RunningWorker[] = [];
+  let gateways: RunningGateway[] = [];
+  let nodeEnv: Record<string, string>;
+
+  const latestRevision = async (): Promise<number> =>
+    Number((await registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body.revision);
+  const gatewayRevision = async (gateway: RunningGateway): Promise<number> =>
+    Number(
+      ((await (await fetch(`${gateway.url}/health/ready`)).json()) as { revision: number | null }).revision ??
+        -1,
+    );
+  const setRoutes = async (v1: number, v2: number): Promise<number> => {
+    const answer = await registry.admin.put('/v1/endpoints/sync/routes', {
+      routes: [
+        { model: 'tiny:1', weight: v1, role: 'primary' },
+        ...(v2 > 0 ? [{ model: 'tiny:2', weight: v2, role: 'canary' }] : []),
+      ],
+    });
+    expect(answer.status).toBe(200);
+    return performance.now();
+  };
+  const serve = (gateway: RunningGateway) => gateway.post('/serve/sync', { text: 'sync me' });
+
+  beforeAll(async () => {
+    redisPort = await freePort();
+    redis = await startRedis(redisPort);
+    redisUrl = `redis://127.0.0.1:${redisPort}`;
+    iso = await isolate();
+    registry = await startRegistryProcess({ ...iso.env, REDIS_URL: redisUrl });
+    for (const version of ['1', '2']) {
+      const body = await fixtureRegistration(
+        'tiny-bert-sst2',
+        'tiny',
+        'text-classification',
+        join(iso.dir, 'files'),
+      );
+      expect((await registry.admin.post('/v1/models', { ...body, version })).status).toBe(202);
+      expect((await waitForPrepared(registry.admin, `tiny:${version}`)).status).toBe('READY');
+    }
+    expect(
+      (
+        await registry.admin.post('/v1/endpoints', {
+          name: 'sync',
+          task: 'text-classification',
+          model: 'tiny:1',
+        })
+      ).status,
+    ).toBe(201);
+
+    const dir = await mkdtemp(join(tmpdir(), 'live-sync-'));
+    const unused = join(dir, 'unused-snapshot.json'); // REGISTRY_URL takes precedence
+    await writeFile(unused, JSON.stringify({ revision: 0, models: [], endpoints: [] }));
+    nodeEnv = {
+      REGISTRY_URL: registry.url,
+      REGISTRY_TOKEN: ADMIN_TOKEN,
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: iso.keyPrefix,
+    };
+    const roots = `${join(findRepoRoot(), '.cache')},${join(iso.dir, 'files')}`;
+    workers = await Promise.all(
+      [0, 1].map(() =>
+        startWorkerWithSnapshot(unused, {
+          ...nodeEnv,
+          WORKER_ARTIFACT_ROOTS: roots,
+          WORKER_HEARTBEAT_TTL_MS: String(HEARTBEAT_TTL_MS),
+          WORKER_RECONCILE_INTERVAL_MS: '1000',
+          WORKER_TEST_HOOKS: 'false',
+        }),
+      ),
+    );
+    gateways = await Promise.all(
+      [0, 1].map(() =>
+        startGateway(unused, {
+          ...nodeEnv,
+          GATEWAY_ARTIFACT_ROOTS: roots,
+          GATEWAY_RECONCILE_INTERVAL_MS: '1000',
+          GATEWAY_DISCOVERY_INTERVAL_MS: '250',
+        }),
+      ),
+    );
+    for (const gateway of gateways) {
+      await waitFor(async () => (await serve(gateway)).status === 200, { timeoutMs: 30_000 });
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(gateways.map((gateway) => gateway.stop()));
+    await Promise.all(workers.map((worker) => worker.stop()));
+    await registry?.stop();
+    if (redis) await stopRedis(redis);
+    await iso?.dispose().catch(() => undefined);
+  });
+
+  it('serves the endpoint registered through the registry on both gateways', async () => {
+    for (const gateway of gateways) {
+      const answer = await serve(gateway);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ endpoint: 'sync', model: 'tiny', version: '1', route: 'primary' });
+    }
+  });
+
+  it('shows a 90/10 route change in the traffic of both gateways', async () => {
+    await setRoutes(90, 10);
+    const revision = await latestRevision();
+    await waitFor(async () => (await Promise.all(gateways.map(gatewayRevision))).every((r) => r >= revision));
+    for (const gateway of gateways) {
+      const answers = await Promise.all(Array.from({ length: 400 }, () => serve(gateway)));
+      const canary =
+        answers.filter((a) => (a.body as { version: string }).version === '2').length / answers.length;
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      expect(canary).toBeGreaterThan(0.04);
+      expect(canary).toBeLessThan(0.16);
+    }
+  });
+
+  it('makes each of 50 successive changes servable on every gateway (figures printed)', async () => {
+    const delays: number[] = [];
+    for (let change = 0; change < 50; change++) {
+      const weight = 1 + (change % 30);
+      const answeredAt = await setRoutes(100 - weight, weight);
+      const revision = await latestRevision();
+      await waitFor(
+        async () => (await Promise.all(gateways.map(gatewayRevision))).every((r) => r >= revision),
+        {
+          timeoutMs: 10_000,
+          intervalMs: 5,
+        },
+      );
+      delays.push(performance.now() - answeredAt);
+    }
+    const summary = {
+      p50Ms: percentile(delays, 50),
+      p99Ms: percentile(delays, 99),
+      maxMs: Math.max(...delays),
+    };
+    console.log(`config change → servable on every gateway over 50 changes: ${JSON.stringify(summary)}`);
+    expect(delays).toHaveLength(50);
+  });
+
+  it('loses no request to 20 route changes made while 16 clients send traffic', async () => {
+    let sending = true;
+    const statuses: number[] = [];
+    const clients = Array.from({ length: 16 }, async (_, i) => {
+      const gateway = gateways[i % 2]!;
+      while (sending) statuses.push((await serve(gateway)).status);
+    });
+    for (let change = 0; change < 20; change++) {
+      await setRoutes(change % 2 === 0 ? 100 : 50, change % 2 === 0 ? 0 : 50);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    sending = false;
+    await Promise.all(clients);
+    expect(statuses.length).toBeGreaterThan(100);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  });
+
+  it('brings every node to the final revision after 200 rapid changes while subscriber connections are killed', async () => {
+    const admin = new Redis(redisUrl);
+    admin.on('error', () => undefined);
+    try {
+      for (let change = 0; change < 200; change++) {
+        await setRoutes(100 - (change % 50), change % 50);
+        if (change % 25 === 0) await admin.client('KILL', 'TYPE', 'pubsub');
+      }
+    } finally {
+      admin.disconnect();
+    }
+    const revision = await latestRevision();
+    await waitFor(
+      async () => (await Promise.all(gateways.map(gatewayRevision))).every((r) => r === revision),
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    await waitFor(
+      async () => {
+        const ready = await Promise.all(
+          workers.map(
+            async (w) => (await (await fetch(`${w.httpUrl}/health/ready`)).json()) as { revision: number },
+          ),
+        );
+        return ready.every((r) => r.revision === revision);
+      },
+      { timeoutMs: 20_000 },
+    );
+  });
+
+  it('converges every node to the latest revision after Redis restarts', async () => {
+    await stopRedis(redis);
+    await setRoutes(70, 30); // committed while Redis is down: the relay publishes it later
+    redis = await startRedis(redisPort);
+    await setRoutes(60, 40);
+    const revision = await latestRevision();
+    await waitFor(
+      async () => (await Promise.all(gateways.map(gatewayRevision))).every((r) => r === revision),
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    for (const gateway of gateways) expect((await serve(gateway)).status).toBe(200);
+  });
+
+  it('drops a killed worker from routing within the heartbeat TTL, with no failed request', async () => {
+    const probe = new Redis(redisUrl);
+    probe.on('error', () => undefined);
+    try {
+      const before = await probe.keys(`${iso.keyPrefix}:node:worker:*`);
+      expect(before).toHaveLength(2);
+      workers[1]!.process.child.kill('SIGKILL');
+      const killedAt = performance.now();
+      await waitFor(async () => (await probe.keys(`${iso.keyPrefix}:node:worker:*`)).length === 1, {
+        timeoutMs: HEARTBEAT_TTL_MS * 3,
+        intervalMs: 50,
+      });
+      expect(performance.now() - killedAt).toBeLessThan(HEARTBEAT_TTL_MS * 3);
+    } finally {
+      probe.disconnect();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // gateways re-read heartbeats every 250 ms
+    const answers = await Promise.all(
+      gateways.flatMap((gateway) => Array.from({ length: 50 }, () => serve(gateway))),
+    );
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+  });
+
+  it('keeps serving unchanged while the registry is stopped', async () => {
+    await registry.stop();
+    await new Promise((resolve) => setTimeout(resolve, 2500)); // a few reconcile rounds fail meanwhile
+    const answers = await Promise.all(
+      gateways.flatMap((gateway) => Array.from({ length: 50 }, () => serve(gateway))),
+    );
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+  });
+});
