@@ -1,9 +1,11 @@
 // Live config sync with real processes (issue 6): a registry, two workers and two gateways
 // following it through a private Redis, so restarting that Redis disturbs no other test file.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   type RunningGateway,
   type RunningWorker,
@@ -220,6 +222,44 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
     sending = false;
     await Promise.all(clients);
     expect(statuses.length).toBeGreaterThan(100);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  });
+
+  it('keeps v1 serving with zero errors while a corrupt v2 is registered, fails preparation and is refused as a route', async () => {
+    let sending = true;
+    const statuses: number[] = [];
+    const clients = Array.from({ length: 8 }, async (_, i) => {
+      while (sending) statuses.push((await serve(gateways[i % 2]!)).status);
+    });
+    const corrupt = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251));
+    const path = join(iso.dir, 'files', 'corrupt.onnx');
+    await writeFile(path, corrupt);
+    const body = await fixtureRegistration(
+      'tiny-bert-sst2',
+      'tiny',
+      'text-classification',
+      join(iso.dir, 'files'),
+    );
+    const registered = await registry.admin.post('/v1/models', {
+      ...body,
+      version: '3',
+      artifact: { uri: pathToFileURL(path).href, sha256: createHash('sha256').update(corrupt).digest('hex') },
+    });
+    expect(registered.status).toBe(202);
+    const prepared = await waitForPrepared(registry.admin, 'tiny:3');
+    expect(prepared.status).toBe('FAILED');
+    expect(prepared.statusReason).toMatch(/onnxruntime/i);
+    const refused = await registry.admin.put('/v1/endpoints/sync/routes', {
+      routes: [
+        { model: 'tiny:1', weight: 50, role: 'primary' },
+        { model: 'tiny:3', weight: 50, role: 'canary' },
+      ],
+    });
+    expect(refused.status).toBe(409);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    sending = false;
+    await Promise.all(clients);
+    expect(statuses.length).toBeGreaterThan(20);
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
   });
 
