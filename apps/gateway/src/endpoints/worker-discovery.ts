@@ -11,7 +11,8 @@ export function discoveredGroup(modelId: string): string {
 /**
  * Chooses workers for each model from worker heartbeats that say the model is READY
  * (DESIGN §3.4.3), refreshed on an interval. A worker that stops heart-beating drops out when
- * its heartbeat expires; while Redis is unreachable the last known workers stay in use.
+ * its heartbeat expires; while Redis is unreachable, or has just restarted without any
+ * heartbeat, the last known workers stay in use.
  */
 export class WorkerDiscovery {
   private timer: NodeJS.Timeout | undefined;
@@ -42,6 +43,12 @@ export class WorkerDiscovery {
       byModel = readyWorkersByModel(await this.reader.read());
     } catch (error) {
       this.logger.warn({ err: error }, 'reading worker heartbeats failed; keeping the known workers');
+      return;
+    }
+    if (byModel.size === 0 && this.known.size > 0) {
+      // No worker heartbeat at all: Redis most likely restarted empty (it keeps nothing on disk)
+      // and workers re-beat within a third of their TTL. Keep the known workers meanwhile; if
+      // they really are gone, calls to them fail over and the client ejects them.
       return;
     }
     const next = new Set<string>();
