@@ -5,6 +5,7 @@ import { EndpointsController } from './endpoints/endpoints.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { ModelsController } from './models/models.controller.js';
+import { StatusController } from './status/status.controller.js';
 
 /** Every controller of the registry; the route-access test walks this list. */
 export const REGISTRY_CONTROLLERS = [
@@ -13,6 +14,7 @@ export const REGISTRY_CONTROLLERS = [
   ConfigSnapshotController,
   ArtifactsController,
   TokensController,
+  StatusController,
   HealthController,
   MetricsController,
 ];

@@ -27,6 +27,7 @@ import { CONFIG_BUS, type ConfigBus, InProcessConfigBus, RedisConfigBus } from '
 import { ConfigChangesService } from './outbox/config-changes.service.js';
 import { OutboxRelay } from './outbox/outbox-relay.service.js';
 import { type RegistryConfig } from './registry.config.js';
+import { FleetStatusService } from './status/fleet-status.service.js';
 import { REGISTRY_CONTROLLERS } from './registry.controllers.js';
 import { LOGGER, REGISTRY_CONFIG } from './registry.tokens.js';
 
@@ -93,6 +94,7 @@ export class RegistryModule {
         ModelUploadService,
         EndpointsService,
         ConfigSnapshotService,
+        FleetStatusService,
         ModelPreparationService,
         queueProvider,
       ],

@@ -14,7 +14,7 @@ export class RegistryMetrics {
     registers: [this.registry],
   });
 
-  /** Live nodes by role, from heartbeats (0 until live sync lands). */
+  /** Live nodes by role, from heartbeats; refreshed on each `GET /v1/status`. */
   readonly nodes = new Gauge({
     name: 'modelgate_nodes',
     help: 'Nodes with a live heartbeat, by role',

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { UsageError } from './cli-errors.js';
+
+/** The registry the CLI talks to when neither `--registry` nor MODELGATE_REGISTRY says otherwise (DESIGN §4). */
+export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8081';
+
+/** An http(s) base URL without query or fragment; trailing slashes dropped. */
+export const registryUrlSchema = z
+  .string()
+  .regex(
+    /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/,
+    'must be an http:// or https:// URL, e.g. http://127.0.0.1:8081',
+  )
+  .transform((url) => url.replace(/\/+$/, ''));
+
+/** An unset variable and an empty one mean the same: not given. */
+const emptyAsUnset = (value: unknown): unknown => (value === '' ? undefined : value);
+
+/** CLI settings from the environment; the only place the CLI reads `process.env`. */
+export const cliConfigSchema = z.object({
+  /** Base URL of the registry's admin API; `--registry` overrides it. */
+  MODELGATE_REGISTRY: z.preprocess(emptyAsUnset, registryUrlSchema.default(DEFAULT_REGISTRY_URL)),
+  /** Bearer token for the registry (admin for changes, viewer suffices for reads). */
+  MODELGATE_TOKEN: z.preprocess(emptyAsUnset, z.string().min(1).optional()),
+});
+
+/** Parsed CLI settings. */
+export type CliConfig = z.output<typeof cliConfigSchema>;
+
+/** Parses the environment; throws a UsageError naming every bad variable (never its value). */
+export function loadCliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
+  const parsed = cliConfigSchema.safeParse({
+    MODELGATE_REGISTRY: env.MODELGATE_REGISTRY,
+    MODELGATE_TOKEN: env.MODELGATE_TOKEN,
+  });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new UsageError(`invalid environment: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,85 @@
+import { openAsBlob } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { type ModelRegistration } from '../api-types.js';
+import { UsageError } from '../cli-errors.js';
+
+/** The model file of a Hugging Face ONNX export: at the top of the directory or under `onnx/`. */
+const MODEL_FILE = 'model.onnx';
+
+/** Files of the export the registry packs into the tokenizer bundle, when present. */
+const TOKENIZER_FILES = [
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'config.json',
+  'special_tokens_map.json',
+] as const;
+
+/** One file of a model directory to upload. */
+export interface ModelDirectoryFile {
+  /** The name the registry knows it by (`model.onnx`, `tokenizer.json`, ...). */
+  name: string;
+  path: string;
+  bytes: number;
+}
+
+/** The files of a model export directory that an upload sends. */
+export async function findModelFiles(dir: string): Promise<ModelDirectoryFile[]> {
+  const root = resolve(dir);
+  const info = await stat(root).catch(() => undefined);
+  if (info === undefined) throw new UsageError(`--path ${dir}: no such directory`);
+  if (!info.isDirectory())
+    throw new UsageError(`--path ${dir}: not a directory (give the model's export directory)`);
+
+  const files: ModelDirectoryFile[] = [];
+  const model =
+    (await fileAt(join(root, MODEL_FILE), MODEL_FILE)) ??
+    (await fileAt(join(root, 'onnx', MODEL_FILE), MODEL_FILE));
+  if (model === undefined)
+    throw new UsageError(`--path ${dir}: no ${MODEL_FILE} in it or in its onnx/ folder`);
+  files.push(model);
+  for (const name of TOKENIZER_FILES) {
+    const file = await fileAt(join(root, name), name);
+    if (file !== undefined) files.push(file);
+  }
+  return files;
+}
+
+async function fileAt(path: string, name: string): Promise<ModelDirectoryFile | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() === true ? { name, path, bytes: info.size } : undefined;
+}
+
+/**
+ * The multipart form of `POST /v1/models/upload`: settings as fields (batching and runtime as
+ * JSON), then each file as a Blob backed by the file on disk (`openAsBlob`), so fetch streams it
+ * instead of reading a model of hundreds of MB into memory.
+ */
+export async function buildUploadForm(
+  settings: Omit<ModelRegistration, 'artifact' | 'tokenizer'>,
+  files: readonly ModelDirectoryFile[],
+): Promise<FormData> {
+  const form = new FormData();
+  form.set('name', settings.name);
+  form.set('task', settings.task);
+  if (settings.version !== undefined) form.set('version', settings.version);
+  if (settings.workerGroup !== undefined) form.set('workerGroup', settings.workerGroup);
+  if (settings.batching !== undefined) form.set('batching', JSON.stringify(settings.batching));
+  if (settings.runtime !== undefined) form.set('runtime', JSON.stringify(settings.runtime));
+  for (const file of files) {
+    form.set(file.name, await openAsBlob(file.path), basename(file.name));
+  }
+  return form;
+}
+
+/** `12.3 MB`-style size for progress lines. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}

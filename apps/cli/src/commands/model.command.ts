@@ -1,0 +1,241 @@
+import { type ExecutionProvider, MODEL_TASKS, type ModelTask } from '@modelgate/contracts';
+import { type Command, Option } from 'commander';
+import { type ModelRegistration, type ModelView } from '../api-types.js';
+import { asArgParser, type CommandContext, type ContextFactory } from '../cli-context.js';
+import { CliFailure, UsageError } from '../cli-errors.js';
+import { formatDetails, formatTable } from '../output/table.js';
+import { buildUploadForm, findModelFiles, formatBytes } from './model-directory.js';
+import {
+  parseExecutionProviders,
+  parseModelRef,
+  parseNonNegativeInt,
+  parsePositiveInt,
+  parseResourceName,
+} from './parse-arguments.js';
+import { formatElapsed, waitForPreparation } from './preparation-progress.js';
+
+/** Longest `model add` waits for preparation by default, in seconds. */
+const DEFAULT_WAIT_TIMEOUT_S = 900;
+
+interface ModelAddOptions {
+  path?: string;
+  uri?: string;
+  sha256?: string;
+  tokenizerUri?: string;
+  tokenizerSha256?: string;
+  task: ModelTask;
+  version?: number;
+  maxBatchSize?: number;
+  maxQueueDelayUs?: number;
+  instances?: number;
+  ep?: ExecutionProvider[];
+  workerGroup?: string;
+  wait: boolean;
+  waitTimeoutS: number;
+}
+
+/** `modelgate model add|list|show|remove`. */
+export function registerModelCommands(program: Command, contextOf: ContextFactory): void {
+  const model = program.command('model').description('register, list, inspect and remove model versions');
+
+  model
+    .command('add')
+    .argument('<name>', 'model name; versions of one name share it', asArgParser(parseResourceName))
+    .description(
+      'register a model: upload an export directory (--path) or point at its files (--uri, --sha256); ' +
+        'then wait until it is prepared (READY) unless --no-wait',
+    )
+    .addOption(
+      new Option('--path <dir>', 'Hugging Face ONNX export directory to upload').conflicts(['uri', 'sha256']),
+    )
+    .option('--uri <uri>', 'URI of the .onnx file the registry fetches (file://, http(s)://, s3://)')
+    .option('--sha256 <hex>', 'SHA-256 of the .onnx file (with --uri)')
+    .option('--tokenizer-uri <uri>', 'URI of the tokenizer bundle (with --uri; required unless --task raw)')
+    .option('--tokenizer-sha256 <hex>', 'SHA-256 of the tokenizer bundle')
+    .addOption(new Option('--task <task>', 'what the model does').choices(MODEL_TASKS).makeOptionMandatory())
+    .option('--version <n>', 'version number (default: the next free one)', asArgParser(parsePositiveInt))
+    .option('--max-batch-size <n>', 'most requests in one model run', asArgParser(parsePositiveInt))
+    .option(
+      '--max-queue-delay-us <us>',
+      'longest a request waits for a batch to fill, in µs',
+      asArgParser(parseNonNegativeInt),
+    )
+    .option('--instances <n>', 'onnxruntime sessions per worker', asArgParser(parsePositiveInt))
+    .option(
+      '--ep <providers>',
+      'execution providers in order of preference, e.g. tensorrt,cuda,cpu',
+      asArgParser(parseExecutionProviders),
+    )
+    .option(
+      '--worker-group <name>',
+      'worker group that loads the model (default: default)',
+      asArgParser(parseResourceName),
+    )
+    .option('--no-wait', 'return once registered (PENDING) instead of waiting for READY')
+    .option(
+      '--wait-timeout-s <s>',
+      'longest to wait for preparation, in seconds',
+      asArgParser(parsePositiveInt),
+      DEFAULT_WAIT_TIMEOUT_S,
+    )
+    .action(async (name: string, options: ModelAddOptions, command: Command) => {
+      await addModel(contextOf(command), name, options);
+    });
+
+  model
+    .command('list')
+    .description('list model versions')
+    .option('--name <name>', 'only the versions of this model')
+    .action(async (options: { name?: string }, command: Command) => {
+      const { client, output } = contextOf(command);
+      const models = await client.listModels(options.name);
+      output.result(models, () => renderModelTable(models));
+    });
+
+  model
+    .command('show <name:version>')
+    .description('show one model version: status, inputs and outputs, batching, runtime')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const key = parseModelRef(id);
+      const { client, output } = contextOf(command);
+      const found = await client.getModel(key);
+      output.result(found, () => renderModel(found));
+    });
+
+  model
+    .command('remove <name:version>')
+    .description('delete a model version (refused while a route uses it)')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const key = parseModelRef(id);
+      const { client, output } = contextOf(command);
+      await client.removeModel(key);
+      output.result(undefined, () => `removed model ${id}`);
+    });
+}
+
+async function addModel(context: CommandContext, name: string, options: ModelAddOptions): Promise<void> {
+  const { client, output } = context;
+  const settings = modelSettings(name, options);
+  let accepted: ModelView;
+  if (options.path !== undefined) {
+    const files = await findModelFiles(options.path);
+    const total = files.reduce((sum, file) => sum + file.bytes, 0);
+    output.note(
+      `uploading ${files.map((file) => file.name).join(', ')} (${formatBytes(total)}) from ${options.path}`,
+    );
+    const started = Date.now();
+    accepted = await client.uploadModel(await buildUploadForm(settings, files));
+    output.note(`uploaded as ${accepted.id} in ${formatElapsed(Date.now() - started)}`);
+  } else {
+    accepted = await client.registerModel({ ...settings, ...uriArtifacts(options) });
+    output.note(`registered ${accepted.id}`);
+  }
+  if (!options.wait) {
+    output.result(accepted, () => renderModel(accepted));
+    return;
+  }
+  const prepared = await waitForPreparation(client, accepted, output, options.waitTimeoutS * 1000);
+  output.result(prepared, () => renderModel(prepared));
+  if (prepared.status === 'FAILED') {
+    throw new CliFailure(`model ${prepared.id} FAILED: ${prepared.statusReason ?? 'no reason given'}`);
+  }
+}
+
+/** Name, task and the limits given on the command line; unset limits are left to the registry's defaults. */
+function modelSettings(
+  name: string,
+  options: ModelAddOptions,
+): Omit<ModelRegistration, 'artifact' | 'tokenizer'> {
+  const batching = {
+    ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
+    ...(options.maxQueueDelayUs === undefined ? {} : { maxQueueDelayMicros: options.maxQueueDelayUs }),
+  };
+  const runtime = {
+    ...(options.ep === undefined ? {} : { executionProviders: options.ep }),
+    ...(options.instances === undefined ? {} : { instances: options.instances }),
+  };
+  return {
+    name,
+    task: options.task,
+    ...(options.version === undefined ? {} : { version: String(options.version) }),
+    ...(options.workerGroup === undefined ? {} : { workerGroup: options.workerGroup }),
+    ...(Object.keys(batching).length === 0 ? {} : { batching }),
+    ...(Object.keys(runtime).length === 0 ? {} : { runtime }),
+  };
+}
+
+function uriArtifacts(options: ModelAddOptions): Pick<ModelRegistration, 'artifact' | 'tokenizer'> {
+  if (options.uri === undefined) {
+    throw new UsageError('give the model: --path <dir> to upload it, or --uri <uri> --sha256 <hex>');
+  }
+  if (options.sha256 === undefined) throw new UsageError('--uri needs --sha256 <hex> of the file');
+  if ((options.tokenizerUri === undefined) !== (options.tokenizerSha256 === undefined)) {
+    throw new UsageError('--tokenizer-uri and --tokenizer-sha256 go together');
+  }
+  return {
+    artifact: { uri: options.uri, sha256: options.sha256 },
+    ...(options.tokenizerUri === undefined || options.tokenizerSha256 === undefined
+      ? {}
+      : { tokenizer: { uri: options.tokenizerUri, sha256: options.tokenizerSha256 } }),
+  };
+}
+
+function renderModelTable(models: readonly ModelView[]): string {
+  return formatTable(
+    models,
+    [
+      { header: 'MODEL', cell: (m) => m.id },
+      { header: 'TASK', cell: (m) => m.task },
+      { header: 'STATUS', cell: (m) => m.status },
+      { header: 'WORKER GROUP', cell: (m) => m.workerGroup },
+      { header: 'PROVIDERS', cell: (m) => m.runtime.executionProviders.join(',') },
+      { header: 'CREATED', cell: (m) => m.createdAt },
+    ],
+    { empty: '(no models)' },
+  );
+}
+
+function renderModel(model: ModelView): string {
+  const tensors = (list: ModelView['inputs']): string | undefined =>
+    list.length === 0
+      ? undefined
+      : list.map((t) => `${t.name} ${t.datatype} [${t.dims.join(',')}]`).join(', ');
+  const { batching, runtime } = model;
+  return formatDetails([
+    ['model', model.id],
+    ['task', model.task],
+    ['status', model.status],
+    ['reason', model.statusReason ?? undefined],
+    ['worker group', model.workerGroup],
+    ['artifact', describeArtifact(model.artifact)],
+    ['tokenizer', model.tokenizer === null ? undefined : describeArtifact(model.tokenizer)],
+    ['labels', model.labels?.join(', ')],
+    ['inputs', tensors(model.inputs)],
+    ['outputs', tensors(model.outputs)],
+    [
+      'batching',
+      `max batch ${batching.maxBatchSize}, max queue delay ${batching.maxQueueDelayMicros}µs, ` +
+        `max batch tokens ${batching.maxBatchTokens}, max queue ${batching.maxQueueSize}, ` +
+        `default timeout ${batching.defaultTimeoutMs}ms`,
+    ],
+    ['runtime', `providers ${runtime.executionProviders.join(',')}, instances ${runtime.instances}`],
+    ['timings', model.timings === null ? undefined : describeTimings(model.timings)],
+    ['prepared', model.preparedAt ?? undefined],
+    ['created', model.createdAt],
+  ]);
+}
+
+/** The URI and the start of the digest (`--json` has all of it). */
+function describeArtifact(artifact: { uri: string; sha256: string }): string {
+  return `${artifact.uri} (sha256 ${artifact.sha256.slice(0, 12)}…)`;
+}
+
+/** Preparation steps in the order they run: `fetch 23ms, open 85ms, warmUp 2ms, total 111ms`. */
+function describeTimings(timings: Record<string, number>): string {
+  const order = ['fetchMs', 'openMs', 'warmUpMs', 'totalMs'];
+  const rank = (step: string): number => (order.includes(step) ? order.indexOf(step) : order.length);
+  return Object.entries(timings)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .map(([step, ms]) => `${step.replace(/Ms$/, '')} ${Math.round(ms)}ms`)
+    .join(', ');
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { describeModelStates, renderStatus } from './status.command.js';
+
+describe('renderStatus', () => {
+  it('prints the latest revision and one aligned row per node with lag and model states', () => {
+    const text = renderStatus({
+      revision: 12,
+      nodes: [
+        {
+          role: 'gateway',
+          id: 'gw-1',
+          address: '10.0.0.2:8080',
+          revision: 12,
+          lag: 0,
+          models: {},
+          lastSeenMs: 400,
+        },
+        {
+          role: 'worker',
+          id: 'worker-a',
+          address: '10.0.0.1:8001',
+          workerGroup: 'default',
+          revision: 10,
+          lag: 2,
+          models: { 'sst2:2': 'LOADING', 'sst2:1': 'READY' },
+          lastSeenMs: 1250,
+        },
+      ],
+    });
+    expect(text.split('\n')).toEqual([
+      'latest revision 12',
+      '',
+      'ROLE     ID        ADDRESS        GROUP    REVISION  LAG      SEEN  MODELS',
+      'gateway  gw-1      10.0.0.2:8080  -              12    0  0.4s ago  -',
+      'worker   worker-a  10.0.0.1:8001  default        10    2  1.3s ago  sst2:1 READY, sst2:2 LOADING',
+    ]);
+  });
+
+  it('shows the registry’s note and an empty table when it cannot see nodes', () => {
+    const text = renderStatus({ revision: 3, nodes: [], note: 'REDIS_URL is not set' });
+    expect(text).toContain('(no live nodes)');
+    expect(text.endsWith('note: REDIS_URL is not set')).toBe(true);
+  });
+
+  it('prints a dash for a node without models', () => {
+    expect(describeModelStates({})).toBe('-');
+  });
+});

@@ -1,0 +1,44 @@
+import { type Command } from 'commander';
+import { type FleetStatusView, type NodeStatusView } from '../api-types.js';
+import { type ContextFactory } from '../cli-context.js';
+import { formatTable } from '../output/table.js';
+import { formatElapsed } from './preparation-progress.js';
+
+/** `modelgate status`: the fleet as the registry sees it through heartbeats. */
+export function registerStatusCommand(program: Command, contextOf: ContextFactory): void {
+  program
+    .command('status')
+    .description("the latest config revision and every live node: applied revision, lag, models' states")
+    .action(async (_options: unknown, command: Command) => {
+      const { client, output } = contextOf(command);
+      const status = await client.status();
+      output.result(status, () => renderStatus(status));
+    });
+}
+
+/** `sst2:1 READY, sst2:2 LOADING`, sorted by model id. */
+export function describeModelStates(models: Record<string, string>): string {
+  const entries = Object.entries(models).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.length === 0 ? '-' : entries.map(([id, state]) => `${id} ${state}`).join(', ');
+}
+
+/** The revision line, the nodes table and the registry's note, if any. */
+export function renderStatus(status: FleetStatusView): string {
+  const table = formatTable<NodeStatusView>(
+    status.nodes,
+    [
+      { header: 'ROLE', cell: (n) => n.role },
+      { header: 'ID', cell: (n) => n.id },
+      { header: 'ADDRESS', cell: (n) => n.address },
+      { header: 'GROUP', cell: (n) => n.workerGroup ?? '-' },
+      { header: 'REVISION', cell: (n) => (n.revision === null ? '-' : String(n.revision)), align: 'right' },
+      { header: 'LAG', cell: (n) => (n.lag === null ? '-' : String(n.lag)), align: 'right' },
+      { header: 'SEEN', cell: (n) => `${formatElapsed(n.lastSeenMs)} ago`, align: 'right' },
+      { header: 'MODELS', cell: (n) => describeModelStates(n.models) },
+    ],
+    { empty: '(no live nodes)' },
+  );
+  const lines = [`latest revision ${status.revision}`, '', table];
+  if (status.note !== undefined) lines.push('', `note: ${status.note}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,174 @@
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runCli } from './program.js';
+
+/** Runs the CLI in-process against captured streams. */
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await runCli(argv, {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+  });
+  return { code, stdout, stderr };
+}
+
+function answer(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+describe('modelgate command line', () => {
+  const fetchMock = vi.fn<typeof fetch>();
+
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock);
+    vi.stubEnv('MODELGATE_REGISTRY', 'http://registry.test:8081');
+    vi.stubEnv('MODELGATE_TOKEN', 'secret-token');
+  });
+
+  afterEach(() => {
+    fetchMock.mockReset();
+    vi.unstubAllGlobals();
+    vi.unstubAllEnvs();
+  });
+
+  it('exits 2 with commander’s message for an unknown command or a missing required option', async () => {
+    const unknown = await run('modle', 'list');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("error: unknown command 'modle'");
+    const missing = await run('model', 'add', 'tiny', '--path', '/tmp');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("required option '--task <task>' not specified");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('exits 2 naming the bad route and touches no API for a malformed route spec', async () => {
+    const result = await run('route', 'set', 'sentiment', 'sst2:1=90', 'sst2:2=ten');
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain("error: route 'sst2:2=ten': weight 'ten' must be an integer percentage");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('exits 2 for an option value of the wrong kind', async () => {
+    const result = await run('model', 'add', 'tiny', '--path', '.', '--task', 'raw', '--max-batch-size', '0');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "option '--max-batch-size <n>' argument '0' is invalid. '0' must be a positive integer",
+    );
+  });
+
+  it('exits 2 when --path and --uri are both given', async () => {
+    const result = await run(
+      'model',
+      'add',
+      'tiny',
+      '--path',
+      '.',
+      '--uri',
+      'file:///m.onnx',
+      '--task',
+      'raw',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("option '--path <dir>' cannot be used with option '--uri <uri>'");
+  });
+
+  it('exits 2 naming a bad environment variable but not its value', async () => {
+    vi.stubEnv('MODELGATE_REGISTRY', 'registry-without-scheme');
+    const result = await run('model', 'list');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('MODELGATE_REGISTRY: must be an http:// or https:// URL');
+    expect(result.stderr).not.toContain('registry-without-scheme');
+  });
+
+  it('prints help on stdout and exits 0 for --help', async () => {
+    const result = await run('route', 'set', '--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: modelgate route set [options] <endpoint> <routes...>');
+  });
+
+  it('sends the token and route specs to the registry and prints the raw API JSON with --json', async () => {
+    const endpoint = {
+      name: 'sentiment',
+      task: 'text-classification',
+      routes: [{ model: 'sst2:1', weight: 100, role: 'primary' }],
+    };
+    fetchMock.mockResolvedValueOnce(answer(200, endpoint));
+    const result = await run('route', 'set', 'sentiment', 'sst2:1=100', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(endpoint);
+    const [url, init] = fetchMock.mock.calls[0] ?? [];
+    expect(url).toBe('http://registry.test:8081/v1/endpoints/sentiment/routes');
+    expect(init?.method).toBe('PUT');
+    expect(init?.headers).toMatchObject({ authorization: 'Bearer secret-token' });
+    expect(JSON.parse(init?.body as string)).toEqual({ routes: [{ model: 'sst2:1', weight: 100 }] });
+  });
+
+  it('prefers --registry over MODELGATE_REGISTRY', async () => {
+    fetchMock.mockResolvedValueOnce(answer(200, []));
+    await run('--registry', 'http://other.test:9000/', 'model', 'list');
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('http://other.test:9000/v1/models');
+  });
+
+  it('exits 1 with the API’s message, code and request id, and no stack, when the registry refuses', async () => {
+    fetchMock.mockResolvedValueOnce(
+      answer(409, {
+        error: {
+          code: 'CONFLICT',
+          message: 'routes[1].model: model sst2:2 is PREPARING; only READY models can be routed',
+          request_id: 'req-1',
+          field: 'routes[1].model',
+        },
+      }),
+    );
+    const result = await run('route', 'set', 'sentiment', 'sst2:1=90', 'sst2:2=10');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'error: routes[1].model: model sst2:2 is PREPARING; only READY models can be routed\n' +
+        '  (CONFLICT, HTTP 409, request req-1)\n',
+    );
+  });
+
+  it('says to set MODELGATE_TOKEN when a call without a token is refused with 401', async () => {
+    vi.stubEnv('MODELGATE_TOKEN', '');
+    fetchMock.mockResolvedValueOnce(
+      answer(401, { error: { code: 'UNAUTHENTICATED', message: 'missing token' } }),
+    );
+    const result = await run('model', 'list');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: missing token (set MODELGATE_TOKEN)');
+    expect(fetchMock.mock.calls[0]?.[1]?.headers).not.toHaveProperty('authorization');
+  });
+
+  it('exits 1 naming the registry it could not reach', async () => {
+    fetchMock.mockRejectedValueOnce(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }));
+    const result = await run('status');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: cannot reach the registry at http://registry.test:8081: ECONNREFUSED (set --registry or MODELGATE_REGISTRY)\n',
+    );
+  });
+
+  it('prints the bare token secret on stdout and the advice on stderr', async () => {
+    fetchMock.mockResolvedValueOnce(
+      answer(201, {
+        name: 'ci',
+        role: 'viewer',
+        createdAt: '2025-01-01T00:00:00.000Z',
+        revokedAt: null,
+        token: 'mg_abc',
+      }),
+    );
+    const result = await run('token', 'create', 'ci', '--role', 'viewer');
+    expect(result).toMatchObject({ code: 0, stdout: 'mg_abc\n' });
+    expect(result.stderr).toContain("created viewer token 'ci'");
+  });
+});

@@ -1,0 +1,94 @@
+import { Command, CommanderError } from 'commander';
+import { asArgParser, contextFactory } from './cli-context.js';
+import { CliFailure, ExitCode, UsageError } from './cli-errors.js';
+import { DEFAULT_REGISTRY_URL } from './cli.config.js';
+import { registerEndpointCommands } from './commands/endpoint.command.js';
+import { registerModelCommands } from './commands/model.command.js';
+import { parseRegistryUrl } from './commands/parse-arguments.js';
+import { registerRouteCommands } from './commands/route.command.js';
+import { registerStatusCommand } from './commands/status.command.js';
+import { registerTokenCommands } from './commands/token.command.js';
+import { type OutputStreams } from './output/output.js';
+import { RegistryApiError, RegistryUnreachableError } from './registry-client.js';
+
+/** The CLI's version (`modelgate -V`). */
+export const CLI_VERSION = '0.1.0';
+
+/** The `modelgate` command tree, writing to `streams`; parse errors throw CommanderError (no process.exit). */
+export function buildProgram(streams: OutputStreams): Command {
+  const program = new Command('modelgate')
+    .description(
+      'Admin CLI of the modelgate registry: models, endpoints, canary routes, tokens, fleet status.',
+    )
+    // `--version` belongs to `model add`; the CLI's own version is -V.
+    .version(CLI_VERSION, '-V, --cli-version', 'print the CLI version')
+    .option(
+      '--registry <url>',
+      `registry base URL (env MODELGATE_REGISTRY, default ${DEFAULT_REGISTRY_URL})`,
+      asArgParser(parseRegistryUrl),
+    )
+    .option('--json', 'print the raw API JSON on stdout, nothing else (for scripts)')
+    .addHelpText(
+      'after',
+      '\nAuthentication: the Bearer token in env MODELGATE_TOKEN (admin for changes, viewer for reads).',
+    )
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({
+      writeOut: (text) => streams.stdout.write(text),
+      writeErr: (text) => streams.stderr.write(text),
+    });
+  // Subcommands inherit exitOverride, output and help settings from here on.
+  const contextOf = contextFactory(streams);
+  registerModelCommands(program, contextOf);
+  registerEndpointCommands(program, contextOf);
+  registerRouteCommands(program, contextOf);
+  registerTokenCommands(program, contextOf);
+  registerStatusCommand(program, contextOf);
+  return program;
+}
+
+/**
+ * Runs one command line (without `node` and the script) and resolves with the exit code: 0 done,
+ * 1 the registry refused or failed it (its message on stderr), 2 a usage error. Never a stack.
+ */
+export async function runCli(argv: readonly string[], streams: OutputStreams): Promise<number> {
+  const program = buildProgram(streams);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return ExitCode.OK;
+  } catch (error) {
+    return reportFailure(error, streams);
+  }
+}
+
+function reportFailure(error: unknown, streams: OutputStreams): number {
+  const write = (line: string): void => void streams.stderr.write(`${line}\n`);
+  if (error instanceof CommanderError) {
+    // Commander has printed its message (and help) already; --help and -V end with code 0.
+    return error.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+  }
+  if (error instanceof UsageError) {
+    write(`error: ${error.message}`);
+    write('(add --help for usage)');
+    return ExitCode.USAGE;
+  }
+  if (error instanceof RegistryApiError) {
+    write(`error: ${error.message}`);
+    const facts = [
+      error.code,
+      `HTTP ${error.status}`,
+      ...(error.field !== undefined && !error.message.includes(error.field) ? [`field ${error.field}`] : []),
+      ...(error.requestId === undefined ? [] : [`request ${error.requestId}`]),
+    ];
+    write(`  (${facts.join(', ')})`);
+    return ExitCode.FAILURE;
+  }
+  if (error instanceof RegistryUnreachableError || error instanceof CliFailure) {
+    write(`error: ${error.message}`);
+    return ExitCode.FAILURE;
+  }
+  // A bug or an unexpected system error: say what it was, still without a stack.
+  write(`error: ${error instanceof Error ? error.message : String(error)}`);
+  return ExitCode.FAILURE;
+}

@@ -1,0 +1,145 @@
+import { heartbeatKey, type NodeHeartbeat } from '@modelgate/config-sync';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FleetStatus } from '../src/status/fleet-status.js';
+import { NO_REDIS_NOTE } from '../src/status/fleet-status.service.js';
+import { type ApiErrorBody } from './support/registry-client.js';
+import {
+  type Isolation,
+  isolate,
+  type RunningRegistry,
+  startRegistryInProcess,
+  TEST_REDIS_URL,
+} from './support/registry-harness.js';
+
+describe('GET /v1/status', () => {
+  let isolation: Isolation;
+  let registry: RunningRegistry;
+  let redis: Redis;
+
+  /** Commits `count` config events, as admin mutations would. */
+  const bumpRevision = async (count: number): Promise<number> => {
+    for (let i = 0; i < count; i += 1) {
+      await isolation.sql("INSERT INTO config_events (actor, summary) VALUES ('test', 'status test')");
+    }
+    const [row] = await isolation.sql<{ revision: string }>(
+      'SELECT max(revision) AS revision FROM config_events',
+    );
+    return Number(row?.revision);
+  };
+
+  const writeHeartbeat = async (beat: Omit<NodeHeartbeat, 'at'>, ageMs = 0): Promise<void> => {
+    const key = heartbeatKey(isolation.keyPrefix, beat.role, beat.id);
+    await redis.set(key, JSON.stringify({ ...beat, at: Date.now() - ageMs }), 'PX', 30_000);
+  };
+
+  beforeAll(async () => {
+    isolation = await isolate();
+    registry = await startRegistryInProcess(isolation.env);
+    redis = new Redis(TEST_REDIS_URL);
+  });
+
+  afterAll(async () => {
+    redis?.disconnect();
+    await registry?.stop();
+    await isolation?.dispose();
+  });
+
+  it('lists the nodes heart-beating under its key prefix with their lag behind the latest revision', async () => {
+    const latest = await bumpRevision(3);
+    await writeHeartbeat(
+      {
+        role: 'worker',
+        id: 'worker-a',
+        address: '10.1.0.7:8001',
+        workerGroup: 'default',
+        revision: latest - 2,
+        models: { 'sst2:1': 'READY', 'sst2:2': 'LOADING' },
+      },
+      1_500,
+    );
+    await writeHeartbeat({
+      role: 'gateway',
+      id: 'gateway-a',
+      address: '10.1.0.9:8080',
+      revision: latest,
+      models: {},
+    });
+    // Another deployment's node on the same Redis is not ours.
+    await redis.set(
+      heartbeatKey(`${isolation.keyPrefix}-other`, 'worker', 'stranger'),
+      JSON.stringify({
+        role: 'worker',
+        id: 'stranger',
+        address: 'x',
+        revision: 1,
+        models: {},
+        at: Date.now(),
+      }),
+      'PX',
+      30_000,
+    );
+
+    const response = await registry.admin.get<FleetStatus>('/v1/status');
+    expect(response.status).toBe(200);
+    expect(response.body.revision).toBe(latest);
+    expect(response.body.note).toBeUndefined();
+    expect(response.body.nodes).toEqual([
+      {
+        role: 'gateway',
+        id: 'gateway-a',
+        address: '10.1.0.9:8080',
+        revision: latest,
+        lag: 0,
+        models: {},
+        lastSeenMs: expect.any(Number) as number,
+      },
+      {
+        role: 'worker',
+        id: 'worker-a',
+        address: '10.1.0.7:8001',
+        workerGroup: 'default',
+        revision: latest - 2,
+        lag: 2,
+        models: { 'sst2:1': 'READY', 'sst2:2': 'LOADING' },
+        lastSeenMs: expect.any(Number) as number,
+      },
+    ]);
+    const worker = response.body.nodes.find((node) => node.role === 'worker');
+    expect(worker?.lastSeenMs).toBeGreaterThanOrEqual(1_500);
+    await redis.del(heartbeatKey(`${isolation.keyPrefix}-other`, 'worker', 'stranger'));
+  });
+
+  it('updates modelgate_nodes{role} on each read', async () => {
+    await registry.admin.get('/v1/status');
+    const metrics = await (await fetch(`${registry.url}/metrics`)).text();
+    expect(metrics).toMatch(/^modelgate_nodes\{role="worker"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^modelgate_nodes\{role="gateway"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^modelgate_nodes\{role="registry"[^}]*\} 0$/m);
+  });
+
+  it('is readable with a viewer token and refused without one', async () => {
+    const created = await registry.admin.post<{ token: string }>('/v1/tokens', {
+      name: 'status-viewer',
+      role: 'viewer',
+    });
+    expect((await registry.client(created.body.token).get('/v1/status')).status).toBe(200);
+    const anonymous = await registry.client().get<ApiErrorBody>('/v1/status');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('answers an empty node list with a note when the registry runs without Redis', async () => {
+    const { REDIS_URL: _redis, ...env } = isolation.env;
+    const standalone = await startRegistryInProcess(env);
+    try {
+      const response = await standalone.admin.get<FleetStatus>('/v1/status');
+      expect(response.status).toBe(200);
+      expect(response.body.nodes).toEqual([]);
+      expect(response.body.note).toBe(NO_REDIS_NOTE);
+      expect(response.body.revision).toBeGreaterThanOrEqual(3);
+    } finally {
+      await standalone.stop();
+    }
+  });
+});
