@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { loadGatewayConfig } from './gateway.config.js';
+
+describe('GATEWAY_WORKER_ADDRESSES', () => {
+  it('is empty by default', () => {
+    expect(loadGatewayConfig({}).GATEWAY_WORKER_ADDRESSES).toEqual([]);
+  });
+
+  it('reads group=address,address pairs separated by semicolons', () => {
+    const config = loadGatewayConfig({
+      GATEWAY_WORKER_ADDRESSES: 'default=127.0.0.1:8001, 127.0.0.1:8011 ; gpu=dns:///workers.ns.svc:8001;',
+    });
+    expect(config.GATEWAY_WORKER_ADDRESSES).toEqual([
+      { name: 'default', addresses: ['127.0.0.1:8001', '127.0.0.1:8011'] },
+      { name: 'gpu', addresses: ['dns:///workers.ns.svc:8001'] },
+    ]);
+  });
+
+  it('names the variable when a group has no name, no addresses or a bad name', () => {
+    for (const value of ['127.0.0.1:8001', 'default=', 'Bad Name=127.0.0.1:8001']) {
+      expect(() => loadGatewayConfig({ GATEWAY_WORKER_ADDRESSES: value })).toThrow(
+        /GATEWAY_WORKER_ADDRESSES: .*must be group=host:port/,
+      );
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+/**
+ * Standalone settings; the only place the launcher reads `process.env`. The apps read their own
+ * variables themselves (the whole environment is passed on); the launcher reads the few it must
+ * know too, to dial the apps and to print where they are.
+ */
+export const standaloneConfigSchema = z.object({
+  /** Directory holding the embedded database, tokens, artifacts and caches. */
+  MODELGATE_HOME: z
+    .string()
+    .min(1)
+    .default('.modelgate')
+    .transform((dir) => resolve(dir)),
+  /** Register the demo model and endpoint `demo` at start-up (kept if already there). */
+  MODELGATE_DEMO: booleanFromEnv.default(true),
+  /** How long start-up may take before giving up, in ms (the first start creates the database). */
+  MODELGATE_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  /** External Postgres; when unset an embedded PGlite under MODELGATE_HOME/pgdata is served. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')
+    .optional(),
+  /** Redis; when unset config sync is by polling and async inference answers 503. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  /** The first admin token; when unset one is generated into MODELGATE_HOME/admin-token. */
+  REGISTRY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Interface of the gateway (the apps' own default is 0.0.0.0; standalone keeps to this machine). */
+  GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Gateway HTTP port. */
+  GATEWAY_PORT: port.default(8080),
+  /** Interface of the registry. */
+  REGISTRY_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Registry HTTP port. */
+  REGISTRY_PORT: port.default(8081),
+  /** Interface of the worker's gRPC and HTTP servers. */
+  WORKER_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Worker gRPC port (Open Inference Protocol v2). */
+  WORKER_GRPC_PORT: port.default(8001),
+  /** Worker HTTP port (metrics and probes). */
+  WORKER_HTTP_PORT: port.default(8002),
+  /** The worker's group; the gateway is told the worker's address under this name. */
+  WORKER_GROUP: z.string().min(1).default('default'),
+});
+
+export type StandaloneConfig = z.infer<typeof standaloneConfigSchema>;
+
+/** Parses the environment; throws listing every bad key by name (never its value). */
+export function loadStandaloneConfig(env: NodeJS.ProcessEnv = process.env): StandaloneConfig {
+  const parsed = standaloneConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid standalone configuration:\n  ${keys.join('\n  ')}`);
+  }
+  return parsed.data;
+}
