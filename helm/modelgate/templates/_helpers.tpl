@@ -1,0 +1,172 @@
+{{/* Chart name, overridable. */}}
+{{- define "modelgate.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Prefix of every resource name: <release>-<chart>, or the release name when it already contains
+the chart name. Kept short enough for a "-worker-headless"-style suffix within 63 characters.
+*/}}
+{{- define "modelgate.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 45 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 45 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 45 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Name of one component's resources: (dict "root" $ "component" "gateway"). */}}
+{{- define "modelgate.componentName" -}}
+{{- printf "%s-%s" (include "modelgate.fullname" .root) .component }}
+{{- end }}
+
+{{- define "modelgate.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Selector labels of a component: (dict "root" $ "component" "worker"). Immutable once deployed. */}}
+{{- define "modelgate.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "modelgate.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* Every resource's labels: (dict "root" $ "component" "worker"). */}}
+{{- define "modelgate.labels" -}}
+helm.sh/chart: {{ include "modelgate.chart" .root }}
+{{ include "modelgate.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: modelgate
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- with .root.Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* Image reference of a component: (dict "root" $ "image" .Values.gateway.image). */}}
+{{- define "modelgate.image" -}}
+{{- $tag := default .root.Chart.AppVersion .root.Values.image.tag }}
+{{- if .root.Values.image.registry }}
+{{- printf "%s/%s:%s" (trimSuffix "/" .root.Values.image.registry) .image.repository $tag }}
+{{- else }}
+{{- printf "%s:%s" .image.repository $tag }}
+{{- end }}
+{{- end }}
+
+{{/* In-cluster DNS name of a Service: (dict "root" $ "component" "registry"). */}}
+{{- define "modelgate.serviceHost" -}}
+{{- printf "%s.%s.svc.%s" (include "modelgate.componentName" .) .root.Release.Namespace .root.Values.clusterDomain }}
+{{- end }}
+
+{{/* Base URL workers and gateways reach the registry at. */}}
+{{- define "modelgate.registryUrl" -}}
+{{- printf "http://%s:%d" (include "modelgate.serviceHost" (dict "root" . "component" "registry")) (int .Values.registry.service.port) }}
+{{- end }}
+
+{{/*
+An *_ARTIFACT_ALLOWED_HOSTS value: the registry's Service host (its uploaded artifacts live at
+REGISTRY_PUBLIC_URL, a private address the SSRF guard refuses otherwise) plus the user's list.
+Arguments: (dict "root" $ "value" <user value or nil>).
+*/}}
+{{- define "modelgate.allowedHosts" -}}
+{{- $hosts := list (include "modelgate.serviceHost" (dict "root" .root "component" "registry")) }}
+{{- if .value }}
+{{- $hosts = append $hosts (toString .value) }}
+{{- end }}
+{{- join "," $hosts }}
+{{- end }}
+
+{{/*
+An env value as a string. Helm reads numbers from YAML as float64, whose default formatting
+turns 4294967296 into 4.294967296e+09: integral numbers are printed as integers.
+*/}}
+{{- define "modelgate.envValue" -}}
+{{- if and (kindIs "float64" .) (eq (float64 (int64 .)) .) }}
+{{- int64 . }}
+{{- else }}
+{{- toString . }}
+{{- end }}
+{{- end }}
+
+{{/* Secret the credentials come from. */}}
+{{- define "modelgate.credentialsSecret" -}}
+{{- if .Values.credentials.create.enabled }}
+{{- printf "%s-credentials" (include "modelgate.fullname" .) }}
+{{- else }}
+{{- required "credentials.existingSecret is required (or set credentials.create.enabled)" .Values.credentials.existingSecret }}
+{{- end }}
+{{- end }}
+
+{{/* The registry's credential env vars (registry and migration Job share them). */}}
+{{- define "modelgate.databaseUrlEnv" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "modelgate.credentialsSecret" . }}
+      key: {{ .Values.credentials.keys.databaseUrl }}
+{{- end }}
+
+{{/* ConfigMap holding snapshot.json. */}}
+{{- define "modelgate.snapshotConfigMap" -}}
+{{- default (printf "%s-snapshot" (include "modelgate.fullname" .)) .Values.snapshot.existingConfigMap }}
+{{- end }}
+
+{{/* Pod-level security context. */}}
+{{- define "modelgate.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: {{ .Values.podSecurityContext.runAsUser }}
+runAsGroup: {{ .Values.podSecurityContext.runAsGroup }}
+fsGroup: {{ .Values.podSecurityContext.fsGroup }}
+fsGroupChangePolicy: OnRootMismatch
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/* Container-level security context: non-root, read-only root filesystem, no capabilities. */}}
+{{- define "modelgate.containerSecurityContext" -}}
+runAsNonRoot: true
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+privileged: false
+capabilities:
+  drop:
+    - ALL
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/* Pod spec fields every component shares. */}}
+{{- define "modelgate.podCommon" -}}
+{{- if .Values.serviceAccountName }}
+serviceAccountName: {{ .Values.serviceAccountName }}
+{{- end }}
+automountServiceAccountToken: false
+enableServiceLinks: false
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- include "modelgate.podSecurityContext" . | nindent 2 }}
+{{- end }}
+
+{{/* Scheduling fields of a component's values: nodeSelector, tolerations, affinity. */}}
+{{- define "modelgate.scheduling" -}}
+{{- with .nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}

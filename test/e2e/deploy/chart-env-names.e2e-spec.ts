@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { type K8sObject, renderChart, type ValuesInput } from './support/helm.js';
+import { componentOf, podSpecOf, workloads } from './support/pod-spec.js';
+import { APP_ENV_KEYS, type AppName, readRepoFile } from './support/repo.js';
+
+/** The app each rendered component runs (the migration Job runs the registry's migrate command). */
+const APP_OF_COMPONENT: Readonly<Record<string, AppName>> = {
+  gateway: 'gateway',
+  worker: 'worker',
+  registry: 'registry',
+  migrations: 'registry',
+};
+
+type EnvSchema = { properties: Record<string, unknown> };
+const valuesSchema = JSON.parse(readRepoFile('helm', 'modelgate', 'values.schema.json')) as {
+  properties: Record<'gateway' | 'worker' | 'registry', { properties: { env: EnvSchema } }>;
+};
+
+/** A valid value for every env var the values schema accepts, so one render sets them all. */
+const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
+  gateway: {
+    GATEWAY_WORKERS: 'auto',
+    GATEWAY_ARTIFACT_ROOTS: '/models',
+    GATEWAY_ALLOW_HTTP_ARTIFACTS: false,
+    GATEWAY_ARTIFACT_ALLOWED_HOSTS: 'models.internal',
+    GATEWAY_BODY_LIMIT_BYTES: 2048,
+    GATEWAY_DEFAULT_TIMEOUT_MS: 1000,
+    GATEWAY_DOCS: false,
+    GATEWAY_LOG_LEVEL: 'debug',
+  },
+  worker: {
+    WORKER_ARTIFACT_ROOTS: '/models',
+    WORKER_ALLOW_HTTP_ARTIFACTS: false,
+    WORKER_ARTIFACT_ALLOWED_HOSTS: 'models.internal',
+    WORKER_DRAIN_TIMEOUT_MS: 1000,
+    WORKER_TENSORRT_FP16: false,
+    WORKER_CUDA_DEVICE_ID: 0,
+    WORKER_CUDA_MEMORY_LIMIT_BYTES: 1024,
+    WORKER_LOG_LEVEL: 'debug',
+  },
+  registry: {
+    DATABASE_SCHEMA: 'mg',
+    DATABASE_POOL_SIZE: 5,
+    REDIS_KEY_PREFIX: 'mg',
+    REGISTRY_ARTIFACT_ROOTS: '/models',
+    REGISTRY_ALLOW_HTTP_ARTIFACTS: false,
+    REGISTRY_ARTIFACT_ALLOWED_HOSTS: 'models.internal',
+    REGISTRY_ARTIFACT_MAX_BYTES: 1024,
+    REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS: 1000,
+    REGISTRY_PUBLIC_URL: 'https://registry.example.com',
+    REGISTRY_RELAY_INTERVAL_MS: 500,
+    REGISTRY_PREPARATION_ATTEMPTS: 2,
+    REGISTRY_PREPARATION_BACKOFF_MS: 10,
+    REGISTRY_PREPARATION_LOCK_MS: 1000,
+    REGISTRY_PREPARATION_STALLED_INTERVAL_MS: 1000,
+    REGISTRY_LOG_LEVEL: 'debug',
+  },
+};
+
+/**
+ * The env var names each container of a workload gets: its `env` entries plus the keys of every
+ * ConfigMap or Secret it loads with `envFrom` (looked up among the rendered objects).
+ */
+function envNamesOf(
+  objects: readonly K8sObject[],
+  workload: K8sObject,
+): { container: string; names: string[] }[] {
+  const dataKeys = (kind: string, name: string): string[] => {
+    const source = objects.find((object) => object.kind === kind && object.metadata.name === name);
+    if (source === undefined)
+      throw new Error(`${workload.metadata.name} loads ${kind} ${name}, which the chart does not render`);
+    return Object.keys({
+      ...(source.data as object | undefined),
+      ...(source.stringData as object | undefined),
+    });
+  };
+  return podSpecOf(workload).containers.map((container) => ({
+    container: container.name,
+    names: [
+      ...(container.env ?? []).map((env) => env.name),
+      ...(container.envFrom ?? []).flatMap((from) => [
+        ...(from.configMapRef ? dataKeys('ConfigMap', from.configMapRef.name) : []),
+        ...(from.secretRef ? dataKeys('Secret', from.secretRef.name) : []),
+      ]),
+    ],
+  }));
+}
+
+const RENDERS: readonly [string, ValuesInput][] = [
+  ['default values', {}],
+  ['production-like values', { files: ['ci/production-values.yaml'] }],
+  [
+    'every env var the values accept',
+    {
+      values: {
+        gateway: { env: EVERY_ENV_VALUE.gateway },
+        worker: { env: EVERY_ENV_VALUE.worker },
+        registry: { env: EVERY_ENV_VALUE.registry },
+        credentials: {
+          create: { enabled: true, databaseUrl: 'postgres://u:p@db/mg', redisUrl: 'redis://r:6379' },
+        },
+      },
+    },
+  ],
+];
+
+describe('env var names the chart sets', () => {
+  it.each(RENDERS)('are all read by the app’s config schema, with %s', (_name, input) => {
+    const objects = renderChart(input);
+    const unknown: string[] = [];
+    for (const workload of workloads(objects)) {
+      const app = APP_OF_COMPONENT[componentOf(workload)];
+      if (app === undefined) throw new Error(`no app known for component ${componentOf(workload)}`);
+      for (const { container, names } of envNamesOf(objects, workload)) {
+        expect(names.length, `${workload.metadata.name}/${container} gets no env at all`).toBeGreaterThan(0);
+        unknown.push(
+          ...names
+            .filter((name) => !APP_ENV_KEYS[app].has(name))
+            .map((name) => `${workload.metadata.name}/${container}: ${name}`),
+        );
+      }
+    }
+    expect(unknown).toEqual([]);
+  });
+
+  it.each(['gateway', 'worker', 'registry'] as const)(
+    'accepts under %s.env only names that app reads',
+    (app) => {
+      const accepted = Object.keys(valuesSchema.properties[app].properties.env.properties);
+      expect(accepted.filter((name) => !APP_ENV_KEYS[app].has(name))).toEqual([]);
+      expect(Object.keys(EVERY_ENV_VALUE[app]).sort()).toEqual([...accepted].sort());
+    },
+  );
+
+  it('prints integers in full, not in Helm’s float notation', () => {
+    const objects = renderChart({ files: ['ci/production-values.yaml'] });
+    const data = (name: string): Record<string, string> =>
+      objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === name)?.data as Record<
+        string,
+        string
+      >;
+    expect(data('mg-modelgate-worker-env').WORKER_CUDA_MEMORY_LIMIT_BYTES).toBe('34359738368');
+    expect(data('mg-modelgate-registry-env').REGISTRY_ARTIFACT_MAX_BYTES).toBe('8589934592');
+    expect(data('mg-modelgate-gateway-env').GATEWAY_DOCS).toBe('false');
+  });
+});

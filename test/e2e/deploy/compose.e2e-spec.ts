@@ -1,0 +1,229 @@
+import { existsSync } from 'node:fs';
+import { parseConfigSnapshot } from '@modelgate/contracts';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseDockerfile } from './support/dockerfile.js';
+import { APP_ENV_KEYS, type AppName, readRepoFile, repoPath, sourceOfBuiltFile } from './support/repo.js';
+
+interface ComposeService {
+  image?: string;
+  build?: { context?: string; dockerfile?: string; target?: string };
+  command?: string[] | string;
+  entrypoint?: string[] | string;
+  environment?: Record<string, string | number | boolean | null>;
+  env_file?: unknown;
+  ports?: string[];
+  volumes?: string[];
+  healthcheck?: { test?: string[] | string; interval?: string; timeout?: string; retries?: number };
+  depends_on?: Record<string, { condition?: string }>;
+  deploy?: {
+    replicas?: number;
+    resources?: {
+      reservations?: { devices?: { driver?: string; count?: number; capabilities?: string[] }[] };
+    };
+  };
+  profiles?: string[];
+  restart?: string;
+  container_name?: string;
+  stop_grace_period?: string;
+  read_only?: boolean;
+  networks?: { default?: { aliases?: string[] } };
+}
+
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+const composeText = readRepoFile('docker-compose.yml');
+const compose = parse(composeText, { merge: true }) as ComposeFile;
+const services = Object.entries(compose.services);
+const exampleEnv = new Map(
+  readRepoFile('deploy.env.example')
+    .split('\n')
+    .filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const),
+);
+const dockerfileStages = new Set(
+  parseDockerfile(readRepoFile('docker', 'Dockerfile')).stages.map((stage) => stage.name),
+);
+
+/** The app whose config schema a service's environment must match, from the image it builds. */
+function appOf(service: ComposeService): AppName | undefined {
+  const target = service.build?.target ?? '';
+  if (target === 'registry' || target === 'gateway') return target;
+  return target.startsWith('worker') ? 'worker' : undefined;
+}
+
+/** Services that run until stopped (the one-shot migration exits). */
+const longRunning = services.filter(([, service]) => service.restart !== 'no');
+
+/** Seconds of a compose duration such as `45s`, `1m30s`, `500ms`. */
+function seconds(duration: string): number {
+  let total = 0;
+  for (const [, amount, unit] of duration.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    total += Number(amount) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as 'ms' | 's' | 'm' | 'h'];
+  }
+  return total;
+}
+
+/** A value with `${VAR:-default}` replaced by its default (host ports, for clash checks). */
+function withDefaults(value: string): string {
+  return value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+}
+
+describe('docker-compose.yml', () => {
+  it('gives every service an image or a build of a docker/Dockerfile target', () => {
+    for (const [name, service] of services) {
+      expect(service.image ?? service.build, name).toBeDefined();
+      if (service.build === undefined) continue;
+      expect(existsSync(repoPath(service.build.dockerfile ?? 'Dockerfile')), name).toBe(true);
+      expect(dockerfileStages.has(service.build.target), `${name}: target ${service.build.target}`).toBe(
+        true,
+      );
+    }
+  });
+
+  it('healthchecks every long-running service with a test, an interval and a timeout', () => {
+    for (const [name, service] of longRunning) {
+      expect(service.healthcheck?.test, name).toBeDefined();
+      expect(service.healthcheck?.interval, name).toMatch(/^\d+(ms|s|m)$/);
+      expect(service.healthcheck?.timeout, name).toMatch(/^\d+(ms|s|m)$/);
+    }
+  });
+
+  it('orders start-up with valid depends_on conditions on services that can meet them', () => {
+    const conditions = new Set(['service_started', 'service_healthy', 'service_completed_successfully']);
+    for (const [name, service] of services) {
+      for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
+        const target = compose.services[dependency];
+        expect(target, `${name} depends on unknown ${dependency}`).toBeDefined();
+        expect(conditions.has(condition ?? ''), `${name} → ${dependency}: ${condition}`).toBe(true);
+        if (condition === 'service_healthy')
+          expect(target?.healthcheck, `${dependency} has no healthcheck`).toBeDefined();
+      }
+    }
+  });
+
+  it('migrates once Postgres is healthy, and starts the registry only after the migration succeeded', () => {
+    const { migrate, registry } = compose.services;
+    expect(migrate?.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(migrate?.restart).toBe('no');
+    const command = [migrate?.entrypoint, migrate?.command].flat().filter((part) => part !== undefined);
+    expect(command).toEqual(['node', 'apps/registry/dist/database/migrate.js', 'up']);
+    expect(sourceOfBuiltFile(command[1] ?? '')).toBeDefined();
+    expect(registry?.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(registry?.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(registry?.depends_on?.redis?.condition).toBe('service_healthy');
+  });
+
+  it('runs two gateway replicas without a fixed host port or container name, behind one published port', () => {
+    const gateway = compose.services.gateway;
+    expect(gateway?.deploy?.replicas).toBe(2);
+    expect(gateway?.container_name).toBeUndefined();
+    expect(gateway?.ports ?? []).toEqual([]);
+    expect(compose.services.edge?.ports).toEqual(['${GATEWAY_PUBLISHED_PORT:-8080}:8080']);
+    expect(readRepoFile('docker', 'compose', 'edge.conf')).toMatch(/set \$gateway http:\/\/gateway:8080;/);
+  });
+
+  it('publishes no host port twice', () => {
+    const hostPorts = services.flatMap(([, service]) =>
+      (service.ports ?? []).map((port) => withDefaults(port).split(':').slice(0, -1).join(':')),
+    );
+    expect(new Set(hostPorts).size).toBe(hostPorts.length);
+  });
+
+  it('reserves one NVIDIA GPU for the worker (profile gpu) and runs the same worker without one under profile cpu', () => {
+    const { worker, 'worker-cpu': workerCpu } = compose.services;
+    expect(worker?.profiles).toEqual(['gpu']);
+    expect(worker?.build?.target).toBe('worker-gpu');
+    expect(worker?.deploy?.resources?.reservations?.devices).toEqual([
+      { driver: 'nvidia', count: 1, capabilities: ['gpu'] },
+    ]);
+    expect(workerCpu?.profiles).toEqual(['cpu']);
+    expect(workerCpu?.build?.target).toBe('worker-cpu');
+    expect(workerCpu?.deploy?.resources).toBeUndefined();
+    expect(workerCpu?.environment).toEqual(worker?.environment);
+    expect(workerCpu?.networks?.default?.aliases).toContain('worker');
+    expect(worker?.networks?.default?.aliases).toContain('worker');
+    expect(['gpu', 'cpu']).toContain(exampleEnv.get('COMPOSE_PROFILES'));
+  });
+
+  it('gives workers a stop grace period longer than their drain timeout', () => {
+    for (const name of ['worker', 'worker-cpu']) {
+      const service = compose.services[name];
+      const drainMs = Number(service?.environment?.WORKER_DRAIN_TIMEOUT_MS ?? 30_000);
+      expect(seconds(service?.stop_grace_period ?? '10s') * 1000, name).toBeGreaterThan(drainMs);
+    }
+  });
+
+  it('sets only environment variables that each app’s config schema reads', () => {
+    for (const [name, service] of services) {
+      const app = appOf(service);
+      if (app === undefined) continue;
+      const unknown = Object.keys(service.environment ?? {}).filter((key) => !APP_ENV_KEYS[app].has(key));
+      expect(unknown, `${name} (${app})`).toEqual([]);
+    }
+  });
+
+  it('never writes a credential inline: secrets come from .env through interpolation', () => {
+    const problems: string[] = [];
+    for (const [name, service] of services) {
+      expect(service.env_file, `${name}: env_file would hand every secret to every service`).toBeUndefined();
+      for (const [key, raw] of Object.entries(service.environment ?? {})) {
+        const value = String(raw);
+        if (/PASSWORD|TOKEN|SECRET/.test(key) && !/^\$\{[A-Z_]+(:\?[^}]*)?\}$/.test(value)) {
+          problems.push(`${name}.${key} is not a \${VAR} reference`);
+        }
+        const credentials = /:\/\/([^/@]*)@/.exec(value)?.[1];
+        if (credentials !== undefined && !/^(\$\{\w+\})?:\$\{\w+\}$/.test(credentials)) {
+          problems.push(`${name}.${key} has inline credentials`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(readRepoFile('.gitignore').split('\n')).toContain('.env');
+  });
+
+  it('defines every interpolated variable in deploy.env.example (or gives it a default), and uses every one it defines', () => {
+    const referenced = new Map<string, boolean>();
+    for (const [, name, operator] of composeText.matchAll(/\$\{(\w+)(:-|:\?|-|\?)?[^}]*\}/g)) {
+      referenced.set(
+        name ?? '',
+        (referenced.get(name ?? '') ?? false) || operator === ':-' || operator === '-',
+      );
+    }
+    const undefinedVars = [...referenced].filter(
+      ([name, hasDefault]) => !hasDefault && !exampleEnv.has(name),
+    );
+    expect(undefinedVars).toEqual([]);
+    const unused = [...exampleEnv.keys()].filter(
+      (name) => !referenced.has(name) && name !== 'COMPOSE_PROFILES',
+    );
+    expect(unused).toEqual([]);
+    for (const secret of ['POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'REGISTRY_BOOTSTRAP_TOKEN']) {
+      expect(exampleEnv.get(secret), `${secret} must be left empty in the example`).toBe('');
+    }
+  });
+
+  it('mounts only files that exist, and a snapshot the apps accept whose worker group is the `worker` alias', () => {
+    for (const [name, service] of services) {
+      for (const volume of service.volumes ?? []) {
+        const [source = ''] = volume.split(':');
+        if (source.startsWith('.') || source.startsWith('/'))
+          expect(existsSync(repoPath(source)), `${name}: ${source}`).toBe(true);
+        else expect(compose.volumes?.[source], `${name}: named volume ${source}`).toBeDefined();
+      }
+    }
+    const snapshot = parseConfigSnapshot(JSON.parse(readRepoFile('docker', 'compose', 'snapshot.json')));
+    expect(snapshot.workerGroups).toEqual([{ name: 'default', addresses: ['dns:///worker:8001'] }]);
+    expect(compose.services.gateway?.environment?.GATEWAY_CONFIG_FILE).toBe('/etc/modelgate/snapshot.json');
+    expect(compose.services.worker?.environment?.WORKER_CONFIG_FILE).toBe('/etc/modelgate/snapshot.json');
+  });
+
+  it('runs the modelgate services with a read-only root filesystem', () => {
+    for (const [name, service] of services) {
+      if (appOf(service) !== undefined) expect(service.read_only, name).toBe(true);
+    }
+  });
+});
