@@ -5,6 +5,7 @@ import { DEFAULT_REGISTRY_URL } from './cli.config.js';
 import { registerEndpointCommands } from './commands/endpoint.command.js';
 import { registerModelCommands } from './commands/model.command.js';
 import { parseRegistryUrl } from './commands/parse-arguments.js';
+import { registerPerfCommand } from './commands/perf.command.js';
 import { registerRouteCommands } from './commands/route.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
 import { registerTokenCommands } from './commands/token.command.js';
@@ -45,6 +46,7 @@ export function buildProgram(streams: OutputStreams): Command {
   registerRouteCommands(program, contextOf);
   registerTokenCommands(program, contextOf);
   registerStatusCommand(program, contextOf);
+  registerPerfCommand(program, contextOf);
   return program;
 }
 

@@ -1,0 +1,57 @@
+import { type Command } from 'commander';
+import { asArgParser, type ContextFactory } from '../cli-context.js';
+import { UsageError } from '../cli-errors.js';
+import { type PerfStep, formatStep, parseConcurrencyRange, parseDuration } from '../perf/perf-stats.js';
+import { runPerfStep } from '../perf/run-perf-step.js';
+
+/** The gateway perf drives when --gateway is not given. */
+const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
+
+const usage =
+  <T>(parse: (text: string) => T) =>
+  (text: string): T => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  };
+
+/**
+ * `modelgate perf <endpoint>`: a perf_analyzer-style concurrency sweep against a gateway's
+ * POST /serve/<endpoint>, with the gateway's Server-Timing breakdown per step.
+ */
+export function registerPerfCommand(program: Command, contextOf: ContextFactory): void {
+  program
+    .command('perf <endpoint>')
+    .description(
+      'measure throughput and latency of an endpoint over a concurrency range (perf_analyzer style)',
+    )
+    .option('--gateway <url>', `gateway base URL (default ${DEFAULT_GATEWAY_URL})`, DEFAULT_GATEWAY_URL)
+    .option(
+      '--concurrency-range <start:end:step>',
+      'concurrency levels, linear like perf_analyzer',
+      asArgParser(usage(parseConcurrencyRange)),
+      [1],
+    )
+    .option('--duration <time>', 'time per level, e.g. 10s', asArgParser(usage(parseDuration)), 10_000)
+    .action(
+      async (
+        endpoint: string,
+        options: { gateway: string; concurrencyRange: number[]; duration: number },
+        command: Command,
+      ) => {
+        const { output } = contextOf(command);
+        if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(endpoint))
+          throw new UsageError(`'${endpoint}' is not an endpoint name`);
+        const url = `${options.gateway.replace(/\/+$/, '')}/serve/${endpoint}`;
+        const steps: PerfStep[] = [];
+        for (const concurrency of options.concurrencyRange) {
+          const step = await runPerfStep({ url, concurrency, durationMs: options.duration });
+          steps.push(step);
+          if (!output.json) output.result(step, () => formatStep(step));
+        }
+        if (output.json) output.result(steps, () => '');
+      },
+    );
+}
