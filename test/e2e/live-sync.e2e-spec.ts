@@ -17,6 +17,7 @@ import {
 } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runModelgate } from '../../apps/cli/test/support/cli-process.js';
 import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
 import {
   ADMIN_TOKEN,
@@ -167,6 +168,45 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
       expect(answer.status).toBe(200);
       expect(answer.body).toMatchObject({ endpoint: 'sync', model: 'tiny', version: '1', route: 'primary' });
     }
+  });
+
+  it('lists every node with its applied revision and model states in `modelgate status`', async () => {
+    const revision = await latestRevision();
+    await waitFor(async () => (await Promise.all(gateways.map(gatewayRevision))).every((r) => r >= revision));
+    let status:
+      | {
+          revision: number;
+          nodes: {
+            role: string;
+            revision: number | null;
+            lag: number | null;
+            models: Record<string, string>;
+          }[];
+        }
+      | undefined;
+    await waitFor(
+      async () => {
+        const run = await runModelgate(['status', '--json'], {
+          registryUrl: registry.url,
+          token: ADMIN_TOKEN,
+        });
+        expect(run.code).toBe(0);
+        status = JSON.parse(run.stdout) as typeof status;
+        const nodes = status?.nodes ?? [];
+        return (
+          nodes.filter((n) => n.role === 'worker').length === 2 &&
+          nodes.filter((n) => n.role === 'gateway').length === 2 &&
+          nodes.every((n) => n.lag === 0)
+        );
+      },
+      { timeoutMs: 15_000, describe: () => JSON.stringify(status) },
+    );
+    for (const worker of status!.nodes.filter((n) => n.role === 'worker')) {
+      expect(worker.models).toEqual({ 'tiny:1': 'READY', 'tiny:2': 'READY' });
+    }
+    const human = await runModelgate(['status'], { registryUrl: registry.url, token: ADMIN_TOKEN });
+    expect(human.stdout).toContain(`latest revision ${status!.revision}`);
+    expect(human.stdout).toMatch(/worker .*tiny:1 READY, tiny:2 READY/);
   });
 
   it('shows a 90/10 route change in the traffic of both gateways', async () => {
