@@ -69,6 +69,10 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(3000),
   /** How often to re-read worker heartbeats for discovery, in ms. */
   GATEWAY_DISCOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
+  /** How long asynchronous results stay retrievable at GET /jobs/:id, in seconds (needs REDIS_URL). */
+  GATEWAY_ASYNC_RESULT_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** Asynchronous jobs each gateway process runs at once. */
+  GATEWAY_ASYNC_CONCURRENCY: z.coerce.number().int().min(1).default(8),
   /** Heartbeat time-to-live of this gateway, in ms. */
   GATEWAY_HEARTBEAT_TTL_MS: z.coerce.number().int().min(500).default(6000),
   /** Cache directory for tokenizer artifacts (never model weights). */

@@ -22,7 +22,9 @@ import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { TokenizerLoader } from './endpoints/tokenizer-loader.js';
 import { WorkerDiscovery } from './endpoints/worker-discovery.js';
 import { type GatewayConfig } from './gateway.config.js';
-import { CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER, SERVE_DEFAULTS } from './gateway.tokens.js';
+import { ASYNC_INFERENCE, CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER, SERVE_DEFAULTS } from './gateway.tokens.js';
+import { AsyncInference } from './async-jobs/async-inference.js';
+import { JobsController } from './async-jobs/jobs.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { V2InferController } from './kserve/v2-infer.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -47,6 +49,7 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(EndpointTables) private readonly tables: EndpointTables,
     @Inject(InferenceClient) private readonly client: InferenceClient,
     @Inject(LIVE_SYNC) private readonly live: LiveSync,
+    @Inject(ASYNC_INFERENCE) private readonly asyncInference: AsyncInference | undefined,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -65,6 +68,7 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy 
     await this.source.stop();
     this.live.discovery?.stop();
     await this.live.heartbeat?.stop();
+    await this.asyncInference?.close();
     await this.client.close();
   }
 }
@@ -91,6 +95,19 @@ export class GatewayModule {
     const client = new InferenceClient({ workerGroups: config.GATEWAY_WORKER_ADDRESSES });
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
     const defaults = { timeoutMs: config.GATEWAY_DEFAULT_TIMEOUT_MS };
+    const serve = new ServeService(tables, client, metrics, defaults);
+    const asyncInference = config.REDIS_URL
+      ? new AsyncInference(
+          serve,
+          {
+            redisUrl: config.REDIS_URL,
+            keyPrefix: config.REDIS_KEY_PREFIX,
+            resultTtlSeconds: config.GATEWAY_ASYNC_RESULT_TTL_SECONDS,
+            concurrency: config.GATEWAY_ASYNC_CONCURRENCY,
+          },
+          logger,
+        )
+      : undefined;
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
     const source: ConfigSource = config.REGISTRY_URL
       ? new RegistryConfigSource({
@@ -129,7 +146,7 @@ export class GatewayModule {
       : {};
     return {
       module: GatewayModule,
-      controllers: [ServingController, V2InferController, HealthController],
+      controllers: [ServingController, V2InferController, JobsController, HealthController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },
@@ -139,7 +156,8 @@ export class GatewayModule {
         { provide: GatewayMetrics, useValue: metrics },
         { provide: InferenceClient, useValue: client },
         { provide: EndpointTables, useValue: tables },
-        { provide: ServeService, useValue: new ServeService(tables, client, metrics, defaults) },
+        { provide: ServeService, useValue: serve },
+        { provide: ASYNC_INFERENCE, useValue: asyncInference },
         SnapshotApplier,
       ],
     };

@@ -58,6 +58,17 @@ export class ServeService {
     private readonly defaults: ServeDefaults,
   ) {}
 
+  /**
+   * Checks a call as far as it can be checked without running it (endpoint, version, body), so
+   * an asynchronous request with bad input is refused at once instead of failing later.
+   */
+  validate(call: ServeCall): void {
+    const table = this.requireTable();
+    const endpoint = requireEndpoint(table, call.endpoint);
+    const { model } = this.chooseModel(table, endpoint, call);
+    parseServeRequest(call.body, endpoint.preprocessing, { task: model.spec.task });
+  }
+
   async serve(call: ServeCall): Promise<ServeAnswer> {
     const started = performance.now();
     const table = this.requireTable();

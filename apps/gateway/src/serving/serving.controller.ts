@@ -1,9 +1,17 @@
 import { Body, Controller, Headers, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ErrorCode, ModelgateError, isModelgateError, toHttpStatus } from '@modelgate/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { type AsyncInference } from '../async-jobs/async-inference.js';
+import { ASYNC_INFERENCE } from '../gateway.tokens.js';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { type ServeAnswer, ServeService } from './serve.service.js';
+
+/** The 202 body of an asynchronous request. */
+export interface AcceptedJob {
+  job: string;
+  status_url: string;
+}
 
 /** Header a client sends to stay on one canary route (an endpoint may name another). */
 const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
@@ -15,6 +23,7 @@ export class ServingController {
     @Inject(ServeService) private readonly service: ServeService,
     @Inject(EndpointTables) private readonly tables: EndpointTables,
     @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
+    @Inject(ASYNC_INFERENCE) private readonly asyncInference: AsyncInference | undefined,
   ) {}
 
   @Post(':endpoint')
@@ -25,7 +34,7 @@ export class ServingController {
     @Headers() headers: Record<string, string | string[] | undefined>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ServeAnswer['body']> {
+  ): Promise<ServeAnswer['body'] | AcceptedJob> {
     return this.handle(endpoint, undefined, body, headers, request, reply);
   }
 
@@ -38,7 +47,7 @@ export class ServingController {
     @Headers() headers: Record<string, string | string[] | undefined>,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ServeAnswer['body']> {
+  ): Promise<ServeAnswer['body'] | AcceptedJob> {
     return this.handle(endpoint, version, body, headers, request, reply);
   }
 
@@ -49,16 +58,28 @@ export class ServingController {
     headers: Record<string, string | string[] | undefined>,
     request: FastifyRequest,
     reply: FastifyReply,
-  ): Promise<ServeAnswer['body']> {
+  ): Promise<ServeAnswer['body'] | AcceptedJob> {
     const started = performance.now();
-    if (headers.prefer?.includes('respond-async')) {
-      throw new ModelgateError(
-        ErrorCode.UNAVAILABLE,
-        'asynchronous inference (Prefer: respond-async) needs Redis, which this gateway is not configured with',
-      );
-    }
     const stickyHeader = this.tables.current?.endpoints.get(endpoint)?.stickyHeader ?? DEFAULT_STICKY_HEADER;
     const sticky = headers[stickyHeader.toLowerCase()];
+    if (headers.prefer?.includes('respond-async')) {
+      if (!this.asyncInference) {
+        throw new ModelgateError(
+          ErrorCode.UNAVAILABLE,
+          'asynchronous inference (Prefer: respond-async) needs Redis: start the gateway with REDIS_URL',
+        );
+      }
+      const job = await this.asyncInference.submit({
+        endpoint,
+        ...(version !== undefined ? { version } : {}),
+        body,
+        requestId: request.id,
+        ...(typeof sticky === 'string' ? { stickyKey: sticky } : {}),
+      });
+      const statusUrl = `/jobs/${encodeURIComponent(job)}`;
+      void reply.status(202).header('location', statusUrl).header('preference-applied', 'respond-async');
+      return { job, status_url: statusUrl };
+    }
     const gone = new AbortController();
     // The response's 'close' before it finished writing means the client went away.
     reply.raw.once('close', () => {

@@ -1,0 +1,126 @@
+import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
+import { type Logger } from '@modelgate/observability';
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { type ServeAnswer, type ServeCall, type ServeService } from '../serving/serve.service.js';
+
+/** The BullMQ queue of `Prefer: respond-async` requests (DESIGN §3.6). */
+export const ASYNC_INFERENCE_QUEUE = 'async-inference';
+
+/** What a job carries: the call, minus what cannot cross a process boundary. */
+type JobData = Omit<ServeCall, 'signal'>;
+
+/** A job as `GET /jobs/:id` shows it. */
+export interface JobView {
+  job: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  result?: ServeAnswer['body'];
+  error?: { code: string; message: string };
+}
+
+/** How async inference runs. */
+export interface AsyncInferenceOptions {
+  redisUrl: string;
+  /** Key prefix shared by modelgate on this Redis. */
+  keyPrefix: string;
+  /** How long results (and failures) are kept, in seconds. */
+  resultTtlSeconds: number;
+  /** Jobs this gateway process runs at once. */
+  concurrency: number;
+}
+
+/** Codes worth another attempt: the fleet was busy or briefly without a worker. */
+const RETRYABLE: ReadonlySet<string> = new Set([
+  ErrorCode.QUEUE_FULL,
+  ErrorCode.UNAVAILABLE,
+  ErrorCode.DEADLINE_EXCEEDED,
+]);
+
+/**
+ * Asynchronous inference on BullMQ: a request is checked, queued under its request id (so a
+ * client retrying with the same x-request-id gets the same job), run by any gateway's worker
+ * through the same serve path, retried with backoff when the fleet was busy, and its result kept
+ * for `resultTtlSeconds`. A gateway that dies mid-job leaves it to BullMQ's stalled-job recovery.
+ */
+export class AsyncInference {
+  private readonly connection: Redis;
+  private readonly queue: Queue<JobData, ServeAnswer['body']>;
+  private readonly worker: Worker<JobData, ServeAnswer['body']>;
+
+  constructor(
+    private readonly serve: ServeService,
+    private readonly options: AsyncInferenceOptions,
+    private readonly logger: Logger,
+  ) {
+    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+    this.connection.on('error', (error) => logger.warn({ err: error }, 'async inference redis error'));
+    const common = { connection: this.connection, prefix: `${options.keyPrefix}:bull` };
+    this.queue = new Queue(ASYNC_INFERENCE_QUEUE, common);
+    this.worker = new Worker(ASYNC_INFERENCE_QUEUE, (job) => this.run(job), {
+      ...common,
+      connection: this.connection.duplicate(),
+      concurrency: options.concurrency,
+    });
+    this.worker.on('error', (error) => logger.warn({ err: error }, 'async inference worker error'));
+  }
+
+  /** Checks and queues a call; resolves with the job id (= the request id). */
+  async submit(call: ServeCall): Promise<string> {
+    this.serve.validate(call);
+    const { signal: _signal, ...data } = call;
+    const keep = { age: this.options.resultTtlSeconds };
+    await this.queue.add('serve', data, {
+      jobId: call.requestId,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: keep,
+      removeOnFail: keep,
+    });
+    return call.requestId;
+  }
+
+  /** The state of job `id`; NOT_FOUND once unknown or expired. */
+  async status(id: string): Promise<JobView> {
+    const job = id.length <= 128 ? await this.queue.getJob(id) : undefined;
+    if (!job)
+      throw new ModelgateError(
+        ErrorCode.NOT_FOUND,
+        `no job '${id.slice(0, 128)}' (unknown, or its result expired)`,
+      );
+    const state = await job.getState();
+    if (state === 'completed') return { job: id, status: 'succeeded', result: job.returnvalue };
+    if (state === 'failed') return { job: id, status: 'failed', error: parseFailure(job.failedReason) };
+    return { job: id, status: state === 'active' ? 'running' : 'queued' };
+  }
+
+  async close(): Promise<void> {
+    await this.worker.close();
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+
+  private async run(job: Job<JobData>): Promise<ServeAnswer['body']> {
+    try {
+      return (await this.serve.serve(job.data)).body;
+    } catch (error) {
+      const failure = isModelgateError(error)
+        ? { code: error.code, message: error.message }
+        : { code: ErrorCode.INTERNAL, message: 'internal error' };
+      if (!isModelgateError(error)) this.logger.error({ err: error, job: job.id }, 'async inference failed');
+      const reason = JSON.stringify(failure);
+      throw RETRYABLE.has(failure.code) ? new Error(reason) : new UnrecoverableError(reason);
+    }
+  }
+}
+
+function parseFailure(reason: string | undefined): { code: string; message: string } {
+  try {
+    const parsed = JSON.parse(reason ?? '') as { code?: unknown; message?: unknown };
+    if (typeof parsed.code === 'string' && typeof parsed.message === 'string') {
+      return { code: parsed.code, message: parsed.message };
+    }
+  } catch {
+    // fall through
+  }
+  return { code: ErrorCode.INTERNAL, message: 'the job failed' };
+}

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  freePort,
+  startGateway,
+  startWorkerWithSnapshot,
+  waitFor,
+  writeSnapshot,
+} from '@modelgate/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REDIS_URL = process.env.MODELGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface JobView {
+  job: string;
+  status: string;
+  result?: { predictions: unknown[]; version: string };
+  error?: { code: string; message: string };
+}
+
+describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', () => {
+  const keyPrefix = `mgtest-async-${randomBytes(4).toString('hex')}`;
+  let worker: RunningWorker;
+  let gateway: RunningGateway;
+  let withoutRedis: RunningGateway;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-async-'));
+    const port = await freePort();
+    const snapshot = await writeSnapshot(dir, [{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
+      workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
+      endpoints: [
+        {
+          name: 'sentiment',
+          task: 'text-classification',
+          routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
+        },
+      ],
+    });
+    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
+    [gateway, withoutRedis] = await Promise.all([
+      startGateway(snapshot, { REDIS_URL, REDIS_KEY_PREFIX: keyPrefix }),
+      startGateway(snapshot),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([gateway?.stop(), withoutRedis?.stop()]);
+    await worker?.stop();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${keyPrefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  const job = async (url: string): Promise<JobView> =>
+    (await (await fetch(`${gateway.url}${url}`)).json()) as JobView;
+
+  it('accepts the request with 202 and a status URL, then serves the same answer as the synchronous path', async () => {
+    const body = { text: ['I love this movie', 'awful'], parameters: { top_k: 2 } };
+    const accepted = await gateway.post('/serve/sentiment', body, {
+      prefer: 'respond-async',
+      'x-request-id': 'async-1',
+    });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ job: 'async-1', status_url: '/jobs/async-1' });
+    expect(accepted.headers.get('location')).toBe('/jobs/async-1');
+    let view: JobView | undefined;
+    await waitFor(async () => (view = await job('/jobs/async-1')).status === 'succeeded', {
+      describe: () => JSON.stringify(view),
+    });
+    const direct = await gateway.post('/serve/sentiment', body);
+    expect(view?.result?.predictions).toEqual((direct.body as { predictions: unknown[] }).predictions);
+  });
+
+  it('refuses bad input at once instead of queueing it, and answers 404 for an unknown job', async () => {
+    const bad = await gateway.post('/serve/sentiment', { txt: 'x' }, { prefer: 'respond-async' });
+    expect(bad.status).toBe(400);
+    const unknownEndpoint = await gateway.post('/serve/nope', { text: 'x' }, { prefer: 'respond-async' });
+    expect(unknownEndpoint.status).toBe(404);
+    const missing = await fetch(`${gateway.url}/jobs/never-queued`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+
+  it('answers 503 saying it needs Redis on a gateway without REDIS_URL', async () => {
+    const answer = await withoutRedis.post('/serve/sentiment', { text: 'x' }, { prefer: 'respond-async' });
+    expect(answer.status).toBe(503);
+    expect((answer.body as { error: { message: string } }).error.message).toContain('needs Redis');
+  });
+});
