@@ -1,8 +1,12 @@
 /**
- * The only file that imports onnxruntime-node. Everything else sees `OnnxSession`: tensors in
- * the Open Inference Protocol's datatypes, plain typed arrays and dims.
+ * The session adapter: with its thread (onnx-session.thread.ts) the only code that touches
+ * onnxruntime-node. Everything else sees `OnnxSession`: tensors in the Open Inference
+ * Protocol's datatypes, plain typed arrays and dims. Each session runs on its own worker thread,
+ * because onnxruntime-node's `run` blocks the thread that calls it.
  */
-import * as ort from 'onnxruntime-node';
+import { Worker } from 'node:worker_threads';
+import type * as ort from 'onnxruntime-node';
+import { type SerializedTensor, type ThreadReply, type ThreadRequest } from './onnx-session.thread.js';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type ProviderAttempt, type ProviderConfig } from './execution-providers.js';
 
@@ -58,24 +62,33 @@ export interface SessionSettings {
   intraOpThreads: number;
 }
 
-/** Opens `modelPath` with the providers of one attempt. */
+/** Opens `modelPath` with the providers of one attempt, on a thread of its own. */
 export async function openOnnxSession(
   modelPath: string,
   attempt: ProviderAttempt,
   settings: SessionSettings,
 ): Promise<OnnxSession> {
   if (attempt.providers.some((p) => p.name === 'tensorrt')) applyTensorRtEnvironment(attempt.providers);
-  const session = await ort.InferenceSession.create(modelPath, {
+  const options: ort.InferenceSession.SessionOptions = {
     executionProviders: attempt.providers,
     graphOptimizationLevel: 'all',
     ...(settings.intraOpThreads > 0 ? { intraOpNumThreads: settings.intraOpThreads } : {}),
     // Spinning intra-op threads steal the event loop's core on small machines (DESIGN §7).
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
     logSeverityLevel: 3,
+  };
+  const thread = new Worker(new URL('./onnx-session.thread.js', import.meta.url), {
+    env: process.env, // the TensorRT switches above travel in the environment
   });
-  return new OrtSession(session);
+  const session = new ThreadedSession(thread);
+  try {
+    await session.open(modelPath, options);
+  } catch (error) {
+    await thread.terminate();
+    throw error;
+  }
+  return session;
 }
-
 /**
  * The Node binding reads only `deviceId` from a provider object; TensorRT's engine cache and fp16
  * switches are honoured through onnxruntime's documented ORT_TENSORRT_* variables.
@@ -88,41 +101,113 @@ function applyTensorRtEnvironment(providers: readonly ProviderConfig[]): void {
   process.env.ORT_TENSORRT_FP16_ENABLE = trt.trtFp16Enable ? '1' : '0';
 }
 
-class OrtSession implements OnnxSession {
-  readonly inputs: TensorDeclaration[];
-  readonly outputs: TensorDeclaration[];
+/** An OnnxSession whose onnxruntime session lives on a worker thread. */
+class ThreadedSession implements OnnxSession {
+  inputs: TensorDeclaration[] = [];
+  outputs: TensorDeclaration[] = [];
+  private nextId = 0;
+  private readonly pending = new Map<
+    number,
+    { resolve: (o: Record<string, WorkerTensor>) => void; reject: (e: Error) => void }
+  >();
+  private opening: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  private releasing: (() => void) | undefined;
 
-  constructor(private readonly session: ort.InferenceSession) {
-    this.inputs = session.inputMetadata.map(toDeclaration);
-    this.outputs = session.outputMetadata.map(toDeclaration);
+  constructor(private readonly thread: Worker) {
+    thread.on('message', (message: ThreadReply) => this.onMessage(message));
+    thread.on('error', (error) => this.failAll(error));
+    thread.on('exit', () => this.failAll(new Error('the session thread exited')));
   }
 
-  async run(
+  open(modelPath: string, options: ort.InferenceSession.SessionOptions): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.opening = { resolve, reject };
+      this.post({ type: 'open', modelPath, options });
+    });
+  }
+
+  run(
     feeds: Record<string, WorkerTensor>,
     outputNames?: readonly string[],
   ): Promise<Record<string, WorkerTensor>> {
-    const ortFeeds: Record<string, ort.Tensor> = {};
+    const serialized: Record<string, SerializedTensor> = {};
     for (const [name, tensor] of Object.entries(feeds)) {
       const type = ORT_TYPE_BY_OIP[tensor.datatype];
-      if (type === undefined) throw invalid(`input '${name}': datatype ${tensor.datatype} is not supported`);
-      ortFeeds[name] = new ort.Tensor(type, tensor.data, tensor.dims);
+      if (type === undefined)
+        return Promise.reject(invalid(`input '${name}': datatype ${tensor.datatype} is not supported`));
+      serialized[name] = { type, data: tensor.data, dims: tensor.dims };
     }
-    const results = outputNames
-      ? await this.session.run(ortFeeds, [...outputNames])
-      : await this.session.run(ortFeeds);
-    const outputs: Record<string, WorkerTensor> = {};
-    for (const [name, tensor] of Object.entries(results)) {
-      outputs[name] = {
-        datatype: OIP_BY_ORT_TYPE[tensor.type] ?? tensor.type,
-        dims: [...tensor.dims],
-        data: tensor.data,
-      };
-    }
-    return outputs;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.post({
+        type: 'run',
+        id,
+        feeds: serialized,
+        ...(outputNames ? { outputNames: [...outputNames] } : {}),
+      });
+    });
   }
 
-  release(): Promise<void> {
-    return this.session.release();
+  async release(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.releasing = resolve;
+      this.post({ type: 'release' });
+      setTimeout(resolve, 5000).unref();
+    });
+    await this.thread.terminate();
+  }
+
+  private post(message: ThreadRequest): void {
+    this.thread.postMessage(message);
+  }
+
+  private onMessage(message: ThreadReply): void {
+    switch (message.type) {
+      case 'opened':
+        this.inputs = message.inputs.map(toDeclaration);
+        this.outputs = message.outputs.map(toDeclaration);
+        this.opening?.resolve();
+        this.opening = undefined;
+        return;
+      case 'result': {
+        const outputs: Record<string, WorkerTensor> = {};
+        for (const [name, tensor] of Object.entries(message.outputs)) {
+          outputs[name] = {
+            datatype: OIP_BY_ORT_TYPE[tensor.type] ?? tensor.type,
+            dims: tensor.dims,
+            data: tensor.data,
+          };
+        }
+        this.settle(message.id)?.resolve(outputs);
+        return;
+      }
+      case 'failed':
+        if (message.id === undefined) {
+          this.opening?.reject(new Error(message.message));
+          this.opening = undefined;
+        } else {
+          this.settle(message.id)?.reject(new Error(message.message));
+        }
+        return;
+      case 'released':
+        this.releasing?.();
+        return;
+    }
+  }
+
+  private settle(id: number) {
+    const entry = this.pending.get(id);
+    this.pending.delete(id);
+    return entry;
+  }
+
+  private failAll(error: Error): void {
+    this.opening?.reject(error);
+    this.opening = undefined;
+    for (const entry of this.pending.values()) entry.reject(error);
+    this.pending.clear();
+    this.releasing?.();
   }
 }
 

@@ -1,0 +1,82 @@
+/**
+ * The thread that owns one onnxruntime session. onnxruntime-node runs `session.run` synchronously
+ * on the calling thread, so each model instance lives on a thread of its own: the worker's event
+ * loop keeps answering gRPC (admission, deadlines, cancellations) while a batch computes, and
+ * `instances` sessions really run side by side. Together with onnx-session.adapter.ts this is
+ * the only code that touches onnxruntime-node.
+ */
+import { parentPort } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+
+/** Messages from the adapter. */
+export type ThreadRequest =
+  | { type: 'open'; modelPath: string; options: ort.InferenceSession.SessionOptions }
+  | { type: 'run'; id: number; feeds: Record<string, SerializedTensor>; outputNames?: string[] }
+  | { type: 'release' };
+
+/** Messages to the adapter. */
+export type ThreadReply =
+  | {
+      type: 'opened';
+      inputs: ort.InferenceSession.ValueMetadata[];
+      outputs: ort.InferenceSession.ValueMetadata[];
+    }
+  | { type: 'result'; id: number; outputs: Record<string, SerializedTensor> }
+  | { type: 'failed'; id?: number; message: string }
+  | { type: 'released' };
+
+/** A tensor as it crosses threads: onnxruntime's type name, data and dims. */
+export interface SerializedTensor {
+  type: ort.Tensor.Type;
+  data: ort.Tensor['data'];
+  dims: number[];
+}
+
+const port = parentPort;
+if (!port) throw new Error('onnx-session.thread must run in a worker thread');
+
+let session: ort.InferenceSession | undefined;
+
+const reply = (message: ThreadReply): void => port.postMessage(message);
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+port.on('message', (request: ThreadRequest) => {
+  void handle(request);
+});
+
+async function handle(request: ThreadRequest): Promise<void> {
+  switch (request.type) {
+    case 'open':
+      try {
+        session = await ort.InferenceSession.create(request.modelPath, request.options);
+        reply({ type: 'opened', inputs: [...session.inputMetadata], outputs: [...session.outputMetadata] });
+      } catch (error) {
+        reply({ type: 'failed', message: messageOf(error) });
+      }
+      return;
+    case 'run':
+      try {
+        if (!session) throw new Error('the session is not open');
+        const feeds: Record<string, ort.Tensor> = {};
+        for (const [name, tensor] of Object.entries(request.feeds)) {
+          feeds[name] = new ort.Tensor(tensor.type, tensor.data, tensor.dims);
+        }
+        const results = request.outputNames
+          ? await session.run(feeds, request.outputNames)
+          : await session.run(feeds);
+        const outputs: Record<string, SerializedTensor> = {};
+        for (const [name, tensor] of Object.entries(results)) {
+          outputs[name] = { type: tensor.type, data: tensor.data, dims: [...tensor.dims] };
+        }
+        reply({ type: 'result', id: request.id, outputs });
+      } catch (error) {
+        reply({ type: 'failed', id: request.id, message: messageOf(error) });
+      }
+      return;
+    case 'release':
+      await session?.release().catch(() => undefined);
+      session = undefined;
+      reply({ type: 'released' });
+      return;
+  }
+}
