@@ -1,0 +1,23 @@
+/** Number and table formatting shared by the results page's sections. */
+
+/** `value` with `digits` decimals, or n/a. */
+export const fmt = (value: number | undefined, digits = 2): string =>
+  value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+
+/** a / b as `1.23×`, or n/a. */
+export const ratio = (a: number | undefined, b: number | undefined): string =>
+  a !== undefined && b !== undefined && b > 0 ? `${fmt(a / b)}×` : 'n/a';
+
+/** Cores other processes used during a step; † marks a step measured twice because the first was noisy. */
+export function otherCell(cores: number, attempts: number): string {
+  return `${fmt(cores)}${attempts > 1 ? ' †' : ''}`;
+}
+
+/** A Markdown table. */
+export function table(header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+}
