@@ -1,16 +1,6 @@
 import { type WorkerGroup, workerGroupSchema } from '@modelgate/contracts';
+import { booleanFromEnv, listFromEnv, parseEnv } from '@modelgate/contracts';
 import { z } from 'zod';
-
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-
-const listFromEnv = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0),
-);
 
 /**
  * `group=host:port,host:port;group2=host:port` → worker groups. Each address is a gRPC target;
@@ -101,12 +91,7 @@ export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const parsed = gatewayConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid gateway configuration:\n  ${keys.join('\n  ')}`);
-  }
-  return parsed.data;
+  return parseEnv(gatewayConfigSchema, env, 'gateway');
 }
 
 /** The env var names the gateway reads (the Helm chart and compose file are checked against it). */

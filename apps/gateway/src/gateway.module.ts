@@ -9,11 +9,10 @@ import {
 import { hostname } from 'node:os';
 import {
   type ConfigSource,
-  EmptyConfigSource,
-  FileConfigSource,
   HeartbeatPublisher,
   HeartbeatReader,
-  RegistryConfigSource,
+  createNodeConfigSource,
+  registryArtifactAccess,
 } from '@modelgate/config-sync';
 import { InferenceClient } from '@modelgate/inference-client';
 import { ModelStore } from '@modelgate/model-store';
@@ -82,14 +81,11 @@ export class GatewayModule {
       cacheDir: config.GATEWAY_CACHE_DIR,
       fileRoots: config.GATEWAY_ARTIFACT_ROOTS,
       allowHttp: config.GATEWAY_ALLOW_HTTP_ARTIFACTS,
-      // The registry serves tokenizer bundles; the operator named it, so it is trusted.
-      allowedHosts: [
-        ...config.GATEWAY_ARTIFACT_ALLOWED_HOSTS,
-        ...(config.REGISTRY_URL ? [new URL(config.REGISTRY_URL).hostname] : []),
-      ],
-      ...(config.REGISTRY_URL && config.REGISTRY_TOKEN
-        ? { bearerTokens: { [new URL(config.REGISTRY_URL).origin]: config.REGISTRY_TOKEN } }
-        : {}),
+      ...registryArtifactAccess(
+        config.REGISTRY_URL,
+        config.REGISTRY_TOKEN,
+        config.GATEWAY_ARTIFACT_ALLOWED_HOSTS,
+      ),
     });
     // Snapshots that list workerGroups replace these static ones (EndpointTables.apply).
     const client = new InferenceClient({ workerGroups: config.GATEWAY_WORKER_ADDRESSES });
@@ -109,18 +105,15 @@ export class GatewayModule {
         )
       : undefined;
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
-    const source: ConfigSource = config.REGISTRY_URL
-      ? new RegistryConfigSource({
-          registryUrl: config.REGISTRY_URL,
-          ...(config.REGISTRY_TOKEN ? { token: config.REGISTRY_TOKEN } : {}),
-          ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
-          keyPrefix: config.REDIS_KEY_PREFIX,
-          reconcileIntervalMs: config.GATEWAY_RECONCILE_INTERVAL_MS,
-          onError,
-        })
-      : config.GATEWAY_CONFIG_FILE
-        ? new FileConfigSource(config.GATEWAY_CONFIG_FILE)
-        : new EmptyConfigSource();
+    const source: ConfigSource = createNodeConfigSource({
+      registryUrl: config.REGISTRY_URL,
+      registryToken: config.REGISTRY_TOKEN,
+      redisUrl: config.REDIS_URL,
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      reconcileIntervalMs: config.GATEWAY_RECONCILE_INTERVAL_MS,
+      configFile: config.GATEWAY_CONFIG_FILE,
+      onError,
+    });
     const live: LiveSync = config.REDIS_URL
       ? {
           discovery: new WorkerDiscovery(

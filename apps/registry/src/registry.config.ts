@@ -1,15 +1,5 @@
+import { booleanFromEnv, listFromEnv, parseEnv } from '@modelgate/contracts';
 import { z } from 'zod';
-
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-
-const listFromEnv = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0),
-);
 
 /** A Postgres identifier we are happy to interpolate (schema names). */
 const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -91,15 +81,6 @@ export const registryConfigSchema = databaseConfigSchema.extend({
 
 export type RegistryConfig = z.infer<typeof registryConfigSchema>;
 export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
-
-function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv, what: string): z.output<S> {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid ${what} configuration:\n  ${keys.join('\n  ')}`);
-  }
-  return parsed.data;
-}
 
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadRegistryConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {

@@ -1,15 +1,5 @@
+import { booleanFromEnv, listFromEnv, parseEnv } from '@modelgate/contracts';
 import { z } from 'zod';
-
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-
-const listFromEnv = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0),
-);
 
 /** Worker settings; the only place the worker reads `process.env`. */
 export const workerConfigSchema = z.object({
@@ -68,12 +58,7 @@ export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const parsed = workerConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid worker configuration:\n  ${keys.join('\n  ')}`);
-  }
-  return parsed.data;
+  return parseEnv(workerConfigSchema, env, 'worker');
 }
 
 /** The env var names the worker reads (the Helm chart and compose file are checked against it). */

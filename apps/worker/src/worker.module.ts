@@ -11,10 +11,9 @@ import { type Logger } from '@modelgate/observability';
 import { hostname } from 'node:os';
 import {
   type ConfigSource,
-  EmptyConfigSource,
-  FileConfigSource,
   HeartbeatPublisher,
-  RegistryConfigSource,
+  createNodeConfigSource,
+  registryArtifactAccess,
 } from '@modelgate/config-sync';
 import { GrpcHealthController } from './health/grpc-health.controller.js';
 import { HttpProbesController } from './health/http-probes.controller.js';
@@ -76,14 +75,11 @@ export class WorkerModule {
       cacheDir: config.WORKER_CACHE_DIR,
       fileRoots: config.WORKER_ARTIFACT_ROOTS,
       allowHttp: config.WORKER_ALLOW_HTTP_ARTIFACTS,
-      // The registry serves uploaded artifacts; the operator named it, so it is trusted.
-      allowedHosts: [
-        ...config.WORKER_ARTIFACT_ALLOWED_HOSTS,
-        ...(config.REGISTRY_URL ? [new URL(config.REGISTRY_URL).hostname] : []),
-      ],
-      ...(config.REGISTRY_URL && config.REGISTRY_TOKEN
-        ? { bearerTokens: { [new URL(config.REGISTRY_URL).origin]: config.REGISTRY_TOKEN } }
-        : {}),
+      ...registryArtifactAccess(
+        config.REGISTRY_URL,
+        config.REGISTRY_TOKEN,
+        config.WORKER_ARTIFACT_ALLOWED_HOSTS,
+      ),
     });
     const models = new ModelManager({
       workerGroup: config.WORKER_GROUP,
@@ -98,18 +94,15 @@ export class WorkerModule {
       logger,
     });
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
-    const source: ConfigSource = config.REGISTRY_URL
-      ? new RegistryConfigSource({
-          registryUrl: config.REGISTRY_URL,
-          ...(config.REGISTRY_TOKEN ? { token: config.REGISTRY_TOKEN } : {}),
-          ...(config.REDIS_URL ? { redisUrl: config.REDIS_URL } : {}),
-          keyPrefix: config.REDIS_KEY_PREFIX,
-          reconcileIntervalMs: config.WORKER_RECONCILE_INTERVAL_MS,
-          onError,
-        })
-      : config.WORKER_CONFIG_FILE
-        ? new FileConfigSource(config.WORKER_CONFIG_FILE)
-        : new EmptyConfigSource();
+    const source: ConfigSource = createNodeConfigSource({
+      registryUrl: config.REGISTRY_URL,
+      registryToken: config.REGISTRY_TOKEN,
+      redisUrl: config.REDIS_URL,
+      keyPrefix: config.REDIS_KEY_PREFIX,
+      reconcileIntervalMs: config.WORKER_RECONCILE_INTERVAL_MS,
+      configFile: config.WORKER_CONFIG_FILE,
+      onError,
+    });
     const address = advertisedAddress(config);
     const heartbeat = config.REDIS_URL
       ? new HeartbeatPublisher({

@@ -4,3 +4,4 @@ export * from './file-config-source.js';
 export * from './heartbeat.js';
 export * from './node-heartbeat.js';
 export * from './registry-config-source.js';
+export * from './node-config-source.js';

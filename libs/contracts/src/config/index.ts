@@ -5,3 +5,4 @@ export * from './model-task.js';
 export * from './spec-fields.schema.js';
 export * from './tensor-metadata.schema.js';
 export * from './validation-issues.js';
+export * from './env-schema.js';

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** An environment flag: true/false, 1/0 or yes/no. */
+export const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/** A comma-separated environment list; blanks dropped. */
+export const listFromEnv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
+
+/**
+ * Parses an app's environment with its schema; throws listing every bad key by name and
+ * reason, never a value (values may be secrets).
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv, app: string): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid ${app} configuration:\n  ${keys.join('\n  ')}`);
+  }
+  return parsed.data;
+}
