@@ -170,3 +170,35 @@ affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
+
+{{/* "true" when gateways and workers follow the registry (configSync.mode live), "" otherwise. */}}
+{{- define "modelgate.liveSync" -}}
+{{- if eq .Values.configSync.mode "live" }}
+{{- if or .Values.snapshot.existingConfigMap .Values.snapshot.models .Values.snapshot.endpoints }}
+{{- fail "snapshot.models, snapshot.endpoints and snapshot.existingConfigMap are used only with configSync.mode static; in live mode the fleet follows the registry (create models and endpoints there)" }}
+{{- end }}
+{{- true }}
+{{- end }}
+{{- end }}
+
+{{/* Prefix of the registry's Redis keys, which gateways and workers must share in live mode. */}}
+{{- define "modelgate.redisKeyPrefix" -}}
+{{- default "modelgate" .Values.registry.env.REDIS_KEY_PREFIX }}
+{{- end }}
+
+{{/*
+Live-sync env vars of gateways and workers taken from the credentials Secret: REDIS_URL and
+REGISTRY_TOKEN (the nodeToken key, or the bootstrap token's key when it is ""). Both required.
+*/}}
+{{- define "modelgate.liveSyncSecretEnv" -}}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "modelgate.credentialsSecret" . }}
+      key: {{ .Values.credentials.keys.redisUrl }}
+- name: REGISTRY_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "modelgate.credentialsSecret" . }}
+      key: {{ default .Values.credentials.keys.bootstrapToken .Values.credentials.keys.nodeToken }}
+{{- end }}

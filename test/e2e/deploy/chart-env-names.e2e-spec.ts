@@ -89,6 +89,7 @@ function envNamesOf(
 const RENDERS: readonly [string, ValuesInput][] = [
   ['default values', {}],
   ['production-like values', { files: ['ci/production-values.yaml'] }],
+  ['static-snapshot values', { files: ['ci/production-values.yaml', 'ci/static-values.yaml'] }],
   [
     'every env var the values accept',
     {

@@ -201,7 +201,12 @@ describe('docker-compose.yml', () => {
       (name) => !referenced.has(name) && name !== 'COMPOSE_PROFILES',
     );
     expect(unused).toEqual([]);
-    for (const secret of ['POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'REGISTRY_BOOTSTRAP_TOKEN']) {
+    for (const secret of [
+      'POSTGRES_PASSWORD',
+      'REDIS_PASSWORD',
+      'REGISTRY_BOOTSTRAP_TOKEN',
+      'REGISTRY_NODE_TOKEN',
+    ]) {
       expect(exampleEnv.get(secret), `${secret} must be left empty in the example`).toBe('');
     }
   });
@@ -219,6 +224,25 @@ describe('docker-compose.yml', () => {
     expect(snapshot.workerGroups).toEqual([{ name: 'default', addresses: ['dns:///worker:8001'] }]);
     expect(compose.services.gateway?.environment?.GATEWAY_CONFIG_FILE).toBe('/etc/modelgate/snapshot.json');
     expect(compose.services.worker?.environment?.WORKER_CONFIG_FILE).toBe('/etc/modelgate/snapshot.json');
+  });
+
+  it('runs gateways and workers on live config sync from the registry and Redis, with the snapshot as fallback', () => {
+    const { registry, gateway, worker, 'worker-cpu': workerCpu } = compose.services;
+    const live = {
+      REGISTRY_URL: 'http://registry:8081',
+      REGISTRY_TOKEN: expect.stringMatching(/^\$\{REGISTRY_NODE_TOKEN:\?/) as unknown,
+      REDIS_URL: registry?.environment?.REDIS_URL,
+      REDIS_KEY_PREFIX: registry?.environment?.REDIS_KEY_PREFIX,
+    };
+    expect(registry?.environment?.REDIS_KEY_PREFIX).toBe('modelgate');
+    expect(gateway?.environment).toMatchObject(live);
+    for (const service of [worker, workerCpu]) {
+      expect(service?.environment).toMatchObject({ ...live, WORKER_ADVERTISE_ADDRESS: 'worker' });
+      expect(service?.networks?.default?.aliases).toContain(service?.environment?.WORKER_ADVERTISE_ADDRESS);
+      expect(service?.depends_on?.registry?.condition).toBe('service_healthy');
+      expect(service?.depends_on?.redis?.condition).toBe('service_healthy');
+    }
+    expect(gateway?.depends_on?.redis?.condition).toBe('service_healthy');
   });
 
   it('runs the modelgate services with a read-only root filesystem', () => {

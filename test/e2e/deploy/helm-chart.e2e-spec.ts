@@ -16,14 +16,20 @@ import { componentOf, podSpecOf, workloads } from './support/pod-spec.js';
 import { repoPath } from './support/repo.js';
 
 const PRODUCTION: ValuesInput = { files: ['ci/production-values.yaml'] };
+/** Production-like values switched to a static snapshot (configSync.mode static). */
+const PRODUCTION_STATIC: ValuesInput = { files: ['ci/production-values.yaml', 'ci/static-values.yaml'] };
+const STATIC = { configSync: { mode: 'static' } } as const;
+const REGISTRY_URL = `http://mg-modelgate-registry.${RELEASE.namespace}.svc.cluster.local:8081`;
 const WORKER_HOST = `mg-modelgate-worker.${RELEASE.namespace}.svc.cluster.local`;
 
 let defaults: K8sObject[];
 let production: K8sObject[];
+let productionStatic: K8sObject[];
 
 beforeAll(() => {
   defaults = renderChart();
   production = renderChart(PRODUCTION);
+  productionStatic = renderChart(PRODUCTION_STATIC);
 });
 
 /** helm's combined output of a command expected to fail. */
@@ -41,6 +47,7 @@ describe('helm/modelgate', () => {
   it.each([
     ['default', {}],
     ['production-like', PRODUCTION],
+    ['production-like static-snapshot', PRODUCTION_STATIC],
   ] as const)('passes `helm lint --strict` with %s values', (_name, input) => {
     const result = runHelm([
       'lint',
@@ -70,7 +77,7 @@ describe('helm/modelgate', () => {
   });
 
   it('renders manifests that validate against the Kubernetes schemas, with default and production-like values', () => {
-    for (const objects of [defaults, production]) {
+    for (const objects of [defaults, production, productionStatic]) {
       expect(objects.length).toBeGreaterThan(10);
       for (const object of objects) validateKubernetesObject(object);
     }
@@ -212,15 +219,16 @@ describe('helm/modelgate', () => {
   it('publishes workers through a headless Service that the snapshot names as the worker group address', () => {
     const service = findObject(defaults, 'Service', '-worker');
     expect((service.spec as { clusterIP?: string }).clusterIP).toBe('None');
-    const snapshotJson = (findObject(defaults, 'ConfigMap', '-snapshot').data as Record<string, string>)[
-      'snapshot.json'
-    ];
+    const staticDefaults = renderChart({ values: STATIC });
+    const snapshotJson = (
+      findObject(staticDefaults, 'ConfigMap', '-snapshot').data as Record<string, string>
+    )['snapshot.json'];
     const snapshot = parseConfigSnapshot(JSON.parse(snapshotJson ?? ''));
     expect(snapshot.workerGroups).toEqual([{ name: 'default', addresses: [`dns:///${WORKER_HOST}:8001`] }]);
   });
 
   it('mounts an existing snapshot ConfigMap instead of rendering one when snapshot.existingConfigMap is set', () => {
-    const objects = renderChart({ values: { snapshot: { existingConfigMap: 'fleet-snapshot' } } });
+    const objects = renderChart({ values: { ...STATIC, snapshot: { existingConfigMap: 'fleet-snapshot' } } });
     expect(objects.filter((object) => object.metadata.name.endsWith('-snapshot'))).toEqual([]);
     for (const component of ['gateway', 'worker']) {
       const volumes = podSpecOf(findObject(objects, 'Deployment', `-${component}`)).volumes ?? [];
@@ -231,27 +239,94 @@ describe('helm/modelgate', () => {
   });
 
   it('renders a production snapshot that the apps’ ConfigSnapshot schema accepts', () => {
-    const snapshotJson = (findObject(production, 'ConfigMap', '-snapshot').data as Record<string, string>)[
-      'snapshot.json'
-    ];
+    const snapshotJson = (
+      findObject(productionStatic, 'ConfigMap', '-snapshot').data as Record<string, string>
+    )['snapshot.json'];
     const snapshot = parseConfigSnapshot(JSON.parse(snapshotJson ?? ''));
     expect(snapshot.revision).toBe(7);
     expect(snapshot.models.map((model) => model.id)).toEqual(['sst2:1']);
     expect(snapshot.endpoints.map((endpoint) => endpoint.name)).toEqual(['sentiment']);
     expect(snapshot.workerGroups?.[0]?.name).toBe('a100');
     for (const component of ['gateway', 'worker']) {
-      const pod = podSpecOf(findObject(production, 'Deployment', `-${component}`));
+      const pod = podSpecOf(findObject(productionStatic, 'Deployment', `-${component}`));
       const mount = pod.containers[0]?.volumeMounts?.find((volume) => volume.name === 'snapshot');
       expect(mount).toEqual({ name: 'snapshot', mountPath: '/etc/modelgate', readOnly: true });
+      const env = findObject(productionStatic, 'ConfigMap', `-${component}-env`).data as Record<
+        string,
+        string
+      >;
+      expect(env[`${component.toUpperCase()}_CONFIG_FILE`]).toBe('/etc/modelgate/snapshot.json');
+      expect(env.REGISTRY_URL).toBeUndefined();
+      expect(pod.containers[0]?.env).toBeUndefined();
     }
   });
 
   it('refuses a snapshot model whose worker group no worker of the release serves', () => {
-    const input: ValuesInput = {
-      files: ['ci/production-values.yaml'],
-      values: { worker: { group: 'h100' } },
-    };
+    const input: ValuesInput = { ...PRODUCTION_STATIC, values: { worker: { group: 'h100' } } };
     expect(failureOf(templateArgs(input))).toMatch(/snapshot model sst2:1 names workerGroup "a100".*"h100"/);
+  });
+
+  it('follows the registry by default (live sync): registry URL, Redis and a node token from the Secret, pod IP advertised', () => {
+    for (const [objects, secretName, tokenKey] of [
+      [defaults, 'modelgate-credentials', 'REGISTRY_BOOTSTRAP_TOKEN'],
+      [production, 'modelgate-prod-credentials', 'REGISTRY_NODE_TOKEN'],
+    ] as const) {
+      expect(objects.filter((object) => object.metadata.name.endsWith('-snapshot'))).toEqual([]);
+      for (const component of ['gateway', 'worker']) {
+        const env = findObject(objects, 'ConfigMap', `-${component}-env`).data as Record<string, string>;
+        expect(env.REGISTRY_URL).toBe(REGISTRY_URL);
+        expect(env.REDIS_KEY_PREFIX).toBe('modelgate');
+        expect(env[`${component.toUpperCase()}_CONFIG_FILE`]).toBeUndefined();
+        const workload = findObject(objects, 'Deployment', `-${component}`);
+        expect(workload.spec).not.toHaveProperty('template.metadata.annotations.checksum/snapshot');
+        const pod = podSpecOf(workload);
+        expect(pod.volumes?.map((volume) => volume.name)).not.toContain('snapshot');
+        const container = pod.containers[0];
+        expect(container?.volumeMounts?.map((mount) => mount.name)).not.toContain('snapshot');
+        const expected = [
+          { name: 'REDIS_URL', valueFrom: { secretKeyRef: { name: secretName, key: 'REDIS_URL' } } },
+          { name: 'REGISTRY_TOKEN', valueFrom: { secretKeyRef: { name: secretName, key: tokenKey } } },
+          ...(component === 'worker'
+            ? [{ name: 'WORKER_ADVERTISE_ADDRESS', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }]
+            : []),
+        ];
+        expect(container?.env).toEqual(expected);
+      }
+      const workerEnv = findObject(objects, 'ConfigMap', '-worker-env').data as Record<string, string>;
+      expect(workerEnv.WORKER_GRPC_PORT).toBe('8001');
+    }
+    const prefixed = renderChart({ values: { registry: { env: { REDIS_KEY_PREFIX: 'mg-prod' } } } });
+    for (const component of ['gateway', 'worker', 'registry']) {
+      const env = findObject(prefixed, 'ConfigMap', `-${component}-env`).data as Record<string, string>;
+      expect(env.REDIS_KEY_PREFIX, component).toBe('mg-prod');
+    }
+  });
+
+  it('refuses static snapshot values in live mode, and an unknown configSync mode', () => {
+    expect(
+      failureOf(templateArgs({ values: { snapshot: { existingConfigMap: 'fleet-snapshot' } } })),
+    ).toMatch(/used only with configSync.mode static/);
+    expect(
+      failureOf(templateArgs({ files: ['ci/static-values.yaml'], values: { configSync: { mode: 'live' } } })),
+    ).toMatch(/used only with configSync.mode static/);
+    expect(failureOf(templateArgs({ values: { configSync: { mode: 'push' } } }))).toMatch(/configSync\/mode/);
+  });
+
+  it('lets gateways and workers reach the registry’s port (config snapshots, artifacts)', () => {
+    const policy = findObject(defaults, 'NetworkPolicy', '-registry');
+    const [rule] = (policy.spec as { ingress: { from: unknown[]; ports: unknown[] }[] }).ingress;
+    expect(rule?.ports).toEqual([{ port: 8081, protocol: 'TCP' }]);
+    for (const component of ['gateway', 'worker']) {
+      expect(rule?.from).toContainEqual({
+        podSelector: {
+          matchLabels: {
+            'app.kubernetes.io/name': 'modelgate',
+            'app.kubernetes.io/instance': 'mg',
+            'app.kubernetes.io/component': component,
+          },
+        },
+      });
+    }
   });
 
   it('scales gateways with an autoscaling/v2 CPU HPA and guards gateways and workers with PDBs', () => {
