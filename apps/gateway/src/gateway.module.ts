@@ -12,6 +12,8 @@ import {
   HeartbeatPublisher,
   HeartbeatReader,
   createNodeConfigSource,
+  dialableHost,
+  nodeId,
   registryArtifactAccess,
 } from '@modelgate/config-sync';
 import { InferenceClient } from '@modelgate/inference-client';
@@ -128,8 +130,8 @@ export class GatewayModule {
             ttlMs: config.GATEWAY_HEARTBEAT_TTL_MS,
             describe: () => ({
               role: 'gateway',
-              id: `${hostname()}:${process.pid}`,
-              address: `${config.GATEWAY_HOST === '0.0.0.0' ? hostname() : config.GATEWAY_HOST}:${config.GATEWAY_PORT}`,
+              id: nodeId(hostname(), process.pid),
+              address: `${dialableHost(config.GATEWAY_HOST, hostname())}:${config.GATEWAY_PORT}`,
               revision: tables.current?.revision ?? null,
               models: {},
             }),

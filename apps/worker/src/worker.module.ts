@@ -13,6 +13,8 @@ import {
   type ConfigSource,
   HeartbeatPublisher,
   createNodeConfigSource,
+  dialableHost,
+  nodeId,
   registryArtifactAccess,
 } from '@modelgate/config-sync';
 import { GrpcHealthController } from './health/grpc-health.controller.js';
@@ -111,7 +113,7 @@ export class WorkerModule {
           ttlMs: config.WORKER_HEARTBEAT_TTL_MS,
           describe: () => ({
             role: 'worker',
-            id: `${hostname()}:${process.pid}`,
+            id: nodeId(hostname(), process.pid),
             address,
             workerGroup: config.WORKER_GROUP,
             revision: models.revision ?? null,
@@ -145,7 +147,5 @@ export class WorkerModule {
 function advertisedAddress(config: WorkerConfig): string {
   const advertised = config.WORKER_ADVERTISE_ADDRESS;
   if (advertised) return /:\d+$/.test(advertised) ? advertised : `${advertised}:${config.WORKER_GRPC_PORT}`;
-  const host =
-    config.WORKER_HOST === '0.0.0.0' || config.WORKER_HOST === '::' ? hostname() : config.WORKER_HOST;
-  return `${host}:${config.WORKER_GRPC_PORT}`;
+  return `${dialableHost(config.WORKER_HOST, hostname())}:${config.WORKER_GRPC_PORT}`;
 }

@@ -46,3 +46,13 @@ export function readyWorkersByModel(heartbeats: readonly NodeHeartbeat[]): Map<s
   for (const addresses of byModel.values()) addresses.sort();
   return byModel;
 }
+
+/** A host others can dial: a bind-all address (0.0.0.0, ::) is replaced by `machineName`. */
+export function dialableHost(bindHost: string, machineName: string): string {
+  return bindHost === '0.0.0.0' || bindHost === '::' ? machineName : bindHost;
+}
+
+/** The id a node heartbeats under: stable for the life of the process. */
+export function nodeId(machineName: string, pid: number): string {
+  return `${machineName}:${pid}`;
+}

@@ -2,7 +2,12 @@
  * The registry's only onnxruntime-node import: opens a model on the CPU to read its declared
  * inputs and outputs and time one warm-up run. Spinning is off so the event loop keeps its core.
  */
-import { ErrorCode, ModelgateError, type TensorMetadata } from '@modelgate/contracts';
+import {
+  DATATYPE_BY_RUNTIME_TYPE,
+  ErrorCode,
+  ModelgateError,
+  type TensorMetadata,
+} from '@modelgate/contracts';
 import * as ort from 'onnxruntime-node';
 
 /** An opened model: what it declares, and a warm-up run. */
@@ -16,21 +21,7 @@ export interface InspectedModel {
   release(): Promise<void>;
 }
 
-const OIP_BY_ORT_TYPE: Record<string, TensorMetadata['datatype']> = {
-  bool: 'BOOL',
-  uint8: 'UINT8',
-  uint16: 'UINT16',
-  uint32: 'UINT32',
-  uint64: 'UINT64',
-  int8: 'INT8',
-  int16: 'INT16',
-  int32: 'INT32',
-  int64: 'INT64',
-  float16: 'FP16',
-  float32: 'FP32',
-  float64: 'FP64',
-  string: 'BYTES',
-};
+const OIP_BY_ORT_TYPE = DATATYPE_BY_RUNTIME_TYPE;
 
 /** Sequence length of the warm-up request for dynamic non-batch dims. */
 const WARM_UP_SEQUENCE = 8;

@@ -7,7 +7,12 @@
 import { Worker } from 'node:worker_threads';
 import type * as ort from 'onnxruntime-node';
 import { type SerializedTensor, type ThreadReply, type ThreadRequest } from './onnx-session.thread.js';
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import {
+  DATATYPE_BY_RUNTIME_TYPE,
+  ErrorCode,
+  ModelgateError,
+  RUNTIME_TYPE_BY_DATATYPE,
+} from '@modelgate/contracts';
 import { type ProviderAttempt, type ProviderConfig } from './execution-providers.js';
 
 /** A tensor as the worker handles it: OIP datatype, dims and a typed array in that type. */
@@ -36,25 +41,8 @@ export interface OnnxSession {
   release(): Promise<void>;
 }
 
-const OIP_BY_ORT_TYPE: Record<string, string> = {
-  bool: 'BOOL',
-  uint8: 'UINT8',
-  uint16: 'UINT16',
-  uint32: 'UINT32',
-  uint64: 'UINT64',
-  int8: 'INT8',
-  int16: 'INT16',
-  int32: 'INT32',
-  int64: 'INT64',
-  float16: 'FP16',
-  float32: 'FP32',
-  float64: 'FP64',
-  string: 'BYTES',
-};
-
-const ORT_TYPE_BY_OIP = Object.fromEntries(
-  Object.entries(OIP_BY_ORT_TYPE).map(([ortType, oip]) => [oip, ortType]),
-) as Record<string, ort.Tensor.Type>;
+const OIP_BY_ORT_TYPE = DATATYPE_BY_RUNTIME_TYPE;
+const ORT_TYPE_BY_OIP = RUNTIME_TYPE_BY_DATATYPE as Readonly<Record<string, ort.Tensor.Type>>;
 
 /** Session-wide options that do not depend on the provider. */
 export interface SessionSettings {
