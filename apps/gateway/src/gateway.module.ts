@@ -30,7 +30,6 @@ import { HealthController } from './health/health.controller.js';
 import { V2InferController } from './kserve/v2-infer.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { ServeService } from './serving/serve.service.js';
-import { ServingController } from './serving/serving.controller.js';
 
 /** Live-sync parts that exist only with Redis: discovery and this gateway's heartbeat. */
 export const LIVE_SYNC = Symbol('LIVE_SYNC');
@@ -141,7 +140,8 @@ export class GatewayModule {
       : {};
     return {
       module: GatewayModule,
-      controllers: [ServingController, V2InferController, JobsController, HealthController],
+      // POST /serve/* is not here: plain Fastify routes serve it (serving/serve-routes.ts).
+      controllers: [V2InferController, JobsController, HealthController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },

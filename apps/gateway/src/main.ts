@@ -7,8 +7,15 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { createLogger, toNestLogger } from '@modelgate/observability';
 import { type GatewayConfig, loadGatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
+import { type AsyncInference } from './async-jobs/async-inference.js';
+import { EndpointTables } from './endpoints/endpoint-tables.service.js';
+import { ASYNC_INFERENCE } from './gateway.tokens.js';
 import { installFastifyHooks, requestIdOptions } from './http/fastify-hooks.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { addServeRoutesToDocument } from './serving/serve-routes.openapi.js';
+import { installServeRoutes } from './serving/serve-routes.js';
+import { ServeService } from './serving/serve.service.js';
 
 /** Starts one gateway event loop: a Nest app on Fastify listening on the shared port. */
 async function serve(config: GatewayConfig): Promise<void> {
@@ -25,9 +32,20 @@ async function serve(config: GatewayConfig): Promise<void> {
     adapter,
     {
       logger: toNestLogger(logger),
+      // Fastify's own JSON parser, not Nest's wrapper around the same parser (a buffer, a parser
+      // and two closures per request); the onRequest hook refuses every other body type anyway.
+      bodyParser: false,
     },
   );
   app.useGlobalFilters(new HttpExceptionFilter(logger));
+  // The hot path, outside Nest's controller pipeline; its parts come from the Nest container.
+  installServeRoutes(adapter.getInstance(), {
+    service: app.get(ServeService),
+    tables: app.get(EndpointTables),
+    metrics: app.get(GatewayMetrics),
+    asyncInference: app.get<symbol, AsyncInference | undefined>(ASYNC_INFERENCE),
+    logger,
+  });
   if (config.GATEWAY_DOCS) {
     const document = SwaggerModule.createDocument(
       app,
@@ -37,7 +55,7 @@ async function serve(config: GatewayConfig): Promise<void> {
         .setVersion('0.1.0')
         .build(),
     );
-    SwaggerModule.setup('docs', app, document);
+    SwaggerModule.setup('docs', app, addServeRoutesToDocument(document));
   }
   app.enableShutdownHooks();
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);

@@ -17,31 +17,37 @@ export const requestIdOptions = {
  * would parse text/plain), the x-request-id header on every answer, and one log line per request.
  */
 export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): void {
-  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Callback style, not async: runs on every request, and a promise per hook is measurable there.
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     void reply.header('x-request-id', request.id);
-    if (request.method !== 'POST') return;
     const type = request.headers['content-type'];
-    if (type === undefined || !JSON_CONTENT_TYPE.test(type)) {
-      await reply.status(415).send({
-        error: {
-          code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-          message: `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`,
-          request_id: request.id,
-        },
-      });
+    if (request.method !== 'POST' || (type !== undefined && JSON_CONTENT_TYPE.test(type))) {
+      done();
+      return;
     }
+    // Answering ends the request here: Fastify skips the rest when a hook sends without `done`.
+    void reply.status(415).send({
+      error: {
+        code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        message: `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`,
+        request_id: request.id,
+      },
+    });
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    logger.info(
-      {
-        reqId: request.id,
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request',
-    );
+    // The level check first: the log record is built per request even when the level drops it.
+    if (logger.isLevelEnabled('info')) {
+      logger.info(
+        {
+          reqId: request.id,
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request',
+      );
+    }
     done();
   });
 }

@@ -32,10 +32,13 @@ export function toErrorResponse(
       CODE_BY_NEST_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL : ErrorCode.INVALID_ARGUMENT);
     return { status, body: { error: { code, message: httpMessage(error), request_id: requestId } } };
   }
+  // Fastify's own errors (body parser, body limit, media type) keep their status and message, as
+  // Nest's adapter hands them to the filter for its routes (FastifyAdapter.mapException); the
+  // serve routes, which are plain Fastify routes, get theirs here unmapped.
   const fastifyStatus = (error as { statusCode?: unknown }).statusCode;
   if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
     const code = CODE_BY_NEST_STATUS[fastifyStatus] ?? ErrorCode.INVALID_ARGUMENT;
-    const message = fastifyStatus === 400 ? 'the body is not valid JSON' : (error as Error).message;
+    const message = error instanceof Error ? error.message : 'the request was refused';
     return { status: fastifyStatus, body: { error: { code, message, request_id: requestId } } };
   }
   logger?.error({ err: error, requestId }, 'unhandled error');
@@ -64,17 +67,34 @@ function httpMessage(error: HttpException): string {
   return Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : error.message;
 }
 
-/** The one HTTP filter of the gateway. */
+/**
+ * Answers `request` with the error JSON of `error` (and Retry-After when it has one). The Nest
+ * filter below and the plain Fastify serve routes (serving/serve-routes.ts) both answer through
+ * it, so the gateway has one error table for HTTP whichever layer caught the error.
+ */
+export function sendErrorReply(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  logger: Logger,
+): FastifyReply {
+  const { status, body, retryAfterSeconds } = toErrorResponse(error, request.id, logger);
+  if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
+  return reply.status(status).send(body);
+}
+
+/** The one HTTP filter of the gateway's Nest controllers. */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
   constructor(private readonly logger: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    const { status, body, retryAfterSeconds } = toErrorResponse(exception, request.id, this.logger);
-    if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
-    void reply.status(status).send(body);
+    void sendErrorReply(
+      http.getRequest<FastifyRequest>(),
+      http.getResponse<FastifyReply>(),
+      exception,
+      this.logger,
+    );
   }
 }

@@ -35,4 +35,26 @@ export class GatewayMetrics {
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],
   });
+
+  /** The stage histogram's children, bound once: the stages are a fixed set. */
+  private readonly stages = {
+    tokenize: this.stageDuration.labels('tokenize'),
+    queue: this.stageDuration.labels('queue'),
+    infer: this.stageDuration.labels('infer'),
+    post: this.stageDuration.labels('post'),
+  };
+
+  /** Counts one answered /serve request and observes its duration since `startedMs` (performance.now()). */
+  recordRequest(endpoint: string, model: string, route: string, status: number, startedMs: number): void {
+    this.requests.inc({ endpoint, model, route, code: String(status) });
+    this.requestDuration.observe({ endpoint, route }, (performance.now() - startedMs) / 1000);
+  }
+
+  /** Observes the serving stages of one request, in ms. */
+  recordStages(tokenizeMs: number, queueMs: number, inferMs: number, postMs: number): void {
+    this.stages.tokenize.observe(tokenizeMs / 1000);
+    this.stages.queue.observe(queueMs / 1000);
+    this.stages.infer.observe(inferMs / 1000);
+    this.stages.post.observe(postMs / 1000);
+  }
 }

@@ -18,7 +18,7 @@ import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
 /** Endpoint names: lower-case DNS-label style; checked before any lookup (no `..%2f`). */
 const ENDPOINT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-/** One /serve call as the controller hands it over. */
+/** One /serve call as the serve routes (or an async job) hand it over. */
 export interface ServeCall {
   endpoint: string;
   version?: string;
@@ -126,17 +126,20 @@ export class ServeService {
     );
     const done = performance.now();
 
-    const queueMs = result.queueMs ?? 0;
-    const inferMs = inferred - tokenized;
+    const tokenizeMs = tokenized - started;
+    const waitedMs = inferred - tokenized;
+    const workerQueueMs = result.queueMs ?? 0;
+    const queueMs = Math.min(workerQueueMs, waitedMs);
+    const inferMs = Math.max(waitedMs - workerQueueMs, 0);
+    const postMs = done - inferred;
+    this.metrics.recordStages(tokenizeMs, queueMs, inferMs, postMs);
     const stages: StageTimings = [
-      ['tokenize', tokenized - started],
-      ['queue', Math.min(queueMs, inferMs)],
-      ['infer', Math.max(inferMs - queueMs, 0)],
-      ['post', done - inferred],
+      ['tokenize', tokenizeMs],
+      ['queue', queueMs],
+      ['infer', inferMs],
+      ['post', postMs],
       ['total', done - started],
     ];
-    for (const [stage, ms] of stages)
-      if (stage !== 'total') this.metrics.stageDuration.observe({ stage }, ms / 1000);
     return {
       body: {
         endpoint: endpoint.name,

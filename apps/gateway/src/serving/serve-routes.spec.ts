@@ -1,0 +1,184 @@
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { createLogger } from '@modelgate/observability';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type AsyncInference } from '../async-jobs/async-inference.js';
+import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { installFastifyHooks, requestIdOptions } from '../http/fastify-hooks.js';
+import { type ErrorBody } from '../http/http-exception.filter.js';
+import { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { installServeRoutes } from './serve-routes.js';
+import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
+
+const logger = createLogger({ app: 'test', level: 'silent' });
+
+const ANSWER: ServeAnswer = {
+  body: { endpoint: 'sentiment', model: 'bert', version: '1', route: 'canary', predictions: [[]] },
+  modelId: 'bert:1',
+  serverTiming: 'tokenize;dur=0.10, queue;dur=0.00, infer;dur=1.00, post;dur=0.10, total;dur=1.20',
+};
+
+interface Setup {
+  serve?: (call: ServeCall) => Promise<ServeAnswer>;
+  asyncInference?: Pick<AsyncInference, 'submit'>;
+  stickyHeader?: string;
+}
+
+let app: FastifyInstance | undefined;
+
+/** A bare Fastify instance with the gateway's hooks and the serve routes over fakes. */
+async function serveRoutes(setup: Setup = {}) {
+  const serve = vi.fn(setup.serve ?? (() => Promise.resolve(ANSWER)));
+  const metrics = new GatewayMetrics();
+  const endpoint = { name: 'sentiment', ...(setup.stickyHeader ? { stickyHeader: setup.stickyHeader } : {}) };
+  const tables = { current: { endpoints: new Map([['sentiment', endpoint]]) } };
+  app = Fastify({ bodyLimit: 1024, ...requestIdOptions });
+  installFastifyHooks(app, logger);
+  installServeRoutes(app, {
+    service: { serve } as unknown as ServeService,
+    tables: tables as unknown as EndpointTables,
+    metrics,
+    asyncInference: setup.asyncInference as AsyncInference | undefined,
+    logger,
+  });
+  await app.ready();
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+    app!.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    });
+  type RequestLabels = Partial<Record<'endpoint' | 'model' | 'route' | 'code', string>>;
+  const requestCount = async (labels: RequestLabels) =>
+    (await metrics.requests.get()).values.find((v) =>
+      Object.entries(labels).every(([key, value]) => v.labels[key as keyof RequestLabels] === value),
+    )?.value ?? 0;
+  return { serve, metrics, post, requestCount };
+}
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+describe('the serve routes', () => {
+  it('answers 200 with the body, x-modelgate-model and Server-Timing, and counts the request', async () => {
+    const { post, requestCount } = await serveRoutes();
+    const answer = await post('/serve/sentiment', { text: 'hi' }, { 'x-request-id': 'req-1' });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toEqual(ANSWER.body);
+    expect(answer.headers).toMatchObject({
+      'x-request-id': 'req-1',
+      'x-modelgate-model': 'bert:1',
+      'server-timing': ANSWER.serverTiming,
+      'content-type': 'application/json; charset=utf-8',
+    });
+    expect(await requestCount({ endpoint: 'sentiment', model: 'bert:1', route: 'canary', code: '200' })).toBe(
+      1,
+    );
+  });
+
+  it('hands the service the pinned version, the sticky key, the request id and a client-gone signal', async () => {
+    const { serve, post } = await serveRoutes({ stickyHeader: 'X-User' });
+    await post('/serve/sentiment/2', { text: 'hi' }, { 'x-request-id': 'req-2', 'x-user': 'u-7' });
+    const call = serve.mock.calls[0]?.[0];
+    expect(call).toMatchObject({
+      endpoint: 'sentiment',
+      version: '2',
+      body: { text: 'hi' },
+      requestId: 'req-2',
+      stickyKey: 'u-7',
+    });
+    expect(call?.signal?.aborted).toBe(false);
+  });
+
+  it("answers the service's errors with their status, code, field and request id, Retry-After included", async () => {
+    const { post, requestCount } = await serveRoutes({
+      serve: () =>
+        Promise.reject(
+          new ModelgateError(ErrorCode.QUEUE_FULL, 'worker queues are full', { retryAfterSeconds: 1 }),
+        ),
+    });
+    const answer = await post('/serve/sentiment', { text: 'hi' }, { 'x-request-id': 'req-3' });
+    expect(answer.statusCode).toBe(429);
+    expect(answer.headers['retry-after']).toBe('1');
+    expect(answer.json()).toEqual({
+      error: { code: 'QUEUE_FULL', message: 'worker queues are full', request_id: 'req-3' },
+    });
+    expect(await requestCount({ endpoint: 'sentiment', model: 'none', route: 'none', code: '429' })).toBe(1);
+  });
+
+  it('counts a failure for an endpoint that is not configured under endpoint "unknown"', async () => {
+    const { post, requestCount } = await serveRoutes({
+      serve: () => Promise.reject(new ModelgateError(ErrorCode.NOT_FOUND, "unknown endpoint 'nope'")),
+    });
+    expect((await post('/serve/nope', { text: 'hi' })).statusCode).toBe(404);
+    expect(await requestCount({ endpoint: 'unknown', code: '404' })).toBe(1);
+  });
+
+  it('hides an unexpected error behind a 500 without its message', async () => {
+    const { post } = await serveRoutes({ serve: () => Promise.reject(new TypeError('secret detail')) });
+    const answer = await post('/serve/sentiment', { text: 'hi' });
+    expect(answer.statusCode).toBe(500);
+    expect(answer.json<ErrorBody>().error).toMatchObject({ code: 'INTERNAL', message: 'internal error' });
+  });
+
+  it("answers malformed JSON and an oversized body through the same table, with Fastify's message", async () => {
+    const { serve, post } = await serveRoutes();
+    const malformed = await post('/serve/sentiment', '{"text": ', { 'x-request-id': 'req-4' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toEqual({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: "Body is not valid JSON but content-type is set to 'application/json'",
+        request_id: 'req-4',
+      },
+    });
+    const oversized = await post('/serve/sentiment', { text: 'a'.repeat(2000) });
+    expect(oversized.statusCode).toBe(413);
+    expect(oversized.json<ErrorBody>().error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(serve).not.toHaveBeenCalled();
+  });
+
+  it('answers 415 to a body that is not JSON without calling the service', async () => {
+    const { serve, post } = await serveRoutes();
+    const answer = await post('/serve/sentiment', 'hello', { 'content-type': 'text/plain' });
+    expect(answer.statusCode).toBe(415);
+    expect(answer.json<ErrorBody>().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(serve).not.toHaveBeenCalled();
+  });
+
+  it('sends a request with an empty path segment to the not-found handler', async () => {
+    const { serve, post } = await serveRoutes();
+    expect((await post('/serve/sentiment/', { text: 'hi' })).statusCode).toBe(404);
+    expect((await post('/serve//1', { text: 'hi' })).statusCode).toBe(404);
+    expect(serve).not.toHaveBeenCalled();
+  });
+
+  it('queues a Prefer: respond-async request and answers 202 with where to poll it', async () => {
+    const submit = vi.fn((_call: ServeCall) => Promise.resolve('job/1'));
+    const { serve, post } = await serveRoutes({ asyncInference: { submit } });
+    const answer = await post(
+      '/serve/sentiment',
+      { text: 'hi' },
+      { prefer: 'respond-async', 'x-request-id': 'r-5' },
+    );
+    expect(answer.statusCode).toBe(202);
+    expect(answer.json()).toEqual({ job: 'job/1', status_url: '/jobs/job%2F1' });
+    expect(answer.headers).toMatchObject({
+      location: '/jobs/job%2F1',
+      'preference-applied': 'respond-async',
+    });
+    expect(submit.mock.calls[0]?.[0]).toMatchObject({ endpoint: 'sentiment', requestId: 'r-5' });
+    expect(submit.mock.calls[0]?.[0].signal).toBeUndefined();
+    expect(serve).not.toHaveBeenCalled();
+  });
+
+  it('answers 503 to Prefer: respond-async on a gateway without Redis', async () => {
+    const { post } = await serveRoutes();
+    const answer = await post('/serve/sentiment', { text: 'hi' }, { prefer: 'respond-async' });
+    expect(answer.statusCode).toBe(503);
+    expect(answer.json<ErrorBody>().error.message).toMatch(/needs Redis/);
+  });
+});

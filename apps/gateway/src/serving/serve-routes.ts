@@ -1,0 +1,109 @@
+import { ErrorCode, ModelgateError, isModelgateError, toHttpStatus } from '@modelgate/contracts';
+import { type Logger } from '@modelgate/observability';
+import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { type AsyncInference } from '../async-jobs/async-inference.js';
+import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { clientGoneSignal } from '../http/client-gone.js';
+import { sendErrorReply } from '../http/http-exception.filter.js';
+import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
+
+/** The 202 body of an asynchronous request. */
+export interface AcceptedJob {
+  job: string;
+  status_url: string;
+}
+
+/** What the serve routes work with, taken from the Nest container once it is built. */
+export interface ServeRouteDeps {
+  service: ServeService;
+  tables: EndpointTables;
+  metrics: GatewayMetrics;
+  asyncInference: AsyncInference | undefined;
+  logger: Logger;
+}
+
+/** Header a client sends to stay on one canary route (an endpoint may name another). */
+const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
+
+/** Path parameters of both serve routes; `version` only on the pinned one. */
+interface ServeParams {
+  endpoint: string;
+  version?: string;
+}
+
+type ServeRequest = FastifyRequest<{ Params: ServeParams }>;
+
+/**
+ * `POST /serve/:endpoint` and `POST /serve/:endpoint/:version` as plain Fastify routes: they are
+ * the gateway's hot path, and Nest's controller pipeline (router proxy, interceptors consumer,
+ * param factories, response controller) is per-request work that buys these two routes nothing:
+ * they have no guards, pipes or interceptors. Everything else stays Nest's. The Fastify hooks
+ * (415 for non-JSON, x-request-id, the request log) and the body limit apply as to every route;
+ * errors, the body parser's included, are answered through the same `sendErrorReply` as the
+ * Nest filter; serve-routes.openapi.ts documents the routes.
+ */
+export function installServeRoutes(fastify: FastifyInstance, deps: ServeRouteDeps): void {
+  const routes = new ServeRoutes(deps);
+  const handler = (request: ServeRequest, reply: FastifyReply) => {
+    // find-my-way matches "/serve/x/" with an empty version; Nest's adapter sends a request with an
+    // empty parameter to the not-found handler, and so do these routes.
+    const { endpoint, version } = request.params;
+    if (endpoint === '' || version === '') {
+      reply.callNotFound();
+      return undefined;
+    }
+    return routes.handle(request, reply);
+  };
+  const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    void sendErrorReply(request, reply, error, deps.logger);
+  };
+  fastify.post<{ Params: ServeParams }>('/serve/:endpoint', { errorHandler }, handler);
+  fastify.post<{ Params: ServeParams }>('/serve/:endpoint/:version', { errorHandler }, handler);
+}
+
+/** The handler behind both routes. */
+class ServeRoutes {
+  constructor(private readonly deps: ServeRouteDeps) {}
+
+  /** Resolves with the 200 (or 202) body; rejects with the error the route's error handler answers. */
+  async handle(request: ServeRequest, reply: FastifyReply): Promise<ServeAnswer['body'] | AcceptedJob> {
+    const started = performance.now();
+    const { endpoint, version } = request.params;
+    const headers = request.headers;
+    const spec = this.deps.tables.current?.endpoints.get(endpoint);
+    const sticky = headers[spec?.stickyHeader?.toLowerCase() ?? DEFAULT_STICKY_HEADER];
+    const call: ServeCall = { endpoint, body: request.body, requestId: request.id };
+    if (version !== undefined) call.version = version;
+    if (typeof sticky === 'string') call.stickyKey = sticky;
+    if (headers.prefer?.includes('respond-async')) return this.accept(call, reply);
+
+    call.signal = clientGoneSignal(request.raw.socket);
+    try {
+      const answer = await this.deps.service.serve(call);
+      void reply.header('x-modelgate-model', answer.modelId).header('server-timing', answer.serverTiming);
+      this.deps.metrics.recordRequest(answer.body.endpoint, answer.modelId, answer.body.route, 200, started);
+      return answer.body;
+    } catch (error) {
+      const status = isModelgateError(error) ? toHttpStatus(error.code) : 500;
+      // The route is not known when the call failed before choosing one (same labels as before).
+      this.deps.metrics.recordRequest(spec ? endpoint : 'unknown', 'none', 'none', status, started);
+      throw error;
+    }
+  }
+
+  /** `Prefer: respond-async`: checks and queues the call, answers 202 with where to poll. */
+  private async accept(call: ServeCall, reply: FastifyReply): Promise<AcceptedJob> {
+    const asyncInference = this.deps.asyncInference;
+    if (!asyncInference) {
+      throw new ModelgateError(
+        ErrorCode.UNAVAILABLE,
+        'asynchronous inference (Prefer: respond-async) needs Redis: start the gateway with REDIS_URL',
+      );
+    }
+    const job = await asyncInference.submit(call);
+    const statusUrl = `/jobs/${encodeURIComponent(job)}`;
+    void reply.status(202).header('location', statusUrl).header('preference-applied', 'respond-async');
+    return { job, status_url: statusUrl };
+  }
+}
