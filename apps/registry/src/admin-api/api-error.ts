@@ -6,6 +6,7 @@ import {
   toHttpStatus,
   type ValidationIssue,
 } from '@modelgate/contracts';
+import { isDatabaseUnavailable } from './database-unavailable.js';
 
 /** The JSON error body of every failed admin API call (DESIGN §3.1). */
 export interface ApiErrorBody {
@@ -42,7 +43,8 @@ const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
 /**
  * Maps anything thrown while serving a request to the error envelope: ModelgateError by its code,
  * Nest's HttpException and Fastify's own 4xx errors (bad JSON, unsupported media type, file too
- * large, no such route) by their status, and everything else to a 500 that says nothing more.
+ * large, no such route) by their status, a lost database to 503 UNAVAILABLE, and everything else
+ * to a 500 that says nothing more.
  */
 export function toApiErrorResponse(exception: unknown, requestId: string): ApiErrorResponse {
   const headers: Record<string, string> = {};
@@ -75,6 +77,22 @@ export function toApiErrorResponse(exception: unknown, requestId: string): ApiEr
       body: { error: { code, message: clientErrorMessage(exception, code), request_id: requestId } },
     };
   }
+  if (isDatabaseUnavailable(exception)) {
+    headers['retry-after'] = String(DATABASE_RETRY_AFTER_SECONDS);
+    return {
+      status: toHttpStatus(ErrorCode.UNAVAILABLE),
+      headers,
+      expected: true,
+      body: {
+        error: {
+          code: ErrorCode.UNAVAILABLE,
+          message:
+            "the registry's database is unavailable; retry shortly (serving goes on from the last config)",
+          request_id: requestId,
+        },
+      },
+    };
+  }
   return {
     status: 500,
     headers,
@@ -82,6 +100,9 @@ export function toApiErrorResponse(exception: unknown, requestId: string): ApiEr
     body: { error: { code: ErrorCode.INTERNAL, message: 'internal error', request_id: requestId } },
   };
 }
+
+/** Retry-After of a 503 for a lost database, in seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 function clientErrorStatus(exception: unknown): number | undefined {
   const status =

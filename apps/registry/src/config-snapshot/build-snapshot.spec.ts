@@ -25,6 +25,7 @@ function model(version: number, status: ModelStatus): ModelEntity {
       preferredBatchSizes: [],
       maxQueueDelayMicros: 0,
       maxBatchTokens: 1024,
+      maxPaddingRatio: 1.15,
       maxQueueSize: 16,
       defaultTimeoutMs: 1000,
     },
