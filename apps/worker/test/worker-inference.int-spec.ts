@@ -2,7 +2,14 @@ import { join } from 'node:path';
 import { type ServiceError, status } from '@grpc/grpc-js';
 import { ensureFixture } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fp32Output, maxAbsDiff, tokenInferRequest, tokenRows, unbatchedOutputs } from '@modelgate/testing';
+import {
+  fp32Output,
+  maxAbsDiff,
+  paddedTokenInferRequest,
+  tokenInferRequest,
+  tokenRows,
+  unbatchedOutputs,
+} from '@modelgate/testing';
 import { type Message } from '@modelgate/testing';
 import { type RunningWorker, metricValue, startWorker } from '@modelgate/testing';
 
@@ -76,6 +83,36 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
       metricValue(before, 'modelgate_batch_size_sum', { model: 'bert:1' });
     expect(rowsRun).toBe(65);
     expect(batches).toBeLessThan(65); // so at least one batch had more than one row
+  });
+
+  it('computes padded rows at their real lengths and pads sequence outputs back to the sent width', async () => {
+    const rows = [...tokenRows(1, 21, 5, 5), ...tokenRows(1, 22, 17, 17), ...tokenRows(1, 23, 9, 9)];
+    const hiddenTruth = await unbatchedOutputs(embedderPath, rows, 'last_hidden_state');
+    const logitsTruth = await unbatchedOutputs(bertPath, rows, 'logits');
+    const before = await worker.metrics();
+    const [embedded, classified] = await Promise.all([
+      worker.client.call<Message>('ModelInfer', paddedTokenInferRequest('embedder', rows)),
+      worker.client.call<Message>('ModelInfer', paddedTokenInferRequest('bert', rows)),
+    ]);
+    const hidden = fp32Output(embedded, 'last_hidden_state');
+    expect(hidden.shape).toEqual([3, 17, 128]);
+    rows.forEach((row, i) => {
+      const own = hidden.data.subarray(i * 17 * 128, (i * 17 + row.length) * 128);
+      expect(maxAbsDiff(own, hiddenTruth[i]!)).toBeLessThan(1e-5);
+      const padding = hidden.data.subarray((i * 17 + row.length) * 128, (i + 1) * 17 * 128);
+      expect(padding.every((value) => value === 0)).toBe(true);
+    });
+    const logits = fp32Output(classified, 'logits');
+    rows.forEach((_, i) => {
+      expect(maxAbsDiff(logits.data.subarray(i * 2, i * 2 + 2), logitsTruth[i]!)).toBeLessThan(1e-5);
+    });
+    const after = await worker.metrics();
+    const delta = (kind: string) =>
+      metricValue(after, 'modelgate_batch_tokens_total', { model: 'bert:1', kind }) -
+      metricValue(before, 'modelgate_batch_tokens_total', { model: 'bert:1', kind });
+    expect(delta('real')).toBe(5 + 17 + 9); // the padding the client sent is not counted...
+    expect(delta('computed')).toBeLessThan(3 * 17); // ...nor computed
+    expect(delta('computed') / delta('real')).toBeLessThanOrEqual(1.15);
   });
 
   it('splits a multi-row request back in order, and serves the embedder per token', async () => {
@@ -216,10 +253,64 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     expect((error as ServiceError).details).toContain('sha256 mismatch');
   });
 
-  it('answers NOT_FOUND for a model it does not serve', async () => {
-    const error = await worker.client
-      .call('ModelInfer', tokenInferRequest('nope', tokenRows(1, 1, 5, 5)))
-      .catch((e: ServiceError) => e);
-    expect(error).toMatchObject({ code: status.NOT_FOUND });
+  it('answers NOT_FOUND for a model it does not serve, counted under one label whatever the name', async () => {
+    const names = ['nope', 'zz-1', 'random-abc'];
+    for (const name of names) {
+      const error = await worker.client
+        .call('ModelInfer', tokenInferRequest(name, tokenRows(1, 1, 5, 5)))
+        .catch((e: ServiceError) => e);
+      expect(error).toMatchObject({ code: status.NOT_FOUND });
+    }
+    const text = await worker.metrics();
+    const notFound = metricValue(text, 'modelgate_inference_requests_total', {
+      model: 'unknown',
+      status: 'not_found',
+    });
+    expect(notFound).toBeGreaterThanOrEqual(names.length);
+    for (const name of names) expect(text).not.toContain(`model="${name}`);
+  });
+});
+
+describe('worker readiness (Triton strict mode)', () => {
+  it('is not ready when every model it was given failed to load, and says why per model', async () => {
+    const worker = await startWorker(
+      [
+        { name: 'tampered', fixture: 'tiny-bert-sst2', sha256: 'cd'.repeat(32) },
+        { name: 'gpu-only', fixture: 'tiny-bert-sst2', executionProviders: ['cuda'] },
+      ],
+      {},
+      'settled',
+    );
+    try {
+      expect(await worker.client.call('ServerLive', {})).toEqual({ live: true });
+      expect(await worker.client.call('ServerReady', {})).toEqual({ ready: false });
+      expect(await worker.client.call('ModelReady', { name: 'tampered' })).toEqual({ ready: false });
+      const probe = await fetch(`${worker.httpUrl}/health/ready`);
+      expect(probe.status).toBe(503);
+      expect(await probe.json()).toMatchObject({
+        models: { 'tampered:1': 'FAILED', 'gpu-only:1': 'FAILED' },
+      });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('fails the calls of a session whose thread died, then takes the model out of service at once', async () => {
+    const worker = await startWorker([{ name: 'fragile', fixture: 'tiny-bert-sst2' }]);
+    try {
+      const request = tokenInferRequest('fragile', tokenRows(1, 3, 6, 6));
+      const crashed = await worker.client
+        .call('ModelInfer', request, { metadata: { 'x-modelgate-test-crash-session': '1' } })
+        .catch((e: ServiceError) => e);
+      expect(crashed).toMatchObject({ code: status.INTERNAL });
+      const after = await worker.client.call('ModelInfer', request).catch((e: ServiceError) => e);
+      expect(after).toMatchObject({ code: status.UNAVAILABLE });
+      expect((after as ServiceError).details).toContain('onnxruntime session lost');
+      expect(await worker.client.call('ModelReady', { name: 'fragile' })).toEqual({ ready: false });
+      expect(await worker.client.call('ServerReady', {})).toEqual({ ready: false });
+      expect(metricValue(await worker.metrics(), 'modelgate_model_ready', { model: 'fragile:1' })).toBe(0);
+    } finally {
+      await worker.stop();
+    }
   });
 });

@@ -31,6 +31,13 @@ export interface BatchLimits {
    */
   readonly maxBatchTokens: number;
   /**
+   * Length grouping: a batch of two or more requests keeps its computed tokens (count × longest)
+   * within this multiple of its real tokens (the sum of their lengths). 1 batches only equal
+   * lengths; `Infinity` pads everything that fits `maxBatchTokens` to the longest.
+   * @defaultValue 1.15
+   */
+  readonly maxPaddingRatio: number;
+  /**
    * Most requests waiting (not yet dispatched); one more is refused with QUEUE_FULL. Never
    * unbounded, unlike Triton's 0.
    * @defaultValue 1024
@@ -49,6 +56,7 @@ export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({
   preferredBatchSizes: Object.freeze([]),
   maxQueueDelayMicros: 1000,
   maxBatchTokens: 16_384,
+  maxPaddingRatio: 1.15,
   maxQueueSize: 1024,
   defaultTimeoutMs: 30_000,
 });
@@ -78,11 +86,13 @@ export function resolveBatchLimits(overrides: Partial<BatchLimits> = {}): BatchL
     preferredBatchSizes: Object.freeze(preferred),
     maxQueueDelayMicros: overrides.maxQueueDelayMicros ?? d.maxQueueDelayMicros,
     maxBatchTokens: overrides.maxBatchTokens ?? d.maxBatchTokens,
+    maxPaddingRatio: overrides.maxPaddingRatio ?? d.maxPaddingRatio,
     maxQueueSize: overrides.maxQueueSize ?? d.maxQueueSize,
     defaultTimeoutMs: overrides.defaultTimeoutMs ?? d.defaultTimeoutMs,
   };
   requireNumber('maxQueueDelayMicros', limits.maxQueueDelayMicros, 0, false);
   requireNumber('maxBatchTokens', limits.maxBatchTokens, 1, true);
+  requireNumber('maxPaddingRatio', limits.maxPaddingRatio, 1, true);
   requireInteger('maxQueueSize', limits.maxQueueSize, 1);
   requireInteger('defaultTimeoutMs', limits.defaultTimeoutMs, 1);
   return Object.freeze(limits);

@@ -97,6 +97,40 @@ describe('decideNextBatch', () => {
   });
 });
 
+describe('selectBatchGroup (padding ratio)', () => {
+  const none = Number.POSITIVE_INFINITY;
+
+  it('keeps computed tokens within maxPaddingRatio × real tokens', () => {
+    const queue = queueOf(100, 8, 240, 96, 12, 110, 250, 104);
+    const group = selectBatchGroup(queue, 32, none, 1.15);
+    const longest = Math.max(...group.map((r) => r.tokens));
+    const real = group.reduce((sum, r) => sum + r.tokens, 0);
+    expect(group.length * longest).toBeLessThanOrEqual(1.15 * real);
+    expect(ids(group)).toEqual(['r0', 'r3', 'r5', 'r7']); // 96..110: 4 × 110 = 440 ≤ 1.15 × 410
+  });
+
+  it('leaves the far lengths for batches of their own, which the next decisions form', () => {
+    const queue = queueOf(100, 8, 240, 96, 12, 110, 250, 104);
+    const first = new Set(selectBatchGroup(queue, 32, none, 1.15));
+    const rest = queue.filter((r) => !first.has(r));
+    expect(ids(selectBatchGroup(rest, 32, none, 1.15))).toEqual(['r1']); // 8 alone: 2 × 12 > 1.15 × 20
+    const longOnes = rest.filter((r) => r.tokens > 200);
+    expect(ids(selectBatchGroup(longOnes, 32, none, 1.15))).toEqual(['r2', 'r6']);
+  });
+
+  it('with a ratio of 1 batches only equal lengths', () => {
+    expect(ids(selectBatchGroup(queueOf(16, 17, 16, 15, 16), 8, none, 1))).toEqual(['r0', 'r2', 'r4']);
+  });
+
+  it('pads everything that fits the token budget when the ratio is unbounded', () => {
+    expect(ids(selectBatchGroup(queueOf(8, 256, 30), 8, none, none))).toEqual(['r0', 'r1', 'r2']);
+  });
+
+  it('runs the oldest alone when every other length is too far from it', () => {
+    expect(ids(selectBatchGroup(queueOf(10, 200, 300), 8, none, 1.15))).toEqual(['r0']);
+  });
+});
+
 describe('selectBatchGroup (token budget)', () => {
   it('does not pad short requests to a long one when another grouping avoids it', () => {
     // Arrival order: short, long, short, short. Budget 64: [8, 8, 8] costs 24, any group with 60 > 64.
@@ -121,9 +155,17 @@ describe('selectBatchGroup (token budget)', () => {
     expect(ids(selectBatchGroup(queueOf(500, 4, 4), 8, 128))).toEqual(['r0']);
   });
 
-  it('fills the group with the oldest requests that fit under the shortest padded length', () => {
-    // 3 fit in 30 only at length 10: of r1(5) r2(10) r3(10), the older two join r0.
-    expect(ids(selectBatchGroup(queueOf(10, 5, 10, 10, 20), 3, 30))).toEqual(['r0', 'r1', 'r2']);
+  it("prefers requests of the oldest request's own length to older ones that would need padding", () => {
+    // 3 fit in 30 only at length 10: r2 and r3 (10 tokens) join r0 before r1 (5, padded to 10).
+    expect(ids(selectBatchGroup(queueOf(10, 5, 10, 10, 20), 3, 30))).toEqual(['r0', 'r2', 'r3']);
+  });
+
+  it('among requests equally near in length, takes the older first', () => {
+    expect(ids(selectBatchGroup(queueOf(10, 12, 8, 12, 8), 3, Number.POSITIVE_INFINITY))).toEqual([
+      'r0',
+      'r1',
+      'r2',
+    ]);
   });
 
   it('takes everything when nothing binds, in arrival order', () => {

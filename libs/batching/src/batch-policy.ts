@@ -6,12 +6,11 @@
  *
  *  1. Queue empty, or no free instance → `idle` (re-decide when either changes).
  *  2. Candidates are the queued requests with the oldest's `batchKey`. The group G is chosen by
- *     {@link selectBatchGroup}, grouping by length: the most requests (≤ maxBatchSize) whose padded
- *     size, count × longest, fits `maxBatchTokens`, padded to the shortest length that lets that
- *     many fit, and made of the oldest request plus the oldest others no longer than that length.
- *     So a short request is never padded to a long one's length when another grouping of as many
- *     requests avoids it; the oldest is always in G, alone when it alone is over the budget, so
- *     nothing starves.
+ *     {@link selectBatchGroup}, grouping by length: the oldest request plus the candidates nearest
+ *     to its length, up to maxBatchSize, while the padded size (count × longest) fits
+ *     `maxBatchTokens` and stays within `maxPaddingRatio` × the group's real tokens. So a short
+ *     request is not padded to a long one's length while requests of its own length wait; the
+ *     oldest is always in G, alone when nothing fits with it, so nothing starves.
  *  3. |G| = maxBatchSize → dispatch G (`full`).
  *  4. Some preferred size p ≤ |G| → dispatch the group rule 2 picks with the largest such p as its
  *     size cap: exactly p requests, the oldest among them (`preferred-size`).
@@ -29,8 +28,9 @@
  *
  * So waiting happens only while at least one other batch is running and a preferred size is still
  * reachable: with `instances: 1` the delay never applies (the batch accumulated while the instance
- * was busy goes as soon as it frees). `maxBatchTokens` is the padding tolerance: when everything
- * waiting fits in it, everything goes together, mixed lengths included. Expired or cancelled
+ * was busy goes as soon as it frees). `maxBatchTokens` bounds a batch's padded size and
+ * `maxPaddingRatio` its padding: lengths (real ones: the worker counts each row's attention mask)
+ * that are close batch together, distant ones wait for their own batch. Expired or cancelled
  * requests are the caller's to remove before deciding.
  */
 import { type BatchLimits } from './batch-limits.js';
@@ -90,7 +90,12 @@ export function decideNextBatch<T extends QueuedRequest>(
   const oldest = queue[0];
   if (oldest === undefined || state.freeInstances <= 0) return IDLE;
   const candidates = queue.filter((request) => request.batchKey === oldest.batchKey);
-  const group = selectBatchGroup(candidates, limits.maxBatchSize, limits.maxBatchTokens);
+  const group = selectBatchGroup(
+    candidates,
+    limits.maxBatchSize,
+    limits.maxBatchTokens,
+    limits.maxPaddingRatio,
+  );
   const dispatch = (items: readonly T[], reason: DispatchReason): BatchDecision<T> => ({
     kind: 'dispatch',
     items,
@@ -102,7 +107,12 @@ export function decideNextBatch<T extends QueuedRequest>(
   const formable = preferred.filter((size) => size <= group.length);
   const largestFormable = formable[formable.length - 1];
   if (largestFormable !== undefined) {
-    const items = selectBatchGroup(candidates, largestFormable, limits.maxBatchTokens);
+    const items = selectBatchGroup(
+      candidates,
+      largestFormable,
+      limits.maxBatchTokens,
+      limits.maxPaddingRatio,
+    );
     return dispatch(items, 'preferred-size');
   }
   if (preferred.length === 0) return dispatch(group, 'no-preferred-sizes');
@@ -119,32 +129,41 @@ export function decideNextBatch<T extends QueuedRequest>(
 }
 
 /**
- * The token-budget grouping (rule 2). Sorting `candidates` (arrival order, the first is the
- * oldest) by length, a group of `size` requests containing the oldest is padded to at least
- * L(size) = max(oldest's tokens, the size-th shortest length). The group takes the largest size
- * ≤ `maxItems` with size × L(size) ≤ `maxBatchTokens` (size 1 always: the oldest alone), and is
- * the oldest request plus the oldest others no longer than L(size). So no request is padded
- * beyond the shortest length that lets that many share a batch, and among requests that fit
- * equally the older go first. Returned in arrival order; empty only when `candidates` is.
+ * The length grouping (rule 2). The group starts as the oldest request and takes the other
+ * candidates nearest to its length first (equal distances: the older first), each only while the
+ * group stays within `maxItems`, its padded size (count × longest) within `maxBatchTokens`, and
+ * that padded size within `maxPaddingRatio` × its real tokens (the sum of the lengths). A
+ * candidate that would break a bound is passed over and a nearer-fitting later one may still
+ * join. So a short request is never padded to a long one's length while requests of its own
+ * length wait, the oldest is always in the group (alone when nothing fits with it: nothing
+ * starves), and with `maxPaddingRatio` = ∞ this is the token budget alone. Returned in arrival
+ * order; empty only when `candidates` is.
  */
 export function selectBatchGroup<T extends QueuedRequest>(
   candidates: readonly T[],
   maxItems: number,
   maxBatchTokens: number,
+  maxPaddingRatio = Number.POSITIVE_INFINITY,
 ): T[] {
   const oldest = candidates[0];
   if (oldest === undefined) return [];
-  const lengths = candidates.map((request) => request.tokens).sort((a, b) => a - b);
-  for (let size = Math.min(Math.max(1, Math.floor(maxItems)), candidates.length); size > 1; size--) {
-    const longest = Math.max(oldest.tokens, lengths[size - 1] ?? Number.POSITIVE_INFINITY);
-    if (size * longest > maxBatchTokens) continue;
-    // At least `size` requests are no longer than `longest`, the oldest among them.
-    const group = [oldest];
-    for (let i = 1; i < candidates.length && group.length < size; i++) {
-      const request = candidates[i];
-      if (request !== undefined && request.tokens <= longest) group.push(request);
-    }
-    return group;
+  const cap = Math.max(1, Math.floor(maxItems));
+  if (cap === 1 || candidates.length === 1) return [oldest];
+  const byDistance = candidates
+    .map((request, arrival) => ({ request, arrival, distance: Math.abs(request.tokens - oldest.tokens) }))
+    .slice(1)
+    .sort((a, b) => a.distance - b.distance || a.arrival - b.arrival);
+  const chosen = new Set<number>([0]);
+  let longest = oldest.tokens;
+  let real = oldest.tokens;
+  for (const { request, arrival } of byDistance) {
+    if (chosen.size >= cap) break;
+    const count = chosen.size + 1;
+    const padded = count * Math.max(longest, request.tokens);
+    if (padded > maxBatchTokens || padded > maxPaddingRatio * (real + request.tokens)) continue;
+    chosen.add(arrival);
+    longest = Math.max(longest, request.tokens);
+    real += request.tokens;
   }
-  return [oldest];
+  return candidates.filter((_, arrival) => chosen.has(arrival));
 }

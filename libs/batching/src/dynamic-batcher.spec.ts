@@ -208,6 +208,29 @@ describe('DynamicBatcher', () => {
     expect(itemsOf(batches)[2]).toEqual(['long']); // the oldest now, so next
   });
 
+  it('under maxPaddingRatio, runs mixed lengths as batches of near lengths, the oldest first', async () => {
+    const { batches, submit, finish } = setUp({ maxBatchSize: 32, maxPaddingRatio: 1.15 });
+    submit('running', { tokens: 4 });
+    for (const [id, tokens] of [
+      ['mid-1', 100],
+      ['short-1', 10],
+      ['long-1', 250],
+      ['mid-2', 104],
+      ['short-2', 10],
+      ['long-2', 240],
+    ] as const)
+      submit(id, { tokens });
+    await finish(0);
+    expect(itemsOf(batches)[1]).toEqual(['mid-1', 'mid-2']);
+    await finish(1);
+    expect(itemsOf(batches)[2]).toEqual(['short-1', 'short-2']);
+    await finish(2);
+    expect(itemsOf(batches)[3]).toEqual(['long-1', 'long-2']);
+    const computed = batches.slice(1).reduce((sum, b) => sum + (b.info?.paddedTokens ?? 0), 0);
+    const real = batches.slice(1).reduce((sum, b) => sum + (b.info?.tokens ?? 0), 0);
+    expect(computed / real).toBeLessThanOrEqual(1.15);
+  });
+
   it('runs up to `instances` batches concurrently, each finishing on its own', async () => {
     const { batches, batcher, submit, finish } = setUp({}, 2);
     const a = submit('a');
@@ -297,7 +320,7 @@ describe('DynamicBatcher', () => {
   });
 
   it('reports each batch to onBatch with its size, tokens and queue times', async () => {
-    const { clock, observed, submit, finish } = setUp();
+    const { clock, observed, submit, finish } = setUp({ maxPaddingRatio: Number.POSITIVE_INFINITY });
     submit('running', { tokens: 5 });
     clock.advance(10);
     submit('a', { tokens: 3 });

@@ -174,6 +174,12 @@ export class DynamicBatcher<TItem, TResult> {
     this.pumping = true;
     try {
       for (;;) {
+        if (this.inFlight >= this.instances) {
+          // Every instance busy: the policy can only say idle (rule 1), so skip the O(queue) scans
+          // on every arrival under load. Expired requests leave by their own timers meanwhile.
+          this.cancelWaitTimer();
+          break;
+        }
         const now = this.clock.nowMicros();
         this.dropDead(now);
         const decision = decideNextBatch(

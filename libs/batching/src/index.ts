@@ -7,3 +7,4 @@ export * from './concat-batch.js';
 export * from './dynamic-batcher.js';
 export * from './pack-token-batch.js';
 export * from './split-batch-output.js';
+export * from './sequence-rows.js';

@@ -32,9 +32,14 @@ export class HeartbeatPublisher {
     this.redis.on('error', (error) => options.onError?.('redis heartbeat connection error', error));
   }
 
-  /** Beats now and then every interval. */
+  /**
+   * Beats as soon as the connection is up (and again after every reconnect), then every interval.
+   * Beating before the first connect would only fail: the offline queue is off on purpose, so a
+   * stale beat is never written late.
+   */
   start(): void {
-    void this.beat();
+    if (this.redis.status === 'ready') void this.beat();
+    this.redis.on('ready', () => void this.beat());
     this.timer = setInterval(() => void this.beat(), this.options.intervalMs ?? Math.floor(this.ttlMs / 3));
     this.timer.unref();
   }

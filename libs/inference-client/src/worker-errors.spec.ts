@@ -24,6 +24,17 @@ describe('worker call errors', () => {
   });
 
   it.each([
+    'Received message larger than max (300000000 vs. 268435456)',
+    'Sent message larger than max (300000000 vs. 268435456)',
+    'Received message that decompresses to a size larger than 268435456',
+  ])('answers a message over the size limit (%s) as PAYLOAD_TOO_LARGE, not a full queue', (details) => {
+    const error = workerCallToModelgateError(GrpcStatus.RESOURCE_EXHAUSTED, details, 'bert:1');
+    expect(error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(error.details).toEqual({}); // no Retry-After: the same message fails again
+    expect(error.message).toContain('gRPC message size limit');
+  });
+
+  it.each([
     [GrpcStatus.DEADLINE_EXCEEDED, 'DEADLINE_EXCEEDED'],
     [GrpcStatus.INVALID_ARGUMENT, 'INVALID_ARGUMENT'],
     [GrpcStatus.UNAVAILABLE, 'UNAVAILABLE'],

@@ -29,11 +29,27 @@ export function workerCallToModelgateError(
   model: string,
   cause?: unknown,
 ): ModelgateError {
+  if (status === GrpcStatus.RESOURCE_EXHAUSTED && MESSAGE_SIZE_LIMIT.test(details)) {
+    // Not back-pressure: the same message fails again whenever it is retried.
+    return new ModelgateError(
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      `the request to model '${model}' or its answer is over the gRPC message size limit (${details.trim()})`,
+      {},
+      { cause },
+    );
+  }
   const code = fromGrpcStatus(status);
   const message = details.trim() || defaultMessage(code, model);
   const extra = code === ErrorCode.QUEUE_FULL ? { retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS } : {};
   return new ModelgateError(code, message, extra, { cause });
 }
+
+/**
+ * RESOURCE_EXHAUSTED means two things in gRPC: back-pressure (a full queue: retry later) and a
+ * message over a size limit (grpc-js: "Received message larger than max", "Sent message larger
+ * than max", "…decompresses to a size larger than…"; C-core alike). Only the first is a 429.
+ */
+const MESSAGE_SIZE_LIMIT = /larger than|message size|too large/i;
 
 /** The error for a model with no worker to send it to. */
 export function noReadyWorkerError(model: string): ModelgateError {

@@ -40,15 +40,18 @@ export { type CallOptions, type Message, OipTestClient } from './harness/oip-tes
 export {
   type RunningWorker,
   type TestModel,
+  type WorkerStartWait,
   WORKER_MAIN,
   metricValue,
   sha256Of,
   startWorker,
   writeSnapshot,
+  writeTokenizerBundle,
 } from './harness/worker-process.js';
 export {
   fp32Output,
   maxAbsDiff,
+  paddedTokenInferRequest,
   tokenInferRequest,
   tokenRows,
   unbatchedOutputs,
@@ -60,3 +63,4 @@ export {
   startGateway,
 } from './harness/gateway-process.js';
 export { type SnapshotExtras, startWorkerWithSnapshot } from './harness/worker-process.js';
+export { type TcpProxy, startTcpProxy } from './harness/tcp-proxy.js';

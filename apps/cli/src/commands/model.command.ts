@@ -9,6 +9,7 @@ import {
   parseExecutionProviders,
   parseModelRef,
   parseNonNegativeInt,
+  parsePaddingRatio,
   parsePositiveInt,
   parseResourceName,
 } from './parse-arguments.js';
@@ -27,6 +28,7 @@ interface ModelAddOptions {
   version?: number;
   maxBatchSize?: number;
   maxQueueDelayUs?: number;
+  maxPaddingRatio?: number;
   instances?: number;
   ep?: ExecutionProvider[];
   workerGroup?: string;
@@ -59,6 +61,11 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       '--max-queue-delay-us <us>',
       'longest a request waits for a batch to fill, in µs',
       asArgParser(parseNonNegativeInt),
+    )
+    .option(
+      '--max-padding-ratio <r>',
+      "length grouping: a batch's computed tokens stay within r × its real tokens (1.15 by default)",
+      asArgParser(parsePaddingRatio),
     )
     .option('--instances <n>', 'onnxruntime sessions per worker', asArgParser(parsePositiveInt))
     .option(
@@ -149,6 +156,7 @@ function modelSettings(
   const batching = {
     ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
     ...(options.maxQueueDelayUs === undefined ? {} : { maxQueueDelayMicros: options.maxQueueDelayUs }),
+    ...(options.maxPaddingRatio === undefined ? {} : { maxPaddingRatio: options.maxPaddingRatio }),
   };
   const runtime = {
     ...(options.ep === undefined ? {} : { executionProviders: options.ep }),
@@ -215,7 +223,8 @@ function renderModel(model: ModelView): string {
     [
       'batching',
       `max batch ${batching.maxBatchSize}, max queue delay ${batching.maxQueueDelayMicros}µs, ` +
-        `max batch tokens ${batching.maxBatchTokens}, max queue ${batching.maxQueueSize}, ` +
+        `max batch tokens ${batching.maxBatchTokens}, max padding ratio ${batching.maxPaddingRatio}, ` +
+        `max queue ${batching.maxQueueSize}, ` +
         `default timeout ${batching.defaultTimeoutMs}ms`,
     ],
     ['runtime', `providers ${runtime.executionProviders.join(',')}, instances ${runtime.instances}`],

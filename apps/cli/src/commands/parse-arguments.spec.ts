@@ -4,6 +4,7 @@ import {
   parseExecutionProviders,
   parseModelRef,
   parseNonNegativeInt,
+  parsePaddingRatio,
   parsePositiveInt,
   parseRegistryUrl,
   parseResourceName,
@@ -100,5 +101,18 @@ describe('parseResourceName', () => {
 
   it.each(['BadName', '-x', 'a_b', '', 'x'.repeat(64)])('refuses %j before anything is uploaded', (text) => {
     expect(() => parseResourceName(text)).toThrow('must be 1-63 lowercase letters, digits or dashes');
+  });
+});
+
+describe('parsePaddingRatio', () => {
+  it('takes a number of 1 or more', () => {
+    expect(parsePaddingRatio('1.15')).toBe(1.15);
+    expect(parsePaddingRatio(' 1 ')).toBe(1);
+  });
+
+  it('refuses what no batch could keep to, naming the range', () => {
+    for (const text of ['0.9', '', 'abc', 'Infinity']) {
+      expect(() => parsePaddingRatio(text)).toThrow(/must be a number from 1 to 1000000/);
+    }
   });
 });

@@ -85,6 +85,16 @@ export function parseNonNegativeInt(text: string): number {
   return parseInteger(text);
 }
 
+/** A padding ratio option value: a number of 1 or more, e.g. 1.15. */
+export function parsePaddingRatio(text: string): number {
+  const trimmed = text.trim();
+  const value = Number(trimmed);
+  if (trimmed === '' || !Number.isFinite(value) || value < 1 || value > 1_000_000) {
+    throw new UsageError(`'${text}' must be a number from 1 to 1000000, e.g. 1.15`);
+  }
+  return value;
+}
+
 function parseInteger(text: string): number {
   const trimmed = text.trim();
   if (!INTEGER.test(trimmed) || !Number.isSafeInteger(Number(trimmed))) {

@@ -28,6 +28,17 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Tokens per batch: `real` counts each row's own tokens (its attention mask), `computed` counts
+   * rows × the padded length the batch ran at. computed ÷ real is the padding waste.
+   */
+  readonly batchTokens = new Counter({
+    name: 'modelgate_batch_tokens_total',
+    help: 'Tokens in batches run on the model: real (unpadded) and computed (rows x padded length).',
+    labelNames: ['model', 'kind'] as const,
+    registers: [this.registry],
+  });
+
   /** Time a request waited in the batcher's queue. */
   readonly queueDuration = new Histogram({
     name: 'modelgate_queue_duration_seconds',
@@ -37,10 +48,10 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  /** Time one batch spent in onnxruntime. */
+  /** Time one batch spent in onnxruntime's run, measured on the session thread. */
   readonly computeDuration = new Histogram({
     name: 'modelgate_compute_duration_seconds',
-    help: 'Time onnxruntime spent on one batch.',
+    help: 'Time onnxruntime spent running one batch (on its session thread).',
     labelNames: ['model'] as const,
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],

@@ -6,6 +6,7 @@
  * sessions created, warmed up — and only then marked READY, replacing any older copy; models
  * that disappeared stop admitting, drain their in-flight requests, and release their sessions.
  */
+import { availableParallelism } from 'node:os';
 import {
   type ConfigSnapshot,
   type ModelSpec,
@@ -18,6 +19,7 @@ import { type Logger } from '@modelgate/observability';
 import { ModelRunner } from '../serving/model-runner.js';
 import { type WorkerMetrics } from '../metrics/worker-metrics.js';
 import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
+import { resolveIntraOpThreads } from './intra-op-threads.js';
 import { openOnnxSession } from './onnx-session.adapter.js';
 import { type ModelState, type ServedModel } from './served-model.js';
 import { warmUp } from './warm-up.js';
@@ -50,7 +52,11 @@ export class ModelManager {
   /** Ready to take traffic: a snapshot applied, nothing still loading, not shutting down. */
   get ready(): boolean {
     if (this.draining || this.appliedRevision === undefined) return false;
-    return [...this.models.values()].every((model) => model.state !== 'LOADING');
+    const models = [...this.models.values()];
+    if (models.some((model) => model.state === 'LOADING')) return false;
+    // Triton's strict readiness: a worker that was given models but serves none of them is not
+    // ready (its failures show in ModelReady and status). One given no models has nothing to fail.
+    return models.length === 0 || models.some((model) => model.state === 'READY');
   }
 
   /** True once shutdown began; every new call is refused. */
@@ -83,12 +89,23 @@ export class ModelManager {
     }
     if (model.state !== 'READY' || !model.runner) {
       const why =
-        model.state === 'FAILED'
-          ? `failed to load: ${model.reason ?? 'unknown reason'}`
-          : model.state.toLowerCase();
+        model.state === 'FAILED' ? `failed: ${model.reason ?? 'unknown reason'}` : model.state.toLowerCase();
       throw new ModelgateError(ErrorCode.MODEL_NOT_READY, `model '${model.spec.id}' is not ready (${why})`);
     }
     return model as ServedModel & { runner: ModelRunner };
+  }
+
+  /**
+   * A model whose onnxruntime session died (a native crash took its thread) stops serving at once:
+   * FAILED with the reason, so readiness, ModelReady and the heartbeat tell gateways to route
+   * elsewhere, and calls fail fast instead of waiting on a thread that will never answer.
+   */
+  private loseModel(model: ServedModel, reason: string): void {
+    if (model.state !== 'READY') return;
+    model.state = 'FAILED';
+    model.reason = `onnxruntime session lost: ${reason}`;
+    this.deps.metrics.modelReady.set({ model: model.spec.id }, 0);
+    this.deps.logger.error({ model: model.spec.id, reason: model.reason }, 'model stopped serving');
   }
 
   /** Brings the served set in line with `snapshot` (this worker's group only). */
@@ -131,11 +148,16 @@ export class ModelManager {
     try {
       const artifact = await this.deps.fetcher.fetchArtifact(spec.artifact);
       const attempts = planProviderAttempts(spec.runtime.executionProviders, this.deps.gpu);
-      for (let i = 0; i < spec.runtime.instances; i++) {
+      const { instances } = spec.runtime;
+      const intraOpThreads = resolveIntraOpThreads(
+        spec.runtime.intraOpThreads,
+        instances,
+        availableParallelism(),
+      );
+      for (let i = 0; i < instances; i++) {
         const opened = await openWithFallback(
           attempts,
-          (attempt) =>
-            openOnnxSession(artifact.path, attempt, { intraOpThreads: spec.runtime.intraOpThreads }),
+          (attempt) => openOnnxSession(artifact.path, attempt, { intraOpThreads }),
           ({ provider, reason }) =>
             logger.warn(
               { model: spec.id, provider, reason },
@@ -157,9 +179,12 @@ export class ModelManager {
           for (const micros of info.queueMicros)
             metrics.queueDuration.observe({ model: spec.id }, micros / 1e6);
           metrics.queueDepth.set({ model: spec.id }, info.queueDepth);
+          metrics.batchTokens.inc({ model: spec.id, kind: 'real' }, info.tokens);
+          metrics.batchTokens.inc({ model: spec.id, kind: 'computed' }, info.paddedTokens);
         },
         onComputed: ({ computeSeconds }) =>
           metrics.computeDuration.observe({ model: spec.id }, computeSeconds),
+        onSessionLost: (reason) => this.loseModel(model, reason),
       });
       model.state = 'READY';
       this.models.set(spec.id, model);

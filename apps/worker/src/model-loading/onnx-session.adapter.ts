@@ -14,6 +14,7 @@ import {
   RUNTIME_TYPE_BY_DATATYPE,
 } from '@modelgate/contracts';
 import { type ProviderAttempt, type ProviderConfig } from './execution-providers.js';
+import { ownsItsBuffer } from './tensor-transfer.js';
 
 /** A tensor as the worker handles it: OIP datatype, dims and a typed array in that type. */
 export interface WorkerTensor {
@@ -29,15 +30,26 @@ export interface TensorDeclaration {
   dims: number[];
 }
 
+/** What one run gives back. */
+export interface SessionRun {
+  outputs: Record<string, WorkerTensor>;
+  /** Time inside onnxruntime's `run` on the session thread, in µs (no thread hop). */
+  runMicros: number;
+}
+
 /** One onnxruntime session, seen through OIP vocabulary. */
 export interface OnnxSession {
   readonly inputs: readonly TensorDeclaration[];
   readonly outputs: readonly TensorDeclaration[];
-  /** Runs the graph; `outputNames` limits what is fetched. */
-  run(
-    feeds: Record<string, WorkerTensor>,
-    outputNames?: readonly string[],
-  ): Promise<Record<string, WorkerTensor>>;
+  /**
+   * Runs the graph; `outputNames` limits what is computed and fetched. Feeds whose data is alone
+   * in its ArrayBuffer are transferred to the session thread, so the caller must not reuse them.
+   */
+  run(feeds: Record<string, WorkerTensor>, outputNames?: readonly string[]): Promise<SessionRun>;
+  /** Why the session can no longer run (its thread died), or undefined while it can. */
+  readonly lostReason: string | undefined;
+  /** Test hook: makes the session's thread die. */
+  crashForTest(): void;
   release(): Promise<void>;
 }
 
@@ -46,7 +58,7 @@ const ORT_TYPE_BY_OIP = RUNTIME_TYPE_BY_DATATYPE as Readonly<Record<string, ort.
 
 /** Session-wide options that do not depend on the provider. */
 export interface SessionSettings {
-  /** Intra-op threads; 0 lets onnxruntime pick (one per core). */
+  /** Intra-op threads of this session (already resolved: see `resolveIntraOpThreads`). */
   intraOpThreads: number;
 }
 
@@ -60,7 +72,7 @@ export async function openOnnxSession(
   const options: ort.InferenceSession.SessionOptions = {
     executionProviders: attempt.providers,
     graphOptimizationLevel: 'all',
-    ...(settings.intraOpThreads > 0 ? { intraOpNumThreads: settings.intraOpThreads } : {}),
+    intraOpNumThreads: settings.intraOpThreads,
     // Spinning intra-op threads steal the event loop's core on small machines (DESIGN §7).
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
     logSeverityLevel: 3,
@@ -96,15 +108,24 @@ class ThreadedSession implements OnnxSession {
   private nextId = 0;
   private readonly pending = new Map<
     number,
-    { resolve: (o: Record<string, WorkerTensor>) => void; reject: (e: Error) => void }
+    { resolve: (o: SessionRun) => void; reject: (e: Error) => void }
   >();
   private opening: { resolve: () => void; reject: (e: Error) => void } | undefined;
   private releasing: (() => void) | undefined;
+  private lost: string | undefined;
 
   constructor(private readonly thread: Worker) {
     thread.on('message', (message: ThreadReply) => this.onMessage(message));
-    thread.on('error', (error) => this.failAll(error));
-    thread.on('exit', () => this.failAll(new Error('the session thread exited')));
+    thread.on('error', (error) => this.loseThread(`the session thread failed: ${error.message}`));
+    thread.on('exit', (code) => this.loseThread(`the session thread exited (code ${code})`));
+  }
+
+  get lostReason(): string | undefined {
+    return this.lost;
+  }
+
+  crashForTest(): void {
+    this.post({ type: 'crash' });
   }
 
   open(modelPath: string, options: ort.InferenceSession.SessionOptions): Promise<void> {
@@ -114,30 +135,36 @@ class ThreadedSession implements OnnxSession {
     });
   }
 
-  run(
-    feeds: Record<string, WorkerTensor>,
-    outputNames?: readonly string[],
-  ): Promise<Record<string, WorkerTensor>> {
+  run(feeds: Record<string, WorkerTensor>, outputNames?: readonly string[]): Promise<SessionRun> {
+    // A dead thread never answers: fail at once rather than wait forever.
+    if (this.lost !== undefined) return Promise.reject(new Error(this.lost));
     const serialized: Record<string, SerializedTensor> = {};
+    const transfer: ArrayBuffer[] = [];
     for (const [name, tensor] of Object.entries(feeds)) {
       const type = ORT_TYPE_BY_OIP[tensor.datatype];
       if (type === undefined)
         return Promise.reject(invalid(`input '${name}': datatype ${tensor.datatype} is not supported`));
       serialized[name] = { type, data: tensor.data, dims: tensor.dims };
+      // A view into a larger buffer (a gRPC message) is cloned: only its own bytes cross.
+      if (ownsItsBuffer(tensor.data)) transfer.push((tensor.data as ArrayBufferView).buffer as ArrayBuffer);
+      else if (ArrayBuffer.isView(tensor.data)) serialized[name].data = copyOf(tensor.data);
     }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.post({
+      const message: ThreadRequest = {
         type: 'run',
         id,
         feeds: serialized,
         ...(outputNames ? { outputNames: [...outputNames] } : {}),
-      });
+      };
+      this.thread.postMessage(message, [...new Set(transfer)]);
     });
   }
 
   async release(): Promise<void> {
+    if (this.lost !== undefined) return;
+    this.lost = 'the session was released';
     await new Promise<void>((resolve) => {
       this.releasing = resolve;
       this.post({ type: 'release' });
@@ -167,7 +194,7 @@ class ThreadedSession implements OnnxSession {
             data: tensor.data,
           };
         }
-        this.settle(message.id)?.resolve(outputs);
+        this.settle(message.id)?.resolve({ outputs, runMicros: message.runMicros });
         return;
       }
       case 'failed':
@@ -190,6 +217,11 @@ class ThreadedSession implements OnnxSession {
     return entry;
   }
 
+  private loseThread(reason: string): void {
+    this.lost ??= reason;
+    this.failAll(new Error(reason));
+  }
+
   private failAll(error: Error): void {
     this.opening?.reject(error);
     this.opening = undefined;
@@ -197,6 +229,15 @@ class ThreadedSession implements OnnxSession {
     this.pending.clear();
     this.releasing?.();
   }
+}
+
+/** %TypedArray%.prototype.slice: copies for every typed array, Node's Buffer (whose slice is a view) included. */
+const typedArraySlice = (Object.getPrototypeOf(Int8Array.prototype) as { slice: (this: unknown) => unknown })
+  .slice;
+
+/** A copy of a typed-array view that owns its buffer (so it can be transferred). */
+function copyOf(data: ort.Tensor['data']): ort.Tensor['data'] {
+  return typedArraySlice.call(data) as ort.Tensor['data'];
 }
 
 function toDeclaration(meta: ort.InferenceSession.ValueMetadata): TensorDeclaration {

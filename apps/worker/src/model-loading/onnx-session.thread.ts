@@ -7,12 +7,15 @@
  */
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { transferableBuffers } from './tensor-transfer.js';
 
 /** Messages from the adapter. */
 export type ThreadRequest =
   | { type: 'open'; modelPath: string; options: ort.InferenceSession.SessionOptions }
   | { type: 'run'; id: number; feeds: Record<string, SerializedTensor>; outputNames?: string[] }
-  | { type: 'release' };
+  | { type: 'release' }
+  /** Test hook (WORKER_TEST_HOOKS only): the thread dies as a native crash would take it. */
+  | { type: 'crash' };
 
 /** Messages to the adapter. */
 export type ThreadReply =
@@ -21,7 +24,7 @@ export type ThreadReply =
       inputs: ort.InferenceSession.ValueMetadata[];
       outputs: ort.InferenceSession.ValueMetadata[];
     }
-  | { type: 'result'; id: number; outputs: Record<string, SerializedTensor> }
+  | { type: 'result'; id: number; outputs: Record<string, SerializedTensor>; runMicros: number }
   | { type: 'failed'; id?: number; message: string }
   | { type: 'released' };
 
@@ -37,7 +40,8 @@ if (!port) throw new Error('onnx-session.thread must run in a worker thread');
 
 let session: ort.InferenceSession | undefined;
 
-const reply = (message: ThreadReply): void => port.postMessage(message);
+const reply = (message: ThreadReply, transfer: readonly ArrayBuffer[] = []): void =>
+  port.postMessage(message, [...transfer]);
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 port.on('message', (request: ThreadRequest) => {
@@ -61,17 +65,25 @@ async function handle(request: ThreadRequest): Promise<void> {
         for (const [name, tensor] of Object.entries(request.feeds)) {
           feeds[name] = new ort.Tensor(tensor.type, tensor.data, tensor.dims);
         }
+        const started = performance.now();
         const results = request.outputNames
           ? await session.run(feeds, request.outputNames)
           : await session.run(feeds);
+        const runMicros = Math.round((performance.now() - started) * 1000);
         const outputs: Record<string, SerializedTensor> = {};
         for (const [name, tensor] of Object.entries(results)) {
           outputs[name] = { type: tensor.type, data: tensor.data, dims: [...tensor.dims] };
         }
-        reply({ type: 'result', id: request.id, outputs });
+        // The binding copies each output into a fresh ArrayBuffer: hand it over instead of cloning it.
+        reply({ type: 'result', id: request.id, outputs, runMicros }, [
+          ...transferableBuffers(Object.values(outputs)),
+        ]);
       } catch (error) {
         reply({ type: 'failed', id: request.id, message: messageOf(error) });
       }
+      return;
+    case 'crash':
+      process.exit(70);
       return;
     case 'release':
       await session?.release().catch(() => undefined);

@@ -22,6 +22,8 @@ import {
 
 /** Metadata key of the batch-holding test hook (honoured only with WORKER_TEST_HOOKS). */
 export const TEST_HOLD_HEADER = 'x-modelgate-test-hold-ms';
+/** Metadata key of the session-crash test hook (honoured only with WORKER_TEST_HOOKS). */
+export const TEST_CRASH_HEADER = 'x-modelgate-test-crash-session';
 
 const SERVER_NAME = 'modelgate-worker';
 const SERVER_VERSION = '0.1.0';
@@ -81,20 +83,33 @@ export class InferenceController {
     metadata: Metadata,
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<ModelInferResponseMessage> {
-    let label = request.model_version ? `${request.model_name}:${request.model_version}` : request.model_name;
+    // A model this worker does not serve is counted as 'unknown': request names would make the
+    // label set as large as whatever clients send.
+    let label = 'unknown';
     const deadline = call.getDeadline();
     const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
     try {
       const model = this.models.require(request.model_name, request.model_version || undefined);
       label = model.spec.id;
       const decoded = decodeInferRequest(request, model.inputs, model.outputs);
+      // grpc-js emits 'cancelled' on every call once it ends, answered or not: only a cancel that
+      // comes while the request still waits may abort it (an abort costs a DOMException).
       const cancelled = new AbortController();
-      call.once('cancelled', () => cancelled.abort());
-      const result = await model.runner.infer(decoded.inputs, decoded.rows, decoded.outputNames, {
-        signal: cancelled.signal,
-        ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
-        ...(this.config.WORKER_TEST_HOOKS ? { holdMs: holdFrom(metadata) } : {}),
+      let settled = false;
+      call.once('cancelled', () => {
+        if (!settled) cancelled.abort();
       });
+      const result = await model.runner
+        .infer(decoded.inputs, decoded.rows, decoded.outputNames, {
+          signal: cancelled.signal,
+          ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
+          ...(this.config.WORKER_TEST_HOOKS
+            ? { holdMs: holdFrom(metadata), crashSession: metadata.get(TEST_CRASH_HEADER).length > 0 }
+            : {}),
+        })
+        .finally(() => {
+          settled = true;
+        });
       const response: ModelInferResponseMessage = {
         model_name: model.spec.name,
         model_version: model.spec.version,

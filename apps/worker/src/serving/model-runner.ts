@@ -22,17 +22,23 @@ import {
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import {
   type OnnxSession,
+  type SessionRun,
   type TensorDeclaration,
   type WorkerTensor,
 } from '../model-loading/onnx-session.adapter.js';
+import { joinRowOutputs, splitRequestRows } from './request-rows.js';
 
 /** One row of a request as the batcher queues it. */
 interface RowItem {
   inputs: Record<string, TensorData>;
   /** OIP datatype per input name (a typed array alone cannot tell BOOL from UINT8). */
   datatypes: Record<string, string>;
+  /** Outputs the request asked for; undefined means all. */
+  outputNames: readonly string[] | undefined;
   /** Test hook: hold the batch carrying this row this long before running it. */
   holdMs: number;
+  /** Test hook: the session thread that runs this row's batch dies first. */
+  crashSession: boolean;
   /** When the row was queued (performance.now() ms). */
   enqueuedAtMs: number;
 }
@@ -60,6 +66,14 @@ export interface BatchTiming {
   computeSeconds: number;
 }
 
+/** What a runner reports to its owner. */
+export interface RunnerHooks {
+  onBatch?: (info: BatchInfo) => void;
+  onComputed?: (timing: BatchTiming) => void;
+  /** A session's thread died (it is out of the pool for good). */
+  onSessionLost?: (reason: string) => void;
+}
+
 /** Per-call options of {@link ModelRunner.infer}. */
 export interface InferOptions {
   /** Absolute deadline (ms since epoch), from the gRPC deadline; else the model's default timeout. */
@@ -68,6 +82,8 @@ export interface InferOptions {
   signal?: AbortSignal;
   /** Test hook (WORKER_TEST_HOOKS only): hold the batch this long. */
   holdMs?: number;
+  /** Test hook (WORKER_TEST_HOOKS only): kill the session thread that runs the batch. */
+  crashSession?: boolean;
 }
 
 export class ModelRunner {
@@ -79,7 +95,7 @@ export class ModelRunner {
     private readonly modelId: string,
     private readonly sessions: readonly OnnxSession[],
     limits: BatchLimits,
-    hooks: { onBatch?: (info: BatchInfo) => void; onComputed?: (timing: BatchTiming) => void } = {},
+    private readonly hooks: RunnerHooks = {},
   ) {
     const first = sessions[0];
     if (!first) throw new Error(`model ${modelId} has no sessions`);
@@ -91,9 +107,8 @@ export class ModelRunner {
       instances: sessions.length,
       onBatch: hooks.onBatch,
       runBatch: async (items) => {
-        const started = performance.now();
         const results = await this.runBatch(items);
-        hooks.onComputed?.({ rows: items.length, computeSeconds: (performance.now() - started) / 1000 });
+        hooks.onComputed?.({ rows: items.length, computeSeconds: (results[0]?.computeMicros ?? 0) / 1e6 });
         return results;
       },
     });
@@ -124,31 +139,54 @@ export class ModelRunner {
         { retryAfterSeconds: 1 },
       );
     }
-    // One failing row (deadline, queue) abandons the others instead of computing them.
-    const abandon = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, abandon.signal]) : abandon.signal;
     const timeoutMs =
-      options.deadlineEpochMs !== undefined ? options.deadlineEpochMs - Date.now() : undefined;
-    const rowInputs = splitRows(inputs, rows);
-    const datatypes = Object.fromEntries(Object.entries(inputs).map(([name, t]) => [name, t.datatype]));
-    const pending = rowInputs.map((rowInput) =>
-      this.batcher.enqueue(
-        { inputs: rowInput, datatypes, holdMs: options.holdMs ?? 0, enqueuedAtMs: performance.now() },
-        {
-          tokens: this.tokenModel ? (Object.values(rowInput)[0]?.dims[1] ?? 1) : 1,
-          signal,
-          ...(timeoutMs !== undefined ? { timeoutMs: Math.max(timeoutMs, 0) } : {}),
-          ...(this.tokenModel ? {} : { batchKey: batchSignature(rowInput) }),
-        },
-      ),
-    );
-    for (const row of pending) row.catch(() => abandon.abort());
-    const rowResults = await Promise.all(pending);
-    return {
-      outputs: joinRows(rowResults, outputNames, this.sessions[0]?.outputs ?? []),
-      queueMicros: Math.max(...rowResults.map((row) => row.queueMicros)),
-      computeMicros: Math.max(...rowResults.map((row) => row.computeMicros)),
-    };
+      options.deadlineEpochMs !== undefined ? Math.max(options.deadlineEpochMs - Date.now(), 0) : undefined;
+    const requestRows = splitRequestRows(inputs, rows, this.tokenModel);
+    const datatypes: Record<string, string> = {};
+    for (const name in inputs) datatypes[name] = inputs[name]?.datatype ?? 'FP32';
+    const enqueuedAtMs = performance.now();
+    const holdMs = options.holdMs ?? 0;
+    const crashSession = options.crashSession ?? false;
+    // One failing row (deadline, queue) abandons its siblings instead of computing them; a lone
+    // row needs no second controller, so the common case costs one listener, not a signal chain.
+    const abandon = rows > 1 ? new AbortController() : undefined;
+    const forward = abandon && options.signal ? () => abandon.abort() : undefined;
+    if (forward) options.signal?.addEventListener('abort', forward, { once: true });
+    const signal = abandon?.signal ?? options.signal;
+    try {
+      const pending = requestRows.map((row) =>
+        this.batcher.enqueue(
+          { inputs: row.inputs, datatypes, outputNames, holdMs, crashSession, enqueuedAtMs },
+          {
+            tokens: row.tokens,
+            ...(signal ? { signal } : {}),
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+            ...(this.tokenModel ? {} : { batchKey: batchSignature(row.inputs) }),
+          },
+        ),
+      );
+      if (abandon) for (const row of pending) row.catch(() => abandon.abort());
+      const rowResults = await Promise.all(pending);
+      const width = this.tokenModel ? inputs.attention_mask?.dims[1] : undefined;
+      let queueMicros = 0;
+      let computeMicros = 0;
+      for (const row of rowResults) {
+        queueMicros = Math.max(queueMicros, row.queueMicros);
+        computeMicros = Math.max(computeMicros, row.computeMicros);
+      }
+      return {
+        outputs: joinRowOutputs(
+          rowResults.map((row) => row.outputs),
+          outputNames,
+          this.sessions[0]?.outputs ?? [],
+          width,
+        ),
+        queueMicros,
+        computeMicros,
+      };
+    } finally {
+      if (forward) options.signal?.removeEventListener('abort', forward);
+    }
   }
 
   /** Stops admitting and resolves once every queued and running request has finished. */
@@ -170,9 +208,10 @@ export class ModelRunner {
     const session = this.idleSessions.pop();
     if (!session)
       throw new ModelgateError(ErrorCode.INTERNAL, `model ${this.modelId}: no idle session instance`);
-    let outputs: Record<string, WorkerTensor>;
+    let run: SessionRun;
     try {
-      outputs = await session.run(feeds);
+      if (items.some((item) => item.crashSession)) session.crashForTest();
+      run = await session.run(feeds, outputsWanted(items));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new ModelgateError(
@@ -182,17 +221,18 @@ export class ModelRunner {
         { cause: error },
       );
     } finally {
-      this.idleSessions.push(session);
+      // A session whose thread died never runs again: it leaves the pool, and the model with it.
+      if (session.lostReason === undefined) this.idleSessions.push(session);
+      else this.hooks.onSessionLost?.(session.lostReason);
     }
 
-    const computeMicros = Math.round((performance.now() - startedAt) * 1000);
     const perRow: RowResult[] = items.map((item) => ({
       outputs: {},
       queueMicros: Math.round((startedAt - item.enqueuedAtMs) * 1000),
-      computeMicros,
+      computeMicros: run.runMicros,
     }));
     for (const declared of session.outputs) {
-      const output = outputs[declared.name];
+      const output = run.outputs[declared.name];
       if (!output) continue;
       const slices = splitBatchOutput(output.data as NumericArray, output.dims, layout, {
         name: declared.name,
@@ -207,27 +247,22 @@ export class ModelRunner {
   }
 }
 
+/** The outputs a batch must compute: the union of what its requests asked for (undefined: all). */
+function outputsWanted(items: readonly RowItem[]): string[] | undefined {
+  const wanted = new Set<string>();
+  for (const item of items) {
+    if (item.outputNames === undefined) return undefined;
+    for (const name of item.outputNames) wanted.add(name);
+  }
+  return [...wanted];
+}
+
 /** Token models: every input int64 [batch, sequence], and an attention mask that hides padding. */
 function isTokenModel(inputs: readonly TensorDeclaration[]): boolean {
   return (
     inputs.some((input) => input.name === 'attention_mask') &&
     inputs.every((input) => input.datatype === 'INT64' && input.dims.length === 2)
   );
-}
-
-function splitRows(inputs: Record<string, WorkerTensor>, rows: number): Record<string, TensorData>[] {
-  const result: Record<string, TensorData>[] = Array.from({ length: rows }, () => ({}));
-  for (const [name, tensor] of Object.entries(inputs)) {
-    const data = tensor.data as NumericArray;
-    const rowLength = data.length / rows;
-    const rowDims = [1, ...tensor.dims.slice(1)];
-    for (let row = 0; row < rows; row++) {
-      const target = result[row];
-      if (target)
-        target[name] = { data: data.subarray(row * rowLength, (row + 1) * rowLength), dims: rowDims };
-    }
-  }
-  return result;
 }
 
 function packRows(items: readonly RowItem[]) {
@@ -252,27 +287,4 @@ function concatRows(items: readonly RowItem[]) {
     };
   }
   return { feeds, layout: batch.layout };
-}
-
-function joinRows(
-  rows: readonly RowResult[],
-  outputNames: readonly string[] | undefined,
-  declared: readonly TensorDeclaration[],
-): Record<string, WorkerTensor> {
-  const names = outputNames ?? declared.map((d) => d.name);
-  const result: Record<string, WorkerTensor> = {};
-  for (const name of names) {
-    const joined = concatBatch(rows.map((row) => ({ [name]: requireOutput(row.outputs, name) })));
-    const tensor = joined.inputs[name];
-    if (!tensor) continue;
-    const datatype = declared.find((d) => d.name === name)?.datatype ?? 'FP32';
-    result[name] = { datatype, dims: [...tensor.dims], data: tensor.data as WorkerTensor['data'] };
-  }
-  return result;
-}
-
-function requireOutput(row: Record<string, TensorData>, name: string): TensorData {
-  const tensor = row[name];
-  if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `output '${name}' missing from a batch result`);
-  return tensor;
 }

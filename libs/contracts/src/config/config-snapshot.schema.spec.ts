@@ -96,6 +96,7 @@ describe('parseConfigSnapshot', () => {
       preferredBatchSizes: [16, 32],
       maxQueueDelayMicros: 500,
       maxBatchTokens: 16384,
+      maxPaddingRatio: 1.15,
       maxQueueSize: 256,
       defaultTimeoutMs: 10000,
     });

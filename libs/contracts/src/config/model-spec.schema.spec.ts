@@ -44,6 +44,7 @@ describe('modelSpecSchema', () => {
       preferredBatchSizes: [],
       maxQueueDelayMicros: 2000,
       maxBatchTokens: 16384,
+      maxPaddingRatio: 1.15,
       maxQueueSize: 256,
       defaultTimeoutMs: 10000,
     });
@@ -183,6 +184,13 @@ describe('batchingSchema', () => {
 
   it('rejects a preferred size above the default maxBatchSize of 32', () => {
     expect(batchingSchema.safeParse({ preferredBatchSizes: [64] }).success).toBe(false);
+  });
+
+  it('takes a padding ratio of 1 or more and refuses one below 1, naming the field', () => {
+    expect(batchingSchema.parse({ maxPaddingRatio: 2.5 }).maxPaddingRatio).toBe(2.5);
+    const result = batchingSchema.safeParse({ maxPaddingRatio: 0.5 });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['maxPaddingRatio']);
   });
 });
 

@@ -24,6 +24,12 @@ export const batchingSchema = z
     maxQueueDelayMicros: nonNegativeIntSchema.default(2000),
     /** Most padded tokens (rows × sequence length) in one run. @defaultValue 16384 */
     maxBatchTokens: positiveIntSchema.default(16384),
+    /**
+     * Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of
+     * its rows' real tokens, so short rows wait for their own batch rather than run padded to a
+     * long one. Raise it where a bigger batch beats less padding (GPUs). @defaultValue 1.15
+     */
+    maxPaddingRatio: z.number().min(1).max(1_000_000).default(1.15),
     /** Requests waiting beyond this are rejected with QUEUE_FULL. @defaultValue 256 */
     maxQueueSize: positiveIntSchema.default(256),
     /** Deadline of a request that did not bring its own, in milliseconds. @defaultValue 10000 */
@@ -67,7 +73,10 @@ export const runtimeSchema = z.object({
     .default(['cpu']),
   /** onnxruntime sessions per worker for this model. @defaultValue 1 */
   instances: positiveIntSchema.default(1),
-  /** Intra-op threads per session; 0 leaves onnxruntime's default. @defaultValue 0 */
+  /**
+   * Intra-op threads per session; 0 shares the worker's cores among the instances
+   * (⌊cores ÷ instances⌋, at least 1), so instances × threads never exceeds the cores. @defaultValue 0
+   */
   intraOpThreads: nonNegativeIntSchema.default(0),
 });
 

@@ -17,7 +17,9 @@ export function startServiceProcess(
   env: Record<string, string>,
   cwd?: string,
 ): ServiceProcess {
-  const child = spawn(process.execPath, [script], {
+  // MODELGATE_NODE_ARGS: extra node flags for the bench's profiles (--cpu-prof is not allowed in NODE_OPTIONS).
+  const nodeArgs = (env.MODELGATE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...process.env, ...env },
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -43,6 +43,43 @@ export function tokenInferRequest(
   };
 }
 
+/**
+ * A ModelInfer request for token rows of different lengths, right-padded to the longest as a
+ * tokenizer pads a batch: ids 0 and attention mask 0 on padding.
+ */
+export function paddedTokenInferRequest(
+  model: string,
+  rows: number[][],
+  options: { id?: string } = {},
+): Message {
+  const width = Math.max(...rows.map((row) => row.length));
+  const shape = [rows.length, width];
+  const ids = new BigInt64Array(rows.length * width);
+  const mask = new BigInt64Array(rows.length * width);
+  rows.forEach((row, r) =>
+    row.forEach((id, i) => {
+      ids[r * width + i] = BigInt(id);
+      mask[r * width + i] = 1n;
+    }),
+  );
+  const types = new BigInt64Array(ids.length);
+  const tensors = [
+    ['input_ids', ids],
+    ['attention_mask', mask],
+    ['token_type_ids', types],
+  ] as const;
+  return {
+    model_name: model,
+    id: options.id ?? '',
+    inputs: tensors.map(([name]) => ({ name, datatype: 'INT64', shape })),
+    outputs: [],
+    raw_input_contents: tensors.map(([, data]) => {
+      const bytes = encodeTensor('INT64', shape, data);
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }),
+  };
+}
+
 /** The FP32 output `name` of a ModelInfer response, with its shape. */
 export function fp32Output(response: Message, name: string): { shape: number[]; data: Float32Array } {
   const outputs = response.outputs as { name: string; datatype: string; shape: number[] }[];

@@ -95,8 +95,8 @@ export async function writeSnapshot(
   return path;
 }
 
-/** Packs a fixture's tokenizer files into a ustar bundle in `dir`. */
-async function writeTokenizerBundle(
+/** Packs a fixture's tokenizer files into a ustar bundle in `dir`, as the registry publishes it. */
+export async function writeTokenizerBundle(
   fixtureDir: string,
   dir: string,
 ): Promise<{ path: string; sha256: string }> {
@@ -121,18 +121,26 @@ export interface RunningWorker {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/**
+ * What a start waits for: `ready` (ServerReady true), or `settled` (the snapshot applied and every
+ * model loaded or failed, ready or not: for workers meant to be unready).
+ */
+export type WorkerStartWait = 'ready' | 'settled';
+
 export async function startWorker(
   models: TestModel[],
   env: Record<string, string> = {},
+  until: WorkerStartWait = 'ready',
 ): Promise<RunningWorker> {
   const dir = await mkdtemp(join(tmpdir(), 'modelgate-worker-'));
-  return startWorkerWithSnapshot(await writeSnapshot(dir, models), env);
+  return startWorkerWithSnapshot(await writeSnapshot(dir, models), env, until);
 }
 
 /** A worker process on free ports (or WORKER_GRPC_PORT in `env`) serving the snapshot file. */
 export async function startWorkerWithSnapshot(
   snapshot: string,
   env: Record<string, string> = {},
+  until: WorkerStartWait = 'ready',
 ): Promise<RunningWorker> {
   const dir = await mkdtemp(join(tmpdir(), 'modelgate-worker-'));
   const [grpcPort, httpPort] = [env.WORKER_GRPC_PORT ?? String(await freePort()), await freePort()];
@@ -149,11 +157,20 @@ export async function startWorkerWithSnapshot(
   });
   const grpcAddress = `127.0.0.1:${grpcPort}`;
   const client = new OipTestClient(grpcAddress);
-  await waitFor(async () => (await client.call<{ ready: boolean }>('ServerReady', {})).ready, {
-    timeoutMs: 60_000,
-    describe: () => process.output(),
-  });
   const httpUrl = `http://127.0.0.1:${httpPort}`;
+  const settled = async (): Promise<boolean> => {
+    const body = (await (await fetch(`${httpUrl}/health/ready`)).json()) as {
+      revision: number | null;
+      models: Record<string, string>;
+    };
+    return body.revision !== null && !Object.values(body.models).includes('LOADING');
+  };
+  await waitFor(
+    until === 'ready'
+      ? async () => (await client.call<{ ready: boolean }>('ServerReady', {})).ready
+      : settled,
+    { timeoutMs: 60_000, describe: () => process.output() },
+  );
   return {
     process,
     client,
