@@ -1,50 +1,87 @@
 import { parseArgs } from 'node:util';
-import { type RegistryMode } from './control-plane.js';
+import { REGISTRY_MODES, type RegistryMode } from './control-plane.js';
 
-/** Which measurements a run makes. */
-export const SUITES = ['full', 'worker', 'gateway'] as const;
+/**
+ * What a run can measure. `shared`: raw session.run, the naive server, modelgate and the worker
+ * alone on shared cores; `worker`: raw and the worker alone only; `gateway`: gateway CPU and
+ * GATEWAY_WORKERS 1 vs 2; `pinned`: the pinned split; `mixed`: mixed-length padding waste;
+ * `profile`: where the CPU goes (--cpu-prof) at c=1 and c=128.
+ */
+export const SUITES = ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'profile'] as const;
 
 /** One of SUITES. */
 export type Suite = (typeof SUITES)[number];
 
+/** What `--suite full` (the default) runs. */
+export const FULL_SUITES: readonly Suite[] = ['shared', 'pinned', 'mixed'];
+
 /** Settings of one `npm run bench`. */
 export interface BenchOptions {
-  suite: Suite;
-  /** Measured seconds per step. @defaultValue 8 (2 with --quick) */
+  /** The suites to run, in SUITES order. */
+  suites: Suite[];
+  /** Interleaved repeats of every measured comparison. @defaultValue 3 (2 with --quick) */
+  repeats: number;
+  /** Measured seconds per step. @defaultValue 5 (1.5 with --quick) */
   durationS: number;
-  /** Unmeasured seconds before each step, same load. @defaultValue 2 (0.5 with --quick) */
+  /** Unmeasured seconds before each step, same load. @defaultValue 1.5 (0.5 with --quick) */
   warmupS: number;
   quick: boolean;
-  /** Concurrency ladder of the HTTP comparison. */
+  /** Concurrency ladder of the HTTP comparison. @defaultValue [1, 32, 128] ([1, 128] with --quick) */
   concurrencies: number[];
-  /** Batch sizes of the raw session.run sweep. */
+  /** Batch sizes of the raw session.run sweeps. @defaultValue [1, 8, 32, 64] ([1, 32] with --quick) */
   batchSizes: number[];
-  /** Requests of the fixed-size step that measures gateway CPU per request. */
+  /** Requests of the fixed-size step that measures gateway CPU per request (gateway suite). */
   cpuRequests: number;
-  /** GATEWAY_WORKERS of the modelgate ladder. @defaultValue auto (one event loop per core) */
+  /** GATEWAY_WORKERS of the shared-cores stack and the profiled one. @defaultValue auto (one event loop per core) */
   gatewayWorkers: string;
-  /** ModelSpec.runtime.intraOpThreads for the worker and the raw baseline. @defaultValue 0 */
+  /** ModelSpec.runtime.intraOpThreads off the pinned split (which always runs 1). @defaultValue 0 */
   intraOpThreads: number;
-  /** ModelSpec.batching.maxBatchSize. @defaultValue 32 (the schema's default) */
+  /** ModelSpec.batching.maxBatchSize of every deployment. @defaultValue 32 (the schema's default) */
   maxBatchSize: number;
   registry: RegistryMode;
   /** Directory for the .md, .json and .svg. */
   outDir: string;
 }
 
-const USAGE = `usage: npm run bench -- [--suite full|worker|gateway] [--duration <s>] [--quick]
-  [--gateway-workers auto|<n>] [--intra-op-threads <n>] [--max-batch-size <n>]
-  [--registry auto|off] [--out <dir>]`;
+const USAGE = `usage: npm run bench -- [--suite full|<suite>[,<suite>...]] [--profile] [--quick]
+  [--repeats <n>] [--duration <s>] [--warmup <s>] [--gateway-workers auto|<n>]
+  [--intra-op-threads <n>] [--max-batch-size <n>] [--registry auto|live|off] [--out <dir>]
+suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
 
-function positiveNumber(value: string | undefined, name: string, fallback: number, integer = false): number {
+/** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
+const OPTION_USERS: Record<string, readonly Suite[]> = {
+  repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed'],
+  'gateway-workers': ['shared', 'profile'],
+  'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile'],
+};
+
+function numberOption(
+  value: string | undefined,
+  name: string,
+  fallback: number,
+  minimum: number,
+  integer: boolean,
+) {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0 || (integer && !Number.isInteger(parsed))) {
-    throw new Error(
-      `--${name} must be a ${integer ? 'non-negative integer' : 'non-negative number'}\n${USAGE}`,
-    );
+  if (!Number.isFinite(parsed) || parsed < minimum || (integer && !Number.isInteger(parsed))) {
+    throw new Error(`--${name} must be ${integer ? 'an integer' : 'a number'} ≥ ${minimum}\n${USAGE}`);
   }
   return parsed;
+}
+
+function parseSuites(list: string, profile: boolean): Suite[] {
+  const named = list.split(',').map((name) => name.trim());
+  const chosen = new Set<Suite>();
+  for (const name of named) {
+    if (name === 'full') FULL_SUITES.forEach((suite) => chosen.add(suite));
+    else if ((SUITES as readonly string[]).includes(name)) chosen.add(name as Suite);
+    else throw new Error(`--suite: unknown suite '${name}'\n${USAGE}`);
+  }
+  if (profile) chosen.add('profile');
+  // `shared` measures everything `worker` does, in the same rounds.
+  if (chosen.has('shared')) chosen.delete('worker');
+  return SUITES.filter((suite) => chosen.has(suite));
 }
 
 /** Parses the command line (after `npm run bench --`). */
@@ -53,9 +90,12 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
     args: argv,
     options: {
       suite: { type: 'string', default: 'full' },
+      profile: { type: 'boolean', default: false },
+      repeats: { type: 'string' },
       duration: { type: 'string' },
+      warmup: { type: 'string' },
       quick: { type: 'boolean', default: false },
-      'gateway-workers': { type: 'string', default: 'auto' },
+      'gateway-workers': { type: 'string' },
       'intra-op-threads': { type: 'string' },
       'max-batch-size': { type: 'string' },
       registry: { type: 'string', default: 'auto' },
@@ -63,31 +103,43 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
       help: { type: 'boolean', default: false },
     },
     strict: true,
+    allowPositionals: false,
   });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const suite = values.suite as Suite;
-  if (!SUITES.includes(suite)) throw new Error(`--suite must be one of ${SUITES.join(', ')}\n${USAGE}`);
+  const suites = parseSuites(values.suite, values.profile);
+  for (const [option, users] of Object.entries(OPTION_USERS)) {
+    if (
+      values[option as keyof typeof values] !== undefined &&
+      !suites.some((suite) => users.includes(suite))
+    ) {
+      throw new Error(
+        `--${option} changes nothing in --suite ${suites.join(',')} (it applies to ${users.join(', ')})`,
+      );
+    }
+  }
   const registry = values.registry as RegistryMode;
-  if (registry !== 'auto' && registry !== 'off') throw new Error(`--registry must be auto or off\n${USAGE}`);
-  const gatewayWorkers = values['gateway-workers'];
+  if (!REGISTRY_MODES.includes(registry))
+    throw new Error(`--registry must be one of ${REGISTRY_MODES.join(', ')}\n${USAGE}`);
+  const gatewayWorkers = values['gateway-workers'] ?? 'auto';
   if (gatewayWorkers !== 'auto' && !/^[1-9][0-9]*$/.test(gatewayWorkers)) {
     throw new Error(`--gateway-workers must be auto or a positive integer\n${USAGE}`);
   }
   const quick = values.quick;
   return {
-    suite,
-    durationS: positiveNumber(values.duration, 'duration', quick ? 2 : 8),
-    warmupS: quick ? 0.5 : 2,
+    suites,
+    repeats: numberOption(values.repeats, 'repeats', quick ? 2 : 3, 1, true),
+    durationS: numberOption(values.duration, 'duration', quick ? 1.5 : 5, 0.5, false),
+    warmupS: numberOption(values.warmup, 'warmup', quick ? 0.5 : 1.5, 0, false),
     quick,
-    concurrencies: [1, 8, 32, 128],
-    batchSizes: [1, 2, 4, 8, 16, 32, 64],
+    concurrencies: quick ? [1, 128] : [1, 32, 128],
+    batchSizes: quick ? [1, 32] : [1, 8, 32, 64],
     cpuRequests: quick ? 200 : 1000,
     gatewayWorkers,
-    intraOpThreads: positiveNumber(values['intra-op-threads'], 'intra-op-threads', 0, true),
-    maxBatchSize: Math.max(1, positiveNumber(values['max-batch-size'], 'max-batch-size', 32, true)),
+    intraOpThreads: numberOption(values['intra-op-threads'], 'intra-op-threads', 0, 0, true),
+    maxBatchSize: numberOption(values['max-batch-size'], 'max-batch-size', 32, 1, true),
     registry,
     outDir: values.out ?? defaultOutDir,
   };

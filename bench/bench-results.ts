@@ -1,11 +1,13 @@
 /**
- * Everything one bench run measured (written verbatim as the .json), and the issue 8 targets
- * checked against it.
+ * Everything one bench run measured, written verbatim as the .json: per suite, every interleaved
+ * round, so every ratio can be taken within one round and summarised over the rounds.
  */
 import { type BenchOptions } from './bench-options.js';
 import { type RawBatchResult, type RawSessionRunResult } from './children/raw-session-run.js';
 import { type Deployment } from './control-plane.js';
+import { type ProfileSummary } from './cpu-profile-summary.js';
 import { type StepResult } from './load-step.js';
+import { type Spread, spreadOf } from './stats.js';
 
 /** The machine and settings of a run. */
 export interface BenchMeta {
@@ -19,39 +21,122 @@ export interface BenchMeta {
   /** 1-minute load average when the run started and ended. */
   loadAverage: { start: number; end?: number };
   options: Omit<BenchOptions, 'outDir'>;
+  /** The deployment of the shared-cores stack (other suites say what they change). */
   deployment: Deployment;
-  /** How the config reached gateway and worker. */
+  /** How the config reached gateways and workers. */
   controlPlane?: { via: string; note: string };
-  /** `git rev-parse --short HEAD` of the measured tree, with `+changes` when it had uncommitted ones. */
+  /** `git rev-parse --short HEAD` of the measured tree, noting uncommitted changes in apps/ or libs/. */
   commit?: string;
 }
 
-/** Gateway cost and the multi-core choice. */
+/** Raw session.run over its batch sizes, with the best one (the throughput limit). */
+export type RawLimit = RawSessionRunResult & { best: RawBatchResult };
+
+/** One interleaved round on shared cores: raw, then naive, then modelgate, then the worker alone. */
+export interface SharedRound {
+  raw: RawLimit;
+  naive?: StepResult[];
+  modelgate?: StepResult[];
+  workerOnly?: StepResult[];
+}
+
+/** The shared-cores comparison. */
+export interface SharedResult {
+  gatewayWorkers: string;
+  rounds: SharedRound[];
+}
+
+/** One GATEWAY_WORKERS value within one round of the gateway suite. */
+export interface GatewayRoundEntry {
+  gatewayWorkers: string;
+  /** Fixed-size step at c=8, for CPU per request. */
+  cpuStep: StepResult;
+  gatewayCpuMsPerRequest: number;
+  /** c=32 throughput step. */
+  clusterStep: StepResult;
+}
+
+/** Gateway CPU per request and GATEWAY_WORKERS 1 vs 2, alternating within each round. */
 export interface GatewaySuiteResult {
-  /** Fixed-size steps at c=8, one per GATEWAY_WORKERS value, for CPU per request. */
-  cpuSteps: { gatewayWorkers: string; step: StepResult; gatewayCpuMsPerRequest: number }[];
-  /** c=32 throughput steps, one per GATEWAY_WORKERS value. */
-  clusterSteps: { gatewayWorkers: string; step: StepResult }[];
-  /** modelgate c=1 (gateway + worker) against raw batch 1. */
-  c1?: { step: StepResult; rawBatch1P50Ms: number };
+  rounds: GatewayRoundEntry[][];
+}
+
+/** One round of the pinned split: raw on the worker's core, the worker alone at c=64, the gateway in front of it. */
+export interface PinnedRound {
+  raw: RawLimit;
+  worker: StepResult;
+  gateway: StepResult;
+  gatewayCpuMsPerRequest: number;
+}
+
+/** The pinned split mode. */
+export interface PinnedResult {
+  workerCpus: string;
+  gatewayCpus: string;
+  concurrency: number;
+  /** Thread count per allowed-CPU list, read back from /proc after pinning (proof of the split). */
+  affinity: { worker: Record<string, number>; gateway: Record<string, number> };
+  rounds: PinnedRound[];
+}
+
+/** A mode this machine cannot run, and why. */
+export interface Skipped {
+  skipped: string;
+}
+
+/** One round of the mixed-length workload: the same texts against both workers. */
+export interface MixedRound {
+  modelgate: StepResult;
+  padToLongest: StepResult;
+}
+
+/** Mixed-length padding waste: modelgate's length grouping vs FIFO batches padded to the longest. */
+export interface MixedResult {
+  concurrency: number;
+  texts: { count: number; minTokens: number; maxTokens: number; meanTokens: number };
+  /** batching.maxPaddingRatio of each worker (modelgate: the schema default when unset). */
+  maxPaddingRatio: { modelgate: number | 'default'; padToLongest: number };
+  rounds: MixedRound[];
+}
+
+/** Where one process's (or thread's) CPU went over one profiled step. */
+export interface ProfiledThread {
+  party: 'gateway' | 'worker';
+  /** e.g. `gateway (2 processes)`, `worker main thread`, `worker thread 1`. */
+  label: string;
+  summary: ProfileSummary;
+  /** Busy sampled ms per answered request. */
+  cpuMsPerRequest: number;
+}
+
+/** The profile mode: one step per concurrency against a stack started with --cpu-prof. */
+export interface ProfileResult {
+  gatewayWorkers: string;
+  /** Where the .cpuprofile files were left. */
+  profileDir: string;
+  steps: { step: StepResult; threads: ProfiledThread[] }[];
+}
+
+/** One issue 11 target checked against the run. */
+export interface TargetCheck {
+  target: string;
+  /** The figure, as median (min–max) with its reference. */
+  measured: string;
+  /** undefined when the run lacks the numbers (n/a). */
+  met: boolean | undefined;
+  /** How far from the target, when missed. */
+  shortBy?: string;
 }
 
 /** All numbers of one run. */
 export interface BenchResults {
   meta: BenchMeta;
-  raw?: RawSessionRunResult & { best: RawBatchResult };
-  naive?: StepResult[];
-  modelgate?: { gatewayWorkers: string; steps: StepResult[] };
-  workerOnly?: StepResult[];
+  shared?: SharedResult;
   gateway?: GatewaySuiteResult;
+  pinned?: PinnedResult | Skipped;
+  mixed?: MixedResult | Skipped;
+  profile?: ProfileResult;
   targets?: TargetCheck[];
-}
-
-/** One issue 8 target: the rule, the numbers, met or missed. */
-export interface TargetCheck {
-  target: string;
-  measured: string;
-  met: boolean;
 }
 
 /** The raw batch size with the highest rows/s. */
@@ -67,61 +152,69 @@ export function failedRequests(step: StepResult): number {
   return step.load.non2xx + step.load.errors;
 }
 
-const fmt = (value: number, digits = 2): string => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-
-function atConcurrency(steps: readonly StepResult[] | undefined, c: number): StepResult | undefined {
+/** The step at concurrency `c`, if measured. */
+export function atConcurrency(steps: readonly StepResult[] | undefined, c: number): StepResult | undefined {
   return steps?.find((step) => step.load.concurrency === c);
 }
 
-/** The issue 8 targets, where the run has the numbers they need. */
-export function checkTargets(results: BenchResults): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  const raw = results.raw;
-  const steps = results.modelgate?.steps;
-  const rawB1 = raw?.batches.find((b) => b.batchSize === 1);
-  const c1 = atConcurrency(steps, 1);
-  if (rawB1 && c1) {
-    const limit = rawB1.latency.p50 + 1.0;
-    checks.push({
-      target: 'c=1: modelgate p50 ≤ raw batch-1 p50 + 1.0 ms',
-      measured: `${fmt(c1.load.latency.p50)} ms vs ${fmt(rawB1.latency.p50)} + 1.0 = ${fmt(limit)} ms`,
-      met: c1.load.latency.p50 <= limit,
+/** Whether a mode ran or was skipped. */
+export function wasSkipped<T extends object>(result: T | Skipped | undefined): result is Skipped {
+  return result !== undefined && 'skipped' in result;
+}
+
+/** `figure` of every round where it exists, as a spread. */
+export function overRounds<R>(rounds: readonly R[], figure: (round: R) => number | undefined): Spread {
+  return spreadOf(rounds.map((round) => figure(round) ?? NaN));
+}
+
+/**
+ * The round whose `figure` is the median (the lower middle for an even count): the one repeat a
+ * descriptive table shows in full, so every cell of a row comes from one real measurement.
+ */
+export function medianRound<R>(
+  rounds: readonly R[],
+  figure: (round: R) => number | undefined,
+): R | undefined {
+  const ranked = rounds
+    .map((round) => ({ round, value: figure(round) ?? NaN }))
+    .filter((entry) => Number.isFinite(entry.value))
+    .sort((a, b) => a.value - b.value);
+  return ranked[Math.floor((ranked.length - 1) / 2)]?.round ?? rounds[0];
+}
+
+/** Padding waste of a worker step (computed ÷ real tokens), or undefined without the worker's token counters. */
+export function paddingWaste(step: StepResult): number | undefined {
+  const real = step.worker?.realTokens;
+  const computed = step.worker?.computedTokens;
+  return real !== undefined && computed !== undefined && real > 0 ? computed / real : undefined;
+}
+
+/**
+ * The steps of one series (e.g. modelgate's ladder) as a table shows them: at each concurrency of
+ * the first round, the repeat with the median throughput.
+ */
+export function medianSteps<R>(
+  rounds: readonly R[],
+  series: (round: R) => StepResult[] | undefined,
+): StepResult[] {
+  const first = rounds.map(series).find((steps) => steps !== undefined) ?? [];
+  return first.flatMap((step) => {
+    const c = step.load.concurrency;
+    const repeats = rounds.flatMap((round) => {
+      const found = atConcurrency(series(round), c);
+      return found ? [found] : [];
     });
-  }
-  const c128 = atConcurrency(steps, 128);
-  if (raw && c128) {
-    const ratio = c128.load.throughput / raw.best.inferPerSec;
-    checks.push({
-      target: 'c=128: modelgate throughput ≥ 0.85 × raw best batch',
-      measured: `${fmt(c128.load.throughput, 1)} vs ${fmt(raw.best.inferPerSec, 1)} infer/s (batch ${raw.best.batchSize}) = ${fmt(ratio)}×`,
-      met: ratio >= 0.85,
-    });
-  }
-  const naive128 = atConcurrency(results.naive, 128);
-  if (c128 && naive128) {
-    const ratio = c128.load.throughput / naive128.load.throughput;
-    checks.push({
-      target: 'c=128: modelgate throughput ≥ 1.7 × naive',
-      measured: `${fmt(c128.load.throughput, 1)} vs ${fmt(naive128.load.throughput, 1)} infer/s = ${fmt(ratio)}×`,
-      met: ratio >= 1.7,
-    });
-  }
-  const c32 = atConcurrency(steps, 32);
-  if (c32) {
-    const ratio = c32.load.latency.p99 / c32.load.latency.p50;
-    checks.push({
-      target: 'c=32: modelgate p99 ≤ 2.5 × p50',
-      measured: `p99 ${fmt(c32.load.latency.p99)} / p50 ${fmt(c32.load.latency.p50)} ms = ${fmt(ratio)}×`,
-      met: ratio <= 2.5,
-    });
-  }
-  if (steps) {
-    const failed = steps.map((s) => `c=${s.load.concurrency}: ${failedRequests(s)}`);
-    checks.push({
-      target: 'zero errors at every modelgate step',
-      measured: failed.join(', '),
-      met: steps.every((s) => failedRequests(s) === 0),
-    });
-  }
-  return checks;
+    const median = medianRound(repeats, (s) => s.load.throughput);
+    return median ? [median] : [];
+  });
+}
+
+/** Raw batch sizes as a table shows them: per batch size, the repeat with the median rows/s. */
+export function medianRawBatches(rounds: readonly { raw: RawLimit }[]): RawBatchResult[] {
+  const sizes = rounds[0]?.raw.batches.map((b) => b.batchSize) ?? [];
+  return sizes.flatMap((size) => {
+    const repeats = rounds.flatMap((round) => round.raw.batches.filter((b) => b.batchSize === size));
+    const median = medianRound(repeats, (b) => b.inferPerSec);
+    return median ? [median] : [];
+  });
 }

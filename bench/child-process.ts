@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pinnedArgv } from './cpu-pinning.js';
 
 const CONFIG_ENV = 'BENCH_CHILD_CONFIG';
 const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -37,9 +38,21 @@ export interface RunningChild {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Starts `script` under tsx with `config` in its environment (plus `env`). */
-export function spawnChild(script: string, config: unknown, env: Record<string, string> = {}): RunningChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+/** How a child is started besides its config. */
+export interface SpawnOptions {
+  /** Added to the environment. */
+  env?: Record<string, string>;
+  /** Cores to pin the child to from its start (`taskset -c`), e.g. `1`; unpinned when unset. */
+  cpuList?: string;
+}
+
+/** Starts `script` under tsx with `config` in its environment. */
+export function spawnChild(script: string, config: unknown, options: SpawnOptions = {}): RunningChild {
+  const { env = {}, cpuList } = options;
+  const nodeArgs = ['--import', 'tsx', script];
+  const [command, args] =
+    cpuList === undefined ? [process.execPath, nodeArgs] : pinnedArgv(cpuList, process.execPath, nodeArgs);
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, [CONFIG_ENV]: JSON.stringify(config) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -100,12 +113,8 @@ export function spawnChild(script: string, config: unknown, env: Record<string, 
 }
 
 /** Runs `script` to completion and returns its result. */
-export async function runChild<T>(
-  script: string,
-  config: unknown,
-  env: Record<string, string> = {},
-): Promise<T> {
-  return (await spawnChild(script, config, env).result) as T;
+export async function runChild<T>(script: string, config: unknown, options: SpawnOptions = {}): Promise<T> {
+  return (await spawnChild(script, config, options).result) as T;
 }
 
 /** Child side: the config the parent passed. */

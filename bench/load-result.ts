@@ -23,6 +23,8 @@ export interface LoadResult {
    * worker's response parameters (queue, compute), ms.
    */
   stages: { samples: number; meanMs: Record<string, number> };
+  /** Tokens of the inputs answered OK, [CLS]/[SEP] included (the gRPC load generator only). */
+  okTokens?: number;
   /** CPU the load generator itself burnt during the measured run, ms. */
   loadGeneratorCpuMs: number;
 }

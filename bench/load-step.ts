@@ -4,6 +4,7 @@
  * batching counters taken over exactly the measured window (the child marks its start and end).
  */
 import { childScript, spawnChild } from './child-process.js';
+import { type ProfileWindow } from './cpu-profile-summary.js';
 import { type GrpcLoadConfig } from './children/grpc-load.js';
 import { type HttpLoadConfig } from './children/http-load.js';
 import { type LoadResult } from './load-result.js';
@@ -25,6 +26,10 @@ export interface WorkerStepStats {
   meanQueueMs: number;
   /** Mean onnxruntime time per batch, ms. */
   meanComputeMsPerBatch: number;
+  /** Real tokens of the rows batched (modelgate_batch_tokens_total kind=real); absent without that counter. */
+  realTokens?: number;
+  /** Tokens the model computed: rows × padded length per batch (kind=computed); absent as above. */
+  computedTokens?: number;
 }
 
 /** One measured step. */
@@ -38,6 +43,8 @@ export interface StepResult {
   /** 2 when the first attempt was noisy and the step was measured again. */
   attempts: number;
   worker?: WorkerStepStats;
+  /** The measured window on CLOCK_MONOTONIC in µs (V8's profile clock), as this process saw the marks. */
+  window: ProfileWindow;
 }
 
 /** What a step measures besides the load result. */
@@ -48,20 +55,36 @@ export interface StepProbes {
   workerCounters?: () => Promise<WorkerCounters>;
 }
 
-type LoadChild = { kind: 'http'; config: HttpLoadConfig } | { kind: 'grpc'; config: GrpcLoadConfig };
+/** A load generator: which child, its settings, and optionally the cores it is pinned to. */
+export type LoadChild = (
+  { kind: 'http'; config: HttpLoadConfig } | { kind: 'grpc'; config: GrpcLoadConfig }
+) & {
+  cpuList?: string;
+};
+
+const nowMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** Runs one load child and measures around its measured window. */
 async function measureOnce(system: string, load: LoadChild, probes: StepProbes): Promise<StepResult> {
   const script = childScript(load.kind === 'http' ? 'http-load.ts' : 'grpc-load.ts');
-  const child = spawnChild(script, load.config);
+  const child = spawnChild(script, load.config, load.cpuList === undefined ? {} : { cpuList: load.cpuList });
   await child.marked('measuring');
+  const fromMicros = nowMicros();
   const meter = startCpuMeter({ ...probes.parties, 'load generator': child.pid });
   const countersBefore = await probes.workerCounters?.();
   await child.marked('measured');
   const cpu = meter.stop();
+  const toMicros = nowMicros();
   const countersAfter = await probes.workerCounters?.();
   const result = (await child.result) as LoadResult;
-  const step: StepResult = { system, load: result, cpu, otherCores: otherCores(cpu), attempts: 1 };
+  const step: StepResult = {
+    system,
+    load: result,
+    cpu,
+    otherCores: otherCores(cpu),
+    attempts: 1,
+    window: { fromMicros, toMicros },
+  };
   if (countersBefore && countersAfter) step.worker = workerStats(countersBefore, countersAfter);
   return step;
 }
@@ -103,11 +126,17 @@ function workerStats(before: WorkerCounters, after: WorkerCounters): WorkerStepS
   const batches = after.batches - before.batches;
   const rows = after.rows - before.rows;
   const requests = after.requests - before.requests;
+  const delta = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined ? { value: a - b } : undefined;
+  const real = delta(after.realTokens, before.realTokens);
+  const computed = delta(after.computedTokens, before.computedTokens);
   return {
     batches,
     meanBatchRows: batches > 0 ? rows / batches : NaN,
     meanQueueMs: requests > 0 ? ((after.queueSeconds - before.queueSeconds) * 1000) / requests : NaN,
     meanComputeMsPerBatch:
       batches > 0 ? ((after.computeSeconds - before.computeSeconds) * 1000) / batches : NaN,
+    ...(real ? { realTokens: real.value } : {}),
+    ...(computed ? { computedTokens: computed.value } : {}),
   };
 }

@@ -1,11 +1,9 @@
 /**
- * modelgate as it runs in production, one process per part: the control plane publishes the
- * config, a worker serves the model over gRPC, a gateway serves /serve/<endpoint>. The gateway can
- * be restarted alone with another GATEWAY_WORKERS (the multi-core comparison).
+ * modelgate as it runs in production, one process per part: the control plane publishes a
+ * deployment, a worker serves its model over gRPC, a gateway serves /serve/<endpoint>. A worker can
+ * run alone (measured over gRPC); the gateway can be restarted with another GATEWAY_WORKERS (the
+ * multi-core comparison). Parts can be pinned to cores and started with extra node flags.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type RunningGateway,
   type RunningWorker,
@@ -13,8 +11,10 @@ import {
   metricValue,
   startGateway,
   startWorkerWithSnapshot,
+  waitFor,
 } from '@modelgate/testing';
-import { type Deployment, type PublishedConfig, type RegistryMode, publishConfig } from './control-plane.js';
+import { type ControlPlane, type Deployment, type NodeConfig } from './control-plane.js';
+import { pinProcessTree } from './cpu-pinning.js';
 
 /** Worker-side totals from its /metrics, for per-step deltas. */
 export interface WorkerCounters {
@@ -23,70 +23,173 @@ export interface WorkerCounters {
   rows: number;
   queueSeconds: number;
   computeSeconds: number;
+  /** modelgate_batch_tokens_total{kind="real"}: the rows' own tokens; undefined when the worker has no such counter. */
+  realTokens?: number;
+  /** modelgate_batch_tokens_total{kind="computed"}: rows × padded length; undefined as above. */
+  computedTokens?: number;
 }
 
-/** A running modelgate. */
+/** How one process of the stack is started besides its config. */
+export interface NodeOptions {
+  /** Extra node flags (MODELGATE_NODE_ARGS), e.g. `--cpu-prof --cpu-prof-dir=<dir>`. */
+  nodeArgs?: string;
+  /** Cores to pin the process (every thread, its children included) to once it is up, e.g. `0`. */
+  cpuList?: string;
+}
+
+/** A running worker of one deployment. */
+export interface WorkerNode {
+  readonly deployment: Deployment;
+  /** `name:version` of its model, the label of its metrics. */
+  readonly modelId: string;
+  readonly running: RunningWorker;
+  readonly pid: number;
+  readonly node: NodeConfig;
+  counters(): Promise<WorkerCounters>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A running gateway + worker. */
 export interface ModelgateStack {
   readonly deployment: Deployment;
-  readonly config: PublishedConfig;
-  readonly worker: RunningWorker;
+  readonly worker: WorkerNode;
   gateway: RunningGateway;
   gatewayWorkers: string;
   /** Replaces the gateway with one running `workers` event loops. */
   restartGateway(workers: string): Promise<void>;
-  workerCounters(): Promise<WorkerCounters>;
-  stop(): Promise<void>;
+  /** Root pid per party (gateway, worker, registry) for CPU meters. */
+  parties(): Record<string, number>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 const QUIET_LOGS = { GATEWAY_LOG_LEVEL: 'warn', WORKER_LOG_LEVEL: 'warn' };
 
-/** Starts control plane, worker and gateway (GATEWAY_WORKERS=`gatewayWorkers`). */
-export async function startModelgate(
+const nodeArgsEnv = (options: NodeOptions): Record<string, string> =>
+  options.nodeArgs ? { MODELGATE_NODE_ARGS: options.nodeArgs } : {};
+
+/** Starts a worker for `deployment` and waits until its model is ready (under live sync: followed and loaded). */
+export async function startWorkerNode(
+  plane: ControlPlane,
   deployment: Deployment,
-  options: { gatewayWorkers: string; registry: RegistryMode },
-): Promise<ModelgateStack> {
-  const dir = await mkdtemp(join(tmpdir(), 'modelgate-bench-'));
+  options: NodeOptions = {},
+): Promise<WorkerNode> {
   const grpcPort = await freePort();
-  const workerAddress = `127.0.0.1:${grpcPort}`;
-  const config = await publishConfig(dir, deployment, workerAddress, options.registry);
-  const worker = await startWorkerWithSnapshot(config.snapshotPath, {
+  const node = await plane.publish(deployment, `127.0.0.1:${grpcPort}`);
+  const running = await startWorkerWithSnapshot(node.snapshotPath, {
     WORKER_GRPC_PORT: String(grpcPort),
     WORKER_TEST_HOOKS: 'false',
     WORKER_LOG_LEVEL: QUIET_LOGS.WORKER_LOG_LEVEL,
+    ...node.workerEnv,
+    ...nodeArgsEnv(options),
   });
-  const launchGateway = (workers: string) =>
-    startGateway(config.snapshotPath, {
-      GATEWAY_WORKERS: workers,
-      GATEWAY_LOG_LEVEL: QUIET_LOGS.GATEWAY_LOG_LEVEL,
-      GATEWAY_DOCS: 'false',
-    });
+  await waitFor(
+    async () =>
+      (await running.client.call<{ ready: boolean }>('ModelReady', { name: deployment.model, version: '1' }))
+        .ready,
+    { timeoutMs: 120_000, intervalMs: 200, describe: () => running.process.output().slice(-2000) },
+  );
+  const pid = running.process.child.pid ?? -1;
+  if (options.cpuList !== undefined) pinProcessTree(pid, options.cpuList);
   const modelId = `${deployment.model}:1`;
-  const stack: ModelgateStack = {
+  return {
     deployment,
-    config,
-    worker,
-    gateway: await launchGateway(options.gatewayWorkers),
-    gatewayWorkers: options.gatewayWorkers,
-    async restartGateway(workers) {
-      await stack.gateway.stop();
-      stack.gateway = await launchGateway(workers);
-      stack.gatewayWorkers = workers;
-    },
-    async workerCounters() {
-      const text = await worker.metrics();
+    modelId,
+    running,
+    pid,
+    node,
+    async counters() {
+      const text = await running.metrics();
       const labels = { model: modelId };
+      const tokens = (kind: string) =>
+        text.includes('modelgate_batch_tokens_total{')
+          ? metricValue(text, 'modelgate_batch_tokens_total', { ...labels, kind })
+          : undefined;
+      const realTokens = tokens('real');
+      const computedTokens = tokens('computed');
       return {
         requests: metricValue(text, 'modelgate_inference_requests_total', { ...labels, status: 'ok' }),
         batches: metricValue(text, 'modelgate_batch_size_count', labels),
         rows: metricValue(text, 'modelgate_batch_size_sum', labels),
         queueSeconds: metricValue(text, 'modelgate_queue_duration_seconds_sum', labels),
         computeSeconds: metricValue(text, 'modelgate_compute_duration_seconds_sum', labels),
+        ...(realTokens !== undefined ? { realTokens } : {}),
+        ...(computedTokens !== undefined ? { computedTokens } : {}),
       };
     },
-    async stop() {
+    async stop(signal) {
+      await running.stop(signal);
+    },
+  };
+}
+
+/** What a stack is started with. */
+export interface StackOptions {
+  /** GATEWAY_WORKERS: `auto` (one event loop per core) or a count. */
+  gatewayWorkers: string;
+  worker?: NodeOptions;
+  gateway?: NodeOptions;
+}
+
+/** Starts a worker and a gateway for `deployment` (which must have an endpoint) and waits until it serves. */
+export async function startModelgate(
+  plane: ControlPlane,
+  deployment: Deployment,
+  options: StackOptions,
+): Promise<ModelgateStack> {
+  const endpoint = deployment.endpoint;
+  if (endpoint === undefined) throw new Error(`deployment ${deployment.model} has no endpoint to serve`);
+  const worker = await startWorkerNode(plane, deployment, options.worker);
+  const gatewayOptions = options.gateway ?? {};
+  const launchGateway = async (workers: string) => {
+    const gateway = await startGateway(worker.node.snapshotPath, {
+      GATEWAY_WORKERS: workers,
+      GATEWAY_LOG_LEVEL: QUIET_LOGS.GATEWAY_LOG_LEVEL,
+      GATEWAY_DOCS: 'false',
+      ...worker.node.gatewayEnv,
+      ...nodeArgsEnv(gatewayOptions),
+    });
+    // Under live sync the gateway knows the worker once discovery has read its heartbeat.
+    await waitFor(
+      async () => (await gateway.post(`/serve/${endpoint}`, { text: 'warm up' })).status === 200,
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        describe: () => gateway.process.output().slice(-2000),
+      },
+    );
+    if (gatewayOptions.cpuList !== undefined) {
+      pinProcessTree(gateway.process.child.pid ?? -1, gatewayOptions.cpuList);
+    }
+    return gateway;
+  };
+  let gateway: RunningGateway;
+  try {
+    gateway = await launchGateway(options.gatewayWorkers);
+  } catch (error) {
+    await worker.stop();
+    throw error;
+  }
+  const stack: ModelgateStack = {
+    deployment,
+    worker,
+    gateway,
+    gatewayWorkers: options.gatewayWorkers,
+    async restartGateway(workers) {
       await stack.gateway.stop();
-      await worker.stop();
-      await config.stop();
+      stack.gateway = await launchGateway(workers);
+      stack.gatewayWorkers = workers;
+    },
+    parties() {
+      const parties: Record<string, number> = {
+        gateway: stack.gateway.process.child.pid ?? -1,
+        worker: worker.pid,
+      };
+      if (plane.registryPid !== undefined) parties.registry = plane.registryPid;
+      return parties;
+    },
+    async stop(signal) {
+      await stack.gateway.stop(signal);
+      await worker.stop(signal);
     },
   };
   return stack;

@@ -1,22 +1,22 @@
 /**
- * The registry as the bench's control plane, as in production: a registry process on its own
- * Postgres schema and Redis key prefix; the model is registered through the admin API, prepared
- * (READY), bound to the endpoint, and the snapshot the gateway and worker apply is the registry's
- * own GET /v1/config/snapshot. Gateways and workers do not sync live from the registry yet, so the
- * bench hands them that snapshot as a file, with the worker's static address added.
+ * The registry as the bench's control plane, as in production: one registry process on its own
+ * Postgres schema and Redis key prefix for the whole run, a viewer token for the nodes, and each
+ * deployment registered through the admin API (POST /v1/models → READY, POST /v1/endpoints).
+ * Everything it created (schema, Redis keys) is removed again on stop.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { packBundle } from '@modelgate/model-store';
 import {
   type ServiceProcess,
   ensureFixture,
   freePort,
+  sha256Of,
   startServiceProcess,
   waitFor,
+  writeTokenizerBundle,
 } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -30,28 +30,71 @@ export const REGISTRY_MAIN = join(REPO_ROOT, 'apps', 'registry', 'dist', 'main.j
 const DATABASE_URL = process.env.MODELGATE_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.MODELGATE_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** A registry process that holds the bench's model and endpoint. */
-export interface RegistryControlPlane {
-  snapshotPath: string;
+/** How long a missing Postgres or Redis may take to say so. */
+const PROBE_TIMEOUT_MS = 3000;
+
+/** A running registry that nodes can follow. */
+export interface RegistryProcess {
+  url: string;
   pid: number;
-  note: string;
+  /** REGISTRY_URL, REGISTRY_TOKEN (a viewer token), REDIS_URL and REDIS_KEY_PREFIX for workers and gateways. */
+  nodeEnv: Record<string, string>;
+  /** Directories `file://` artifact URIs of the run point into (fixtures cache, the run's scratch dir). */
+  artifactRoots: string;
+  /** An admin API call; rejects on a non-2xx answer. */
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
-type Attempt = { ok: true; plane: RegistryControlPlane } | { ok: false; reason: string };
+type Attempt = { ok: true; registry: RegistryProcess } | { ok: false; reason: string };
 
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+/** host:port of a service URL, without credentials, for messages. */
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the configured address';
+  }
+};
 
-/** Starts the registry and registers `deployment`, or says why it could not (and leaves nothing behind). */
-export async function tryRegistryControlPlane(
-  dir: string,
-  deployment: Deployment,
-  workerAddress: string,
-): Promise<Attempt> {
+/** Why Postgres or Redis cannot serve the registry, or undefined when both answer. */
+async function missingServices(): Promise<string | undefined> {
+  const problems: string[] = [];
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    problems.push(`Postgres at ${hostOf(DATABASE_URL)} did not answer (${(error as Error).message})`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const redis = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: PROBE_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    problems.push(`Redis at ${hostOf(REDIS_URL)} did not answer (${(error as Error).message})`);
+  } finally {
+    redis.disconnect();
+  }
+  return problems.length > 0 ? problems.join('; ') : undefined;
+}
+
+/** Starts the registry and a viewer token for the nodes, or says why not (and leaves nothing behind). */
+export async function tryStartRegistry(dir: string): Promise<Attempt> {
   if (!existsSync(REGISTRY_MAIN)) return { ok: false, reason: `${REGISTRY_MAIN} is not built` };
+  const missing = await missingServices();
+  if (missing) return { ok: false, reason: missing };
   const id = randomBytes(4).toString('hex');
   const schema = `bench_${id}`;
-  const token = `bench-admin-token-${id}-0123456789`;
+  const adminToken = `bench-admin-token-${id}-0123456789`;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const keyPrefix = `mgbench-${id}`;
@@ -63,7 +106,7 @@ export async function tryRegistryControlPlane(
     REGISTRY_HOST: '127.0.0.1',
     REGISTRY_PORT: String(port),
     REGISTRY_PUBLIC_URL: url,
-    REGISTRY_BOOTSTRAP_TOKEN: token,
+    REGISTRY_BOOTSTRAP_TOKEN: adminToken,
     REGISTRY_MIGRATE_ON_START: 'true',
     REGISTRY_ARTIFACT_DIR: join(dir, 'registry-artifacts'),
     REGISTRY_CACHE_DIR: join(dir, 'registry-cache'),
@@ -72,28 +115,23 @@ export async function tryRegistryControlPlane(
   });
   const stop = async () => {
     await registry.stop();
-    await dropSchema(schema);
-    await deleteKeys(keyPrefix);
+    await dropSchema(schema).catch(() => undefined);
+    await deleteKeys(keyPrefix).catch(() => undefined);
   };
+  const call = adminCall(url, adminToken);
   try {
-    const fixtureDir = await ensureFixture(deployment.fixture);
-    const snapshotPath = await registerAndFetchSnapshot(
-      url,
-      token,
-      dir,
-      deployment,
-      workerAddress,
-      fixtureDir,
-      registry,
-    );
+    await waitUntilReady(url, registry);
+    const { token } = (await call('POST', '/v1/tokens', { name: 'bench-nodes', role: 'viewer' })) as {
+      token: string;
+    };
     return {
       ok: true,
-      plane: {
-        snapshotPath,
+      registry: {
+        url,
         pid: registry.child.pid ?? -1,
-        note:
-          'registered through the registry admin API (POST /v1/models → READY, POST /v1/endpoints); gateway and ' +
-          'worker read its GET /v1/config/snapshot as a file (live sync not built yet), worker address added statically',
+        nodeEnv: { REGISTRY_URL: url, REGISTRY_TOKEN: token, REDIS_URL, REDIS_KEY_PREFIX: keyPrefix },
+        artifactRoots: [join(REPO_ROOT, '.cache'), dir].join(','),
+        call,
         stop,
       },
     };
@@ -104,16 +142,8 @@ export async function tryRegistryControlPlane(
   }
 }
 
-async function registerAndFetchSnapshot(
-  url: string,
-  token: string,
-  dir: string,
-  deployment: Deployment,
-  workerAddress: string,
-  fixtureDir: string,
-  registry: ServiceProcess,
-): Promise<string> {
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+function adminCall(url: string, token: string): RegistryProcess['call'] {
+  return async (method, path, body) => {
     const response = await fetch(`${url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -123,6 +153,9 @@ async function registerAndFetchSnapshot(
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
     return text ? (JSON.parse(text) as unknown) : undefined;
   };
+}
+
+async function waitUntilReady(url: string, registry: ServiceProcess): Promise<void> {
   const exited = () => registry.child.exitCode !== null || registry.child.signalCode !== null;
   // A registry that cannot reach Postgres or Redis exits: stop waiting then, not after the timeout.
   await waitFor(async () => exited() || (await fetch(`${url}/health/ready`)).ok, {
@@ -134,22 +167,26 @@ async function registerAndFetchSnapshot(
     const reason = lines.filter((line) => /error/i.test(line)).at(-1) ?? lines.at(-1) ?? '';
     throw new Error(`the registry exited: ${reason.trim().slice(0, 200)}`);
   }
+}
 
+/** Registers `deployment`'s model (waiting for READY) and, when it has one, its endpoint. */
+export async function registerDeployment(
+  registry: RegistryProcess,
+  deployment: Deployment,
+  dir: string,
+): Promise<void> {
+  const fixtureDir = await ensureFixture(deployment.fixture);
   const onnx = join(fixtureDir, 'onnx', 'model.onnx');
-  const files: Record<string, Uint8Array> = {};
-  for (const name of ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'special_tokens_map.json']) {
-    files[name] = await readFile(join(fixtureDir, name));
-  }
-  const bundle = packBundle(files);
   await mkdir(dir, { recursive: true });
-  const bundlePath = join(dir, 'registry-tokenizer.tar');
-  await writeFile(bundlePath, bundle);
+  const bundle = await writeTokenizerBundle(fixtureDir, dir);
+  const call = (method: string, path: string, body?: unknown) => registry.call(method, path, body);
   await call('POST', '/v1/models', {
     name: deployment.model,
     version: 1,
     task: 'text-classification',
-    artifact: { uri: pathToFileURL(onnx).href, sha256: sha256(await readFile(onnx)) },
-    tokenizer: { uri: pathToFileURL(bundlePath).href, sha256: sha256(bundle) },
+    workerGroup: deployment.workerGroup,
+    artifact: { uri: pathToFileURL(onnx).href, sha256: await sha256Of(onnx) },
+    tokenizer: { uri: pathToFileURL(bundle.path).href, sha256: bundle.sha256 },
     batching: deployment.batching,
     runtime: {
       executionProviders: ['cpu'],
@@ -169,17 +206,15 @@ async function registerAndFetchSnapshot(
     },
     { timeoutMs: 120_000, intervalMs: 200, describe: () => `model status ${status}` },
   );
-  if (!status.startsWith('READY')) throw new Error(`model preparation ended ${status}`);
-  await call('POST', '/v1/endpoints', {
-    name: deployment.endpoint,
-    task: 'text-classification',
-    model: `${deployment.model}:1`,
-  });
-  const snapshot = (await call('GET', '/v1/config/snapshot')) as Record<string, unknown>;
-  snapshot.workerGroups = [{ name: 'default', addresses: [workerAddress] }];
-  const path = join(dir, 'registry-snapshot.json');
-  await writeFile(path, JSON.stringify(snapshot, null, 2));
-  return path;
+  if (!status.startsWith('READY'))
+    throw new Error(`model preparation of ${deployment.model} ended ${status}`);
+  if (deployment.endpoint) {
+    await call('POST', '/v1/endpoints', {
+      name: deployment.endpoint,
+      task: 'text-classification',
+      model: `${deployment.model}:1`,
+    });
+  }
 }
 
 async function dropSchema(schema: string): Promise<void> {

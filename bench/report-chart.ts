@@ -1,9 +1,11 @@
 /**
  * The throughput vs p99 latency chart (the shape of Triton's perf_analyzer figures): one line per
- * system, one point per concurrency (per batch size for raw session.run). Hand-written SVG: x is
+ * system on shared cores, one point per concurrency (per batch size for raw session.run), the
+ * median repeat of each. Hand-written SVG: x is
  * linear in inferences/s, y is logarithmic in ms because the naive server's tail spans decades.
  */
-import { type BenchResults } from './bench-results.js';
+import { type BenchResults, medianRawBatches, medianSteps } from './bench-results.js';
+import { type StepResult } from './load-step.js';
 
 interface Series {
   name: string;
@@ -18,55 +20,51 @@ const MARGIN = { left: 70, right: 30, top: 50, bottom: 60 };
 const PLOT_W = WIDTH - MARGIN.left - MARGIN.right;
 const PLOT_H = HEIGHT - MARGIN.top - MARGIN.bottom;
 
+function stepPoints(steps: readonly StepResult[]): Series['points'] {
+  return steps.map((s) => ({
+    x: s.load.throughput,
+    y: s.load.latency.p99,
+    label: `c=${s.load.concurrency}`,
+  }));
+}
+
+/** The shared-cores series; each point is the repeat with the median throughput (as in the tables). */
 function seriesOf(results: BenchResults): Series[] {
+  const rounds = results.shared?.rounds ?? [];
   const series: Series[] = [];
-  if (results.raw) {
+  if (rounds.length > 0) {
     series.push({
       name: 'raw session.run (per batch size; latency of one run)',
       color: '#555555',
       dashed: true,
-      points: results.raw.batches.map((b) => ({
+      points: medianRawBatches(rounds).map((b) => ({
         x: b.inferPerSec,
         y: b.latency.p99,
         label: `b=${b.batchSize}`,
       })),
     });
   }
-  if (results.naive) {
+  const naive = medianSteps(rounds, (r) => r.naive);
+  if (naive.length > 0) {
     series.push({
       name: 'naive: Fastify + transformers.js pipeline',
       color: '#d62728',
       dashed: false,
-      points: results.naive.map((s) => ({
-        x: s.load.throughput,
-        y: s.load.latency.p99,
-        label: `c=${s.load.concurrency}`,
-      })),
+      points: stepPoints(naive),
     });
   }
-  if (results.modelgate) {
+  const modelgate = medianSteps(rounds, (r) => r.modelgate);
+  if (modelgate.length > 0) {
     series.push({
-      name: `modelgate: gateway (GATEWAY_WORKERS=${results.modelgate.gatewayWorkers}) + worker`,
+      name: `modelgate: gateway (GATEWAY_WORKERS=${results.shared?.gatewayWorkers ?? '?'}) + worker`,
       color: '#1f77b4',
       dashed: false,
-      points: results.modelgate.steps.map((s) => ({
-        x: s.load.throughput,
-        y: s.load.latency.p99,
-        label: `c=${s.load.concurrency}`,
-      })),
+      points: stepPoints(modelgate),
     });
   }
-  if (results.workerOnly) {
-    series.push({
-      name: 'worker alone (gRPC)',
-      color: '#2ca02c',
-      dashed: true,
-      points: results.workerOnly.map((s) => ({
-        x: s.load.throughput,
-        y: s.load.latency.p99,
-        label: `c=${s.load.concurrency}`,
-      })),
-    });
+  const worker = medianSteps(rounds, (r) => r.workerOnly);
+  if (worker.length > 0) {
+    series.push({ name: 'worker alone (gRPC)', color: '#2ca02c', dashed: true, points: stepPoints(worker) });
   }
   return series.map((s) => ({ ...s, points: s.points.filter((p) => Number.isFinite(p.x) && p.y > 0) }));
 }

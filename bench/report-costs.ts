@@ -1,17 +1,39 @@
 /**
  * The results page's cost sections: where the time goes per request (Server-Timing, worker
- * batching), CPU per party, the worker alone (issue 3) and the gateway (issue 4).
+ * batching), CPU per party, and the gateway (issue 4). Tables show the repeat with the median
+ * throughput of each step; ranges are median (min–max) over the rounds.
  */
-import { type BenchResults, failedRequests } from './bench-results.js';
+import {
+  type BenchResults,
+  type GatewayRoundEntry,
+  failedRequests,
+  medianRound,
+  medianSteps,
+  overRounds,
+  wasSkipped,
+} from './bench-results.js';
 import { type StepResult } from './load-step.js';
-import { fmt, otherCell, ratio, table } from './report-format.js';
+import { fmt, otherCell, spreadCell, table } from './report-format.js';
 
 function stageCell(step: StepResult, stage: string): string {
   return fmt(step.load.stages.meanMs[stage]);
 }
 
+/** The c=1 request taken apart: model compute, gRPC and worker handling, gateway stages, HTTP. */
+function c1Breakdown(step: StepResult | undefined): string {
+  const compute = step?.worker?.meanComputeMsPerBatch;
+  if (!step || compute === undefined) return '';
+  const stage = (name: string) => step.load.stages.meanMs[name] ?? NaN;
+  return (
+    `Mean c=1 latency ${fmt(step.load.latency.mean)} ms = model compute ${fmt(compute)} (worker's own timer) + ` +
+    `gRPC round trip and worker handling ${fmt(stage('infer') - compute)} (infer − compute) + worker queue ` +
+    `${fmt(stage('queue'))} + tokenize ${fmt(stage('tokenize'))} + post ${fmt(stage('post'))} + HTTP, Fastify ` +
+    `and the load generator ${fmt(step.load.latency.mean - stage('total'))} (client − total).`
+  );
+}
+
 export function timeSection(results: BenchResults): string {
-  const steps = results.modelgate?.steps ?? [];
+  const steps = medianSteps(results.shared?.rounds ?? [], (r) => r.modelgate);
   if (steps.length === 0) return '';
   return [
     '## Where the time goes (modelgate, mean per request, ms)',
@@ -55,6 +77,8 @@ export function timeSection(results: BenchResults): string {
         ];
       }),
     ),
+    '',
+    c1Breakdown(steps.find((s) => s.load.concurrency === 1)),
   ].join('\n');
 }
 
@@ -93,13 +117,27 @@ function cpuRows(steps: (StepResult & { cores: number })[]): string[][] {
 }
 
 export function cpuSection(results: BenchResults): string {
+  const shared = results.shared?.rounds ?? [];
   const steps = [
-    ...(results.naive ?? []),
-    ...(results.modelgate?.steps ?? []),
-    ...(results.workerOnly ?? []),
-    ...(results.gateway?.cpuSteps.map((c) => c.step) ?? []),
-    ...(results.gateway?.clusterSteps.map((c) => c.step) ?? []),
+    ...medianSteps(shared, (r) => r.naive),
+    ...medianSteps(shared, (r) => r.modelgate),
+    ...medianSteps(shared, (r) => r.workerOnly),
+    ...gatewayEntries(results).flatMap((e) => [e.cpuStep, e.clusterStep]),
   ];
+  const pinned = results.pinned;
+  if (pinned && !wasSkipped(pinned)) {
+    steps.push(
+      ...medianSteps(pinned.rounds, (r) => [r.worker]),
+      ...medianSteps(pinned.rounds, (r) => [r.gateway]),
+    );
+  }
+  const mixed = results.mixed;
+  if (mixed && !wasSkipped(mixed)) {
+    steps.push(
+      ...medianSteps(mixed.rounds, (r) => [r.modelgate]),
+      ...medianSteps(mixed.rounds, (r) => [r.padToLongest]),
+    );
+  }
   if (steps.length === 0) return '';
   return [
     '## CPU per request by party (ms, /proc utime+stime over the measured window)',
@@ -128,108 +166,57 @@ export function cpuSection(results: BenchResults): string {
   ].join('\n');
 }
 
-export function workerSection(results: BenchResults): string {
-  const steps = results.workerOnly;
-  if (!steps?.length || !results.raw) return '';
-  const b1 = results.raw.batches.find((b) => b.batchSize === 1);
-  const best = results.raw.best;
-  return [
-    '## Worker alone (issue 3): OIP ModelInfer over gRPC vs raw session.run, same run',
-    '',
-    table(
-      [
-        'c',
-        'infer/s',
-        '× raw batch 1',
-        `× raw best (batch ${best.batchSize})`,
-        'p50 ms',
-        'p99 ms',
-        'rows/batch',
-        'queue ms',
-        'compute ms/batch',
-        'worker CPU ms/req',
-        'failed',
-        'other cores',
-      ],
-      steps.map((s) => [
-        String(s.load.concurrency),
-        fmt(s.load.throughput, 1),
-        ratio(s.load.throughput, b1?.inferPerSec),
-        ratio(s.load.throughput, best.inferPerSec),
-        fmt(s.load.latency.p50),
-        fmt(s.load.latency.p99),
-        fmt(s.worker?.meanBatchRows),
-        fmt(s.load.stages.meanMs.queue),
-        fmt(s.worker?.meanComputeMsPerBatch),
-        fmt((s.cpu.byParty.worker ?? NaN) / s.load.ok, 3),
-        String(failedRequests(s)),
-        otherCell(s.otherCores, s.attempts),
-      ]),
-    ),
-    '',
-    `Raw batch 1: ${fmt(b1?.inferPerSec, 1)} infer/s, p50 ${fmt(b1?.latency.p50)} ms; raw best: ${fmt(best.inferPerSec, 1)} infer/s.`,
-  ].join('\n');
+/** Per GATEWAY_WORKERS value, the round entry with the median CPU per request. */
+function gatewayEntries(results: BenchResults): GatewayRoundEntry[] {
+  const rounds = results.gateway?.rounds ?? [];
+  const values = rounds[0]?.map((e) => e.gatewayWorkers) ?? [];
+  return values.flatMap((workers) => {
+    const entries = rounds.flatMap((round) => round.filter((e) => e.gatewayWorkers === workers));
+    const median = medianRound(entries, (e) => e.gatewayCpuMsPerRequest);
+    return median ? [median] : [];
+  });
 }
 
 export function gatewaySection(results: BenchResults): string {
-  const g = results.gateway;
-  if (!g) return '';
-  const lines = ['## Gateway (issue 4)', ''];
-  lines.push(
+  const rounds = results.gateway?.rounds ?? [];
+  if (rounds.length === 0) return '';
+  const entriesOf = (workers: string) =>
+    rounds.flatMap((round) => round.filter((e) => e.gatewayWorkers === workers));
+  return [
+    '## Gateway on shared cores (issue 4): GATEWAY_WORKERS 1 vs 2',
+    '',
     table(
       [
         'GATEWAY_WORKERS',
-        `gateway CPU ms/request (c=8, ${g.cpuSteps[0]?.step.load.ok ?? '?'} requests)`,
+        `gateway CPU ms/request (c=8, ${rounds[0]?.[0]?.cpuStep.load.ok ?? '?'} requests)`,
         'worker CPU ms/request',
         'c=32 infer/s',
         'c=32 p50 ms',
         'c=32 p99 ms',
         'failed',
       ],
-      g.cpuSteps.map((c) => {
-        const cluster = g.clusterSteps.find((s) => s.gatewayWorkers === c.gatewayWorkers)?.step;
+      gatewayEntries(results).map((median) => {
+        const all = entriesOf(median.gatewayWorkers);
         return [
-          c.gatewayWorkers,
-          fmt(c.gatewayCpuMsPerRequest, 3),
-          fmt((c.step.cpu.byParty.worker ?? NaN) / c.step.load.ok, 3),
-          fmt(cluster?.load.throughput, 1),
-          fmt(cluster?.load.latency.p50),
-          fmt(cluster?.load.latency.p99),
-          cluster ? String(failedRequests(cluster) + failedRequests(c.step)) : 'n/a',
+          median.gatewayWorkers,
+          spreadCell(
+            overRounds(all, (e) => e.gatewayCpuMsPerRequest),
+            3,
+          ),
+          fmt((median.cpuStep.cpu.byParty.worker ?? NaN) / median.cpuStep.load.ok, 3),
+          spreadCell(
+            overRounds(all, (e) => e.clusterStep.load.throughput),
+            1,
+          ),
+          fmt(median.clusterStep.load.latency.p50),
+          fmt(median.clusterStep.load.latency.p99),
+          String(all.reduce((sum, e) => sum + failedRequests(e.cpuStep) + failedRequests(e.clusterStep), 0)),
         ];
       }),
     ),
-  );
-  if (g.c1) {
-    const s = g.c1.step;
-    lines.push(
-      '',
-      `c=1, gateway + worker: p50 **${fmt(s.load.latency.p50)} ms** vs raw session.run batch 1 p50 **${fmt(g.c1.rawBatch1P50Ms)} ms** ` +
-        `(+${fmt(s.load.latency.p50 - g.c1.rawBatch1P50Ms)} ms). Server-Timing means: ` +
-        Object.entries(s.load.stages.meanMs)
-          .map(([stage, ms]) => `${stage} ${fmt(ms)}`)
-          .join(', ') +
-        '.',
-    );
-    const compute = s.worker?.meanComputeMsPerBatch;
-    const stage = (name: string) => s.load.stages.meanMs[name] ?? NaN;
-    if (compute !== undefined) {
-      lines.push(
-        '',
-        `Mean c=1 latency ${fmt(s.load.latency.mean)} ms = model compute ${fmt(compute)} (worker's own timer) + ` +
-          `gRPC round trip and worker handling ${fmt(stage('infer') - compute)} (infer − compute) + worker queue ` +
-          `${fmt(stage('queue'))} + tokenize ${fmt(stage('tokenize'))} + post ${fmt(stage('post'))} + HTTP, Fastify ` +
-          `and the load generator ${fmt(s.load.latency.mean - stage('total'))} (client − total).`,
-      );
-    }
-  }
-  lines.push(
     '',
     'On 2 cores the gateway event loops, the worker (onnxruntime threads + its event loop) and the load generator all ' +
       'compete for the same cores: a second gateway event loop can only help when the CPU it frees is not needed by the ' +
-      'model. Read the "machine busy" column: near 2.00 means the machine, not the gateway, is the limit.',
-  );
-  return lines.join('\n');
+      'model. Read the "machine busy" column below: near 2.00 means the machine, not the gateway, is the limit.',
+  ].join('\n');
 }
-
-/** The results page. */

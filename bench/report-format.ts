@@ -1,4 +1,5 @@
 /** Number and table formatting shared by the results page's sections. */
+import { type Spread } from './stats.js';
 
 /** `value` with `digits` decimals, or n/a. */
 export const fmt = (value: number | undefined, digits = 2): string =>
@@ -20,4 +21,13 @@ export function table(header: string[], rows: string[][]): string {
     `|${header.map(() => '---').join('|')}|`,
     ...rows.map((row) => `| ${row.join(' | ')} |`),
   ].join('\n');
+}
+
+/** A figure over the repeats: `median (min–max)` with `suffix` (e.g. `×`, ` ms`); just the median for one repeat. */
+export function spreadCell(spread: Spread, digits = 2, suffix = ''): string {
+  if (!Number.isFinite(spread.median)) return 'n/a';
+  const median = `${fmt(spread.median, digits)}${suffix}`;
+  return spread.samples.length > 1
+    ? `${median} (${fmt(spread.min, digits)}–${fmt(spread.max, digits)})`
+    : median;
 }

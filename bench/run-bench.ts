@@ -1,29 +1,27 @@
 /**
- * `npm run bench`: modelgate against the onnxruntime limit and a naive server (issue 8), the
- * worker alone (issue 3) and the gateway's cost (issue 4), on minilm-sst2. Benchmarks are not
- * tests: nothing here runs in `npm test`. Writes bench/results/<date>-<host>.{md,json,svg}.
+ * `npm run bench`: modelgate against the onnxruntime limit and a naive server on shared cores, the
+ * pinned split, mixed-length padding waste and, with --profile, where the CPU goes (issue 11), on
+ * minilm-sst2. Every comparison runs in interleaved rounds. Benchmarks are not tests: nothing
+ * here runs in `npm test`. Writes bench/results/<date>-<host>[-<suites>].{md,json,svg}.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, hostname, loadavg } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureFixture } from '@modelgate/testing';
-import { type BenchOptions, parseBenchOptions } from './bench-options.js';
-import { type BenchResults, checkTargets } from './bench-results.js';
+import { type BenchOptions, FULL_SUITES, parseBenchOptions } from './bench-options.js';
+import { type BenchResults } from './bench-results.js';
+import { checkTargets } from './bench-targets.js';
 import { BENCH_DIR, REPO_ROOT } from './child-process.js';
-import { type Deployment } from './control-plane.js';
-import { type ModelgateStack, startModelgate } from './modelgate-stack.js';
+import { type Deployment, startControlPlane } from './control-plane.js';
+import { runGatewaySuite } from './gateway-suite.js';
+import { runMixedSuite } from './mixed-suite.js';
+import { pinnedDeployment, runPinnedSuite } from './pinned-suite.js';
 import { waitForQuietMachine } from './process-cpu.js';
+import { runProfileSuite } from './profile-suite.js';
 import { renderChartSvg } from './report-chart.js';
 import { renderMarkdown } from './report-markdown.js';
-import {
-  measureGatewayCost,
-  measureModelgate,
-  measureModelgateStep,
-  measureNaive,
-  measureRawLimit,
-  measureWorkerOnly,
-} from './suites.js';
+import { runSharedSuite } from './shared-suite.js';
 
 const FIXTURE = 'minilm-sst2';
 
@@ -47,6 +45,7 @@ function deploymentOf(options: BenchOptions): Deployment {
   return {
     fixture: FIXTURE,
     model: 'minilm',
+    workerGroup: 'default',
     endpoint: 'sentiment',
     batching: { maxBatchSize: options.maxBatchSize },
     intraOpThreads: options.intraOpThreads,
@@ -55,39 +54,44 @@ function deploymentOf(options: BenchOptions): Deployment {
 }
 
 async function runSuites(options: BenchOptions, results: BenchResults, fixtureDir: string): Promise<void> {
-  const { suite } = options;
-  const rawBatchSizes = suite === 'gateway' ? [1] : options.batchSizes;
-  results.raw = await measureRawLimit(options, fixtureDir, rawBatchSizes);
-  if (suite === 'full') results.naive = await measureNaive(options, fixtureDir);
-
-  process.stdout.write('starting modelgate: control plane, worker, gateway\n');
-  const stack: ModelgateStack = await startModelgate(results.meta.deployment, {
-    gatewayWorkers: options.gatewayWorkers,
-    registry: options.registry,
-  });
-  results.meta.controlPlane = { via: stack.config.via, note: stack.config.note };
-  process.stdout.write(`  control plane: ${stack.config.note}\n`);
+  const { suites } = options;
+  const scratch = await mkdtemp(join(tmpdir(), 'modelgate-bench-'));
+  const plane = await startControlPlane(scratch, options.registry);
+  results.meta.controlPlane = { via: plane.via, note: plane.note };
+  process.stdout.write(`control plane: ${plane.note}\n`);
+  const deployment = results.meta.deployment;
   try {
-    if (suite === 'full') {
-      results.modelgate = {
-        gatewayWorkers: options.gatewayWorkers,
-        steps: await measureModelgate(options, stack),
-      };
+    if (suites.includes('shared') || suites.includes('worker')) {
+      results.shared = await runSharedSuite(
+        options,
+        plane,
+        deployment,
+        fixtureDir,
+        suites.includes('shared'),
+      );
     }
-    if (suite !== 'gateway') results.workerOnly = await measureWorkerOnly(options, stack, fixtureDir);
-    if (suite !== 'worker') {
-      const c1 =
-        results.modelgate?.steps.find((s) => s.load.concurrency === 1) ??
-        (await measureModelgateStep(options, stack, 'modelgate', 1));
-      const rawBatch1P50Ms = results.raw.batches.find((b) => b.batchSize === 1)?.latency.p50 ?? NaN;
-      results.gateway = {
-        ...(await measureGatewayCost(options, stack, ['1', '2'])),
-        c1: { step: c1, rawBatch1P50Ms },
-      };
+    if (suites.includes('gateway')) results.gateway = await runGatewaySuite(options, plane, deployment);
+    if (suites.includes('pinned')) {
+      results.pinned = await runPinnedSuite(options, plane, pinnedDeployment(deployment), fixtureDir);
+    }
+    if (suites.includes('mixed')) results.mixed = await runMixedSuite(options, plane, deployment, fixtureDir);
+    if (suites.includes('profile')) {
+      // Profiles outlive the run, for a closer look (e.g. in Chrome DevTools).
+      const profileDir = await mkdtemp(join(tmpdir(), 'modelgate-bench-profiles-'));
+      results.profile = await runProfileSuite(options, plane, deployment, profileDir);
     }
   } finally {
-    await stack.stop();
+    await plane.stop();
+    await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** `full` when the run is exactly the default suites, else the suites joined (`pinned+mixed`). */
+function suitesName(options: BenchOptions): string {
+  const full = FULL_SUITES.every((suite) => options.suites.includes(suite));
+  const extra = options.suites.filter((suite) => !FULL_SUITES.includes(suite));
+  if (full) return ['full', ...extra].join('+');
+  return options.suites.join('+');
 }
 
 async function main(): Promise<void> {
@@ -108,8 +112,8 @@ async function main(): Promise<void> {
     },
   };
   process.stdout.write(
-    `modelgate bench: suite ${options.suite}, ${options.durationS} s per step, ` +
-      `${results.meta.cores} cores, load average ${results.meta.loadAverage.start.toFixed(2)}\n`,
+    `modelgate bench: ${suitesName(options)}, ${options.repeats} rounds, ${options.durationS} s per step after ` +
+      `${options.warmupS} s warm-up, ${results.meta.cores} cores, load average ${results.meta.loadAverage.start.toFixed(2)}\n`,
   );
   const fixtureDir = await ensureFixture(FIXTURE);
   const other = await waitForQuietMachine(60_000);
@@ -120,8 +124,9 @@ async function main(): Promise<void> {
   results.targets = checkTargets(results);
 
   await mkdir(outDir, { recursive: true });
-  // <date>-<host> for the full suite; a partial suite gets its name appended so it never replaces a full run.
-  const name = `${results.meta.startedAt.slice(0, 10)}-${results.meta.host}${options.suite === 'full' ? '' : `-${options.suite}`}`;
+  // <date>-<host> for the full suite; other runs get their suites appended so they never replace a full run.
+  const suites = suitesName(options);
+  const name = `${results.meta.startedAt.slice(0, 10)}-${results.meta.host}${suites === 'full' ? '' : `-${suites}`}`;
   const base = join(outDir, name);
   const markdown = renderMarkdown(results, `${name}.svg`);
   await writeFile(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);

@@ -45,3 +45,25 @@ export class StageAverager {
     return { samples: this.count, meanMs };
   }
 }
+
+/** One figure over the repeats of a run: its median and range, plus every sample in run order. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  samples: number[];
+}
+
+/** Median (the mean of the middle two for an even count), min and max of `samples`; NaN ones are dropped. */
+export function spreadOf(samples: readonly number[]): Spread {
+  const kept = samples.filter((value) => Number.isFinite(value));
+  const sorted = [...kept].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const median =
+    sorted.length === 0
+      ? NaN
+      : sorted.length % 2 === 1
+        ? (sorted[middle] ?? NaN)
+        : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
+  return { median, min: sorted[0] ?? NaN, max: sorted.at(-1) ?? NaN, samples: kept };
+}

@@ -1,51 +1,66 @@
 /**
- * The measurements, one function each: (a) raw session.run, (b) the naive server's ladder,
- * (c) modelgate's ladder, the worker alone over gRPC, and the gateway's cost and multi-core
- * choice. Each starts and stops what it measures, except modelgate, which the caller shares.
+ * The measurement primitives every suite is built from, one step each: raw session.run over its
+ * batch sizes, the naive server, an HTTP step against modelgate, a gRPC step against a worker
+ * alone. Each prints one line per measured thing; suites decide the order (interleaved rounds).
  */
 import { freePort, waitFor } from '@modelgate/testing';
 import { type BenchOptions } from './bench-options.js';
-import { type BenchResults, type GatewaySuiteResult, bestBatch } from './bench-results.js';
-import { childScript, runChild, spawnChild } from './child-process.js';
+import { type RawLimit, bestBatch } from './bench-results.js';
+import { type RunningChild, childScript, runChild, spawnChild } from './child-process.js';
+import { type HttpLoadConfig } from './children/http-load.js';
 import { type NaiveServerConfig } from './children/naive-server.js';
 import { type RawSessionRunConfig, type RawSessionRunResult } from './children/raw-session-run.js';
 import { type StepResult, runLoadStep } from './load-step.js';
-import { type ModelgateStack } from './modelgate-stack.js';
+import { type ModelgateStack, type WorkerNode } from './modelgate-stack.js';
 import { SENTENCES } from './sentences.js';
+
+/** Where a raw sweep runs. */
+export interface RawSweepSettings {
+  batchSizes: number[];
+  intraOpThreads: number;
+  /** Cores to pin the raw process to (pinned split). */
+  cpuList?: string;
+  /** A prefix for its printed lines. */
+  label: string;
+}
 
 /** (a) raw onnxruntime at every batch size, in its own process. */
 export async function measureRawLimit(
   options: BenchOptions,
   fixtureDir: string,
-  batchSizes: number[],
-): Promise<NonNullable<BenchResults['raw']>> {
-  process.stdout.write(`(a) raw session.run, batch sizes ${batchSizes.join(', ')}\n`);
+  settings: RawSweepSettings,
+): Promise<RawLimit> {
   const config: RawSessionRunConfig = {
     fixtureDir,
-    intraOpThreads: options.intraOpThreads,
-    batchSizes,
+    intraOpThreads: settings.intraOpThreads,
+    batchSizes: settings.batchSizes,
     durationS: options.durationS,
     warmupS: Math.min(1, options.warmupS),
     sentences: [...SENTENCES],
   };
-  const raw = await runChild<RawSessionRunResult>(childScript('raw-session-run.ts'), config);
-  for (const batch of raw.batches) {
-    process.stdout.write(
-      `  batch ${String(batch.batchSize).padStart(2)}  ${batch.inferPerSec.toFixed(1).padStart(7)} infer/s  ` +
-        `run p50 ${batch.latency.p50.toFixed(2)}  p99 ${batch.latency.p99.toFixed(2)} ms\n`,
-    );
-  }
+  const raw = await runChild<RawSessionRunResult>(
+    childScript('raw-session-run.ts'),
+    config,
+    settings.cpuList === undefined ? {} : { cpuList: settings.cpuList },
+  );
   const best = bestBatch(raw.batches);
   if (!best) throw new Error('raw session.run measured no batch size');
   process.stdout.write(
-    `  best batch ${best.batchSize}: ${best.inferPerSec.toFixed(1)} infer/s (the limit)\n`,
+    `  ${settings.label.padEnd(28)} ${raw.batches
+      .map((b) => `b${b.batchSize} ${b.inferPerSec.toFixed(1)}/s p50 ${b.latency.p50.toFixed(2)} ms`)
+      .join(' · ')}  → best batch ${best.batchSize}\n`,
   );
   return { ...raw, best };
 }
 
-/** (b) the naive Fastify + transformers.js pipeline server over the concurrency ladder. */
-export async function measureNaive(options: BenchOptions, fixtureDir: string): Promise<StepResult[]> {
-  process.stdout.write('(b) naive server: Fastify + transformers.js pipeline per request\n');
+/** (b) a running naive server: Fastify + transformers.js pipeline per request. */
+export interface NaiveServer {
+  url: string;
+  process: RunningChild;
+}
+
+/** Starts the naive server and waits until it answers. */
+export async function startNaiveServer(fixtureDir: string): Promise<NaiveServer> {
   const port = await freePort();
   const config: NaiveServerConfig = { fixtureDir, port };
   const server = spawnChild(childScript('naive-server.ts'), config);
@@ -55,23 +70,21 @@ export async function measureNaive(options: BenchOptions, fixtureDir: string): P
       timeoutMs: 60_000,
       describe: () => server.output(),
     });
-    const steps: StepResult[] = [];
-    for (const concurrency of options.concurrencies) {
-      steps.push(
-        await runLoadStep(
-          'naive',
-          { kind: 'http', config: httpConfig(options, url, '/classify', concurrency) },
-          { parties: { 'naive server': server.pid } },
-        ),
-      );
-    }
-    return steps;
-  } finally {
+  } catch (error) {
     await server.stop();
+    throw error;
   }
+  return { url, process: server };
 }
 
-function httpConfig(options: BenchOptions, url: string, path: string, concurrency: number, amount?: number) {
+/** The HTTP load generator's settings for one step. */
+export function httpConfig(
+  options: BenchOptions,
+  url: string,
+  path: string,
+  concurrency: number,
+  amount?: number,
+): HttpLoadConfig {
   return {
     url,
     path,
@@ -83,100 +96,84 @@ function httpConfig(options: BenchOptions, url: string, path: string, concurrenc
   };
 }
 
-function stackProbes(stack: ModelgateStack) {
-  const parties: Record<string, number> = {
-    gateway: stack.gateway.process.child.pid ?? -1,
-    worker: stack.worker.process.child.pid ?? -1,
-  };
-  if (stack.config.registryPid !== undefined) parties.registry = stack.config.registryPid;
-  return { parties, workerCounters: () => stack.workerCounters() };
+/** One HTTP step against the naive server. */
+export function measureNaiveStep(
+  options: BenchOptions,
+  naive: NaiveServer,
+  concurrency: number,
+): Promise<StepResult> {
+  return runLoadStep(
+    'naive',
+    { kind: 'http', config: httpConfig(options, naive.url, '/classify', concurrency) },
+    { parties: { 'naive server': naive.process.pid } },
+  );
+}
+
+/** How an HTTP step against modelgate is run besides its concurrency. */
+export interface ModelgateStepSettings {
+  system: string;
+  /** A fixed number of requests instead of the step duration. */
+  amount?: number;
+  /** Cores the load generator is pinned to. */
+  loadCpuList?: string;
 }
 
 /** One HTTP step against modelgate's /serve/<endpoint>. */
 export function measureModelgateStep(
   options: BenchOptions,
   stack: ModelgateStack,
-  system: string,
   concurrency: number,
-  amount?: number,
+  settings: ModelgateStepSettings,
 ): Promise<StepResult> {
-  const config = httpConfig(
-    options,
-    stack.gateway.url,
-    `/serve/${stack.deployment.endpoint}`,
-    concurrency,
-    amount,
+  const path = `/serve/${stack.deployment.endpoint ?? ''}`;
+  const config = httpConfig(options, stack.gateway.url, path, concurrency, settings.amount);
+  return runLoadStep(
+    settings.system,
+    {
+      kind: 'http',
+      config,
+      ...(settings.loadCpuList === undefined ? {} : { cpuList: settings.loadCpuList }),
+    },
+    { parties: stack.parties(), workerCounters: () => stack.worker.counters() },
   );
-  return runLoadStep(system, { kind: 'http', config }, stackProbes(stack));
 }
 
-/** (c) modelgate end to end over the concurrency ladder. */
-export async function measureModelgate(options: BenchOptions, stack: ModelgateStack): Promise<StepResult[]> {
-  process.stdout.write(`(c) modelgate: gateway (GATEWAY_WORKERS=${stack.gatewayWorkers}) + worker\n`);
-  const steps: StepResult[] = [];
-  for (const concurrency of options.concurrencies) {
-    steps.push(await measureModelgateStep(options, stack, 'modelgate', concurrency));
-  }
-  return steps;
+/** How a gRPC step against a worker alone is run besides its concurrency. */
+export interface WorkerStepSettings {
+  system: string;
+  /** Texts each call sends one of, in order (tokenized up front by the load generator). */
+  texts?: readonly string[];
+  loadCpuList?: string;
+  /** The registry pid when one runs (it takes heartbeats during the step). */
+  registryPid?: number;
 }
 
-/** The worker alone, over gRPC with pre-tokenized tensors, at concurrency 1 and 64. */
-export async function measureWorkerOnly(
+/** One step straight at a worker: OIP ModelInfer over gRPC with raw_input_contents. */
+export function measureWorkerStep(
   options: BenchOptions,
-  stack: ModelgateStack,
+  worker: WorkerNode,
   fixtureDir: string,
-): Promise<StepResult[]> {
-  process.stdout.write('worker alone: OIP ModelInfer over gRPC, raw_input_contents\n');
-  const steps: StepResult[] = [];
-  for (const concurrency of [1, 64]) {
-    const config = {
-      address: stack.worker.grpcAddress,
-      model: stack.deployment.model,
-      fixtureDir,
-      concurrency,
-      durationS: options.durationS,
-      warmupS: options.warmupS,
-      sentences: [...SENTENCES],
-    };
-    steps.push(
-      await runLoadStep(
-        'worker (gRPC)',
-        { kind: 'grpc', config },
-        {
-          parties: { worker: stack.worker.process.child.pid ?? -1 },
-          workerCounters: () => stack.workerCounters(),
-        },
-      ),
-    );
-  }
-  return steps;
-}
-
-/**
- * Gateway CPU per request (a fixed number of requests at c=8, /proc utime+stime of the gateway
- * process tree) and c=32 throughput, for each GATEWAY_WORKERS value; the gateway restarts between.
- */
-export async function measureGatewayCost(
-  options: BenchOptions,
-  stack: ModelgateStack,
-  gatewayWorkers: string[],
-): Promise<Omit<GatewaySuiteResult, 'c1'>> {
-  const cpuSteps: GatewaySuiteResult['cpuSteps'] = [];
-  const clusterSteps: GatewaySuiteResult['clusterSteps'] = [];
-  const initialWorkers = stack.gatewayWorkers;
-  for (const workers of gatewayWorkers) {
-    process.stdout.write(`gateway: GATEWAY_WORKERS=${workers}\n`);
-    if (stack.gatewayWorkers !== workers) await stack.restartGateway(workers);
-    const system = `modelgate (GATEWAY_WORKERS=${workers})`;
-    const step = await measureModelgateStep(options, stack, system, 8, options.cpuRequests);
-    const gatewayCpuMsPerRequest = (step.cpu.byParty.gateway ?? NaN) / step.load.ok;
-    process.stdout.write(`  gateway CPU ${gatewayCpuMsPerRequest.toFixed(3)} ms per request\n`);
-    cpuSteps.push({ gatewayWorkers: workers, step, gatewayCpuMsPerRequest });
-    clusterSteps.push({
-      gatewayWorkers: workers,
-      step: await measureModelgateStep(options, stack, system, 32),
-    });
-  }
-  if (stack.gatewayWorkers !== initialWorkers) await stack.restartGateway(initialWorkers);
-  return { cpuSteps, clusterSteps };
+  concurrency: number,
+  settings: WorkerStepSettings,
+): Promise<StepResult> {
+  const config = {
+    address: worker.running.grpcAddress,
+    model: worker.deployment.model,
+    fixtureDir,
+    concurrency,
+    durationS: options.durationS,
+    warmupS: options.warmupS,
+    sentences: [...(settings.texts ?? SENTENCES)],
+  };
+  const parties: Record<string, number> = { worker: worker.pid };
+  if (settings.registryPid !== undefined) parties.registry = settings.registryPid;
+  return runLoadStep(
+    settings.system,
+    {
+      kind: 'grpc',
+      config,
+      ...(settings.loadCpuList === undefined ? {} : { cpuList: settings.loadCpuList }),
+    },
+    { parties, workerCounters: () => worker.counters() },
+  );
 }

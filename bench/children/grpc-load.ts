@@ -24,6 +24,7 @@ export interface GrpcLoadConfig {
 
 interface Recorder {
   latencies: number[];
+  okTokens: number;
   stages: StageAverager;
   statusCodes: Map<string, number>;
 }
@@ -31,9 +32,10 @@ interface Recorder {
 const config = readChildConfig<GrpcLoadConfig>();
 const tokenizer = await loadTokenizerFromDir(config.fixtureDir);
 const inputNames: EncodeInputsOptions['inputNames'] = ['input_ids', 'attention_mask', 'token_type_ids'];
-const requests: Message[] = config.sentences.map((text) => {
+const requests: { message: Message; tokens: number }[] = config.sentences.map((text) => {
   const ids = encodeInputs({ texts: [text], tokenizer, inputNames, truncation: true }).tensors.input_ids;
-  return tokenInferRequest(config.model, [Array.from(ids?.data ?? [], Number)]);
+  const row = Array.from(ids?.data ?? [], Number);
+  return { message: tokenInferRequest(config.model, [row]), tokens: row.length };
 });
 const client = new OipTestClient(config.address);
 
@@ -49,12 +51,14 @@ async function load(seconds: number, recorder?: Recorder): Promise<number> {
   let next = 0;
   const loop = async (): Promise<void> => {
     while (performance.now() < end) {
-      const request = requests[next++ % requests.length] ?? {};
+      const request = requests[next++ % requests.length];
+      if (!request) break;
       const started = performance.now();
       try {
-        const response = await client.call('ModelInfer', request, { deadlineMs: 30_000 });
+        const response = await client.call('ModelInfer', request.message, { deadlineMs: 30_000 });
         if (!recorder) continue;
         recorder.latencies.push(performance.now() - started);
+        recorder.okTokens += request.tokens;
         const stages = new Map<string, number>();
         for (const [stage, parameter] of [
           ['queue', 'queue_time_us'],
@@ -78,7 +82,12 @@ async function load(seconds: number, recorder?: Recorder): Promise<number> {
 }
 
 if (config.warmupS > 0) await load(config.warmupS);
-const recorder: Recorder = { latencies: [], stages: new StageAverager(), statusCodes: new Map() };
+const recorder: Recorder = {
+  latencies: [],
+  okTokens: 0,
+  stages: new StageAverager(),
+  statusCodes: new Map(),
+};
 mark('measuring');
 const cpuBefore = process.cpuUsage();
 const durationS = await load(config.durationS, recorder);
@@ -101,6 +110,7 @@ const answer: LoadResult = {
   throughput: ok / durationS,
   latency: summarizeLatencies(recorder.latencies),
   stages: recorder.stages.averages(),
+  okTokens: recorder.okTokens,
   loadGeneratorCpuMs: (cpu.user + cpu.system) / 1000,
 };
 reportResult(answer);

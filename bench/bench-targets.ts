@@ -1,0 +1,201 @@
+/**
+ * The issue 11 targets, checked on the medians over the interleaved rounds; each ratio or
+ * difference is taken within a round (modelgate and its reference measured minutes apart, not a
+ * run apart). A missed target says by how much.
+ */
+import {
+  type BenchResults,
+  type SharedRound,
+  type TargetCheck,
+  atConcurrency,
+  failedRequests,
+  overRounds,
+  paddingWaste,
+  wasSkipped,
+} from './bench-results.js';
+import { type StepResult } from './load-step.js';
+import { fmt, spreadCell } from './report-format.js';
+import { type Spread } from './stats.js';
+
+const rawBatch1P50 = (round: { raw: SharedRound['raw'] }) =>
+  round.raw.batches.find((b) => b.batchSize === 1)?.latency.p50;
+
+/** A difference in ms over rounds as `+0.42 ms (0.30–0.51)`. */
+function signedMs(spread: Spread): string {
+  const sign = (value: number) => (value >= 0 ? `+${fmt(value)}` : fmt(value));
+  return spread.samples.length > 1
+    ? `${sign(spread.median)} ms (${sign(spread.min)}–${sign(spread.max)})`
+    : `${sign(spread.median)} ms`;
+}
+
+function notMeasured(target: string, why: string): TargetCheck {
+  return { target, measured: why, met: undefined };
+}
+
+/** `value ≤ limit` (or ≥ when `atLeast`), with the miss said as a difference or a ratio. */
+function check(
+  target: string,
+  measured: string,
+  value: number,
+  limit: number,
+  atLeast: boolean,
+  unit: 'ms' | '×' | 'ms/request',
+): TargetCheck {
+  if (!Number.isFinite(value)) return notMeasured(target, measured);
+  const met = atLeast ? value >= limit : value <= limit;
+  if (met) return { target, measured, met };
+  const gap = Math.abs(value - limit);
+  const shortBy =
+    unit === '×'
+      ? `${fmt(gap)}× ${atLeast ? `short: needs ${fmt((limit / value - 1) * 100, 0)}% more` : 'over'}`
+      : `${fmt(gap, unit === 'ms' ? 2 : 3)} ${unit} over (${fmt(value / limit)}× the limit)`;
+  return { target, measured, met, shortBy };
+}
+
+function sharedTargets(results: BenchResults): TargetCheck[] {
+  const rounds = results.shared?.rounds ?? [];
+  const why = results.shared ? 'not in this suite' : 'not measured (shared suite not run)';
+  const checks: TargetCheck[] = [];
+  const c1 = 'c=1: modelgate p50 ≤ raw batch-1 p50 + 0.5 ms';
+  if (rounds.some((r) => r.modelgate)) {
+    const delta = overRounds(rounds, (r) => {
+      const p50 = atConcurrency(r.modelgate, 1)?.load.latency.p50;
+      const raw = rawBatch1P50(r);
+      return p50 !== undefined && raw !== undefined ? p50 - raw : undefined;
+    });
+    const p50 = overRounds(rounds, (r) => atConcurrency(r.modelgate, 1)?.load.latency.p50);
+    const raw = overRounds(rounds, rawBatch1P50);
+    checks.push(
+      check(
+        c1,
+        `${signedMs(delta)}: p50 ${spreadCell(p50, 2, ' ms')} vs raw ${spreadCell(raw, 2, ' ms')}`,
+        delta.median,
+        0.5,
+        false,
+        'ms',
+      ),
+    );
+  } else checks.push(notMeasured(c1, why));
+  const w1 = 'c=1: worker alone (gRPC) p50 ≤ raw batch-1 p50 + 0.25 ms';
+  if (rounds.length > 0) {
+    const delta = overRounds(rounds, (r) => {
+      const p50 = atConcurrency(r.workerOnly, 1)?.load.latency.p50;
+      const raw = rawBatch1P50(r);
+      return p50 !== undefined && raw !== undefined ? p50 - raw : undefined;
+    });
+    const p50 = overRounds(rounds, (r) => atConcurrency(r.workerOnly, 1)?.load.latency.p50);
+    checks.push(
+      check(w1, `${signedMs(delta)}: p50 ${spreadCell(p50, 2, ' ms')}`, delta.median, 0.25, false, 'ms'),
+    );
+  } else checks.push(notMeasured(w1, why));
+  const t128 = 'c=128, shared cores: modelgate throughput ≥ 0.90 × raw best batch';
+  const tail = 'c=128, shared cores: modelgate p99 ≤ 2 × p50';
+  if (rounds.some((r) => atConcurrency(r.modelgate, 128))) {
+    const ratio = overRounds(rounds, (r) => {
+      const step = atConcurrency(r.modelgate, 128);
+      return step ? step.load.throughput / r.raw.best.inferPerSec : undefined;
+    });
+    const rate = overRounds(rounds, (r) => atConcurrency(r.modelgate, 128)?.load.throughput);
+    const best = overRounds(rounds, (r) => r.raw.best.inferPerSec);
+    checks.push(
+      check(
+        t128,
+        `${spreadCell(ratio, 2, '×')}: ${spreadCell(rate, 1)} vs ${spreadCell(best, 1)} infer/s`,
+        ratio.median,
+        0.9,
+        true,
+        '×',
+      ),
+    );
+    const spread = overRounds(rounds, (r) => {
+      const step = atConcurrency(r.modelgate, 128);
+      return step ? step.load.latency.p99 / step.load.latency.p50 : undefined;
+    });
+    checks.push(check(tail, `p99/p50 ${spreadCell(spread, 2, '×')}`, spread.median, 2, false, '×'));
+  } else checks.push(notMeasured(t128, why), notMeasured(tail, why));
+  return checks;
+}
+
+function pinnedTargets(results: BenchResults): TargetCheck[] {
+  const worker = 'pinned split: worker alone c=64 ≥ 0.95 × raw best batch on the same core';
+  const gateway = 'pinned split: gateway CPU ≤ 0.25 ms per request (≥ 4,000 requests/s per core)';
+  const pinned = results.pinned;
+  if (pinned === undefined)
+    return [
+      notMeasured(worker, 'not measured (pinned suite not run)'),
+      notMeasured(gateway, 'not measured (pinned suite not run)'),
+    ];
+  if (wasSkipped(pinned))
+    return [
+      notMeasured(worker, `skipped: ${pinned.skipped}`),
+      notMeasured(gateway, `skipped: ${pinned.skipped}`),
+    ];
+  const ratio = overRounds(pinned.rounds, (r) => r.worker.load.throughput / r.raw.best.inferPerSec);
+  const rate = overRounds(pinned.rounds, (r) => r.worker.load.throughput);
+  const best = overRounds(pinned.rounds, (r) => r.raw.best.inferPerSec);
+  const cpu = overRounds(pinned.rounds, (r) => r.gatewayCpuMsPerRequest);
+  return [
+    check(
+      worker,
+      `${spreadCell(ratio, 2, '×')}: ${spreadCell(rate, 1)} vs ${spreadCell(best, 1)} infer/s`,
+      ratio.median,
+      0.95,
+      true,
+      '×',
+    ),
+    check(gateway, `${spreadCell(cpu, 3, ' ms')} per request`, cpu.median, 0.25, false, 'ms/request'),
+  ];
+}
+
+function mixedTarget(results: BenchResults): TargetCheck {
+  const target = 'mixed lengths 8–256 tokens, c=64: modelgate padding waste ≤ 1.15';
+  const mixed = results.mixed;
+  if (mixed === undefined) return notMeasured(target, 'not measured (mixed suite not run)');
+  if (wasSkipped(mixed)) return notMeasured(target, `skipped: ${mixed.skipped}`);
+  const ours = overRounds(mixed.rounds, (r) => paddingWaste(r.modelgate));
+  if (!Number.isFinite(ours.median)) {
+    return notMeasured(
+      target,
+      'n/a: the worker does not expose modelgate_batch_tokens_total{kind="real"|"computed"} yet',
+    );
+  }
+  const theirs = overRounds(mixed.rounds, (r) => paddingWaste(r.padToLongest));
+  return check(
+    target,
+    `${spreadCell(ours, 2, '×')} (pad-to-longest ${spreadCell(theirs, 2, '×')})`,
+    ours.median,
+    1.15,
+    false,
+    '×',
+  );
+}
+
+/** Every modelgate step of the run (HTTP and gRPC), for the zero-errors row. */
+function modelgateSteps(results: BenchResults): StepResult[] {
+  const steps: StepResult[] = [];
+  for (const round of results.shared?.rounds ?? [])
+    steps.push(...(round.modelgate ?? []), ...(round.workerOnly ?? []));
+  for (const round of results.gateway?.rounds ?? [])
+    for (const e of round) steps.push(e.cpuStep, e.clusterStep);
+  if (results.pinned && !wasSkipped(results.pinned))
+    for (const r of results.pinned.rounds) steps.push(r.worker, r.gateway);
+  if (results.mixed && !wasSkipped(results.mixed))
+    for (const r of results.mixed.rounds) steps.push(r.modelgate, r.padToLongest);
+  return steps;
+}
+
+/** The issue 11 targets, each met, missed (and by how much) or not measured. */
+export function checkTargets(results: BenchResults): TargetCheck[] {
+  const checks = [...sharedTargets(results), ...pinnedTargets(results), mixedTarget(results)];
+  const steps = modelgateSteps(results);
+  if (steps.length > 0) {
+    const failed = steps.reduce((sum, step) => sum + failedRequests(step), 0);
+    checks.push({
+      target: 'zero failed requests at every modelgate step',
+      measured: `${failed} failed over ${steps.length} steps`,
+      met: failed === 0,
+      ...(failed > 0 ? { shortBy: `${failed} requests` } : {}),
+    });
+  }
+  return checks;
+}
