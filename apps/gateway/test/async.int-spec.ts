@@ -61,21 +61,50 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
   const job = async (url: string): Promise<JobView> =>
     (await (await fetch(`${gateway.url}${url}`)).json()) as JobView;
 
-  it('accepts the request with 202 and a status URL, then serves the same answer as the synchronous path', async () => {
-    const body = { text: ['I love this movie', 'awful'], parameters: { top_k: 2 } };
+  const JOB_ID = /^job-[A-Za-z0-9_-]{24}$/;
+
+  /** Submits `body` asynchronously and waits for the job to finish; returns the job's id and view. */
+  async function runAsync(body: unknown, requestId?: string): Promise<{ id: string; view: JobView }> {
     const accepted = await gateway.post('/serve/sentiment', body, {
       prefer: 'respond-async',
-      'x-request-id': 'async-1',
+      ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
     });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toEqual({ job: 'async-1', status_url: '/jobs/async-1' });
-    expect(accepted.headers.get('location')).toBe('/jobs/async-1');
+    const { job: id, status_url } = accepted.body as { job: string; status_url: string };
+    expect(status_url).toBe(`/jobs/${id}`);
+    expect(accepted.headers.get('location')).toBe(status_url);
     let view: JobView | undefined;
-    await waitFor(async () => (view = await job('/jobs/async-1')).status === 'succeeded', {
+    await waitFor(async () => ['succeeded', 'failed'].includes((view = await job(status_url)).status), {
       describe: () => JSON.stringify(view),
     });
+    return { id, view: view! };
+  }
+
+  it('accepts the request with 202 and a status URL, then serves the same answer as the synchronous path', async () => {
+    const body = { text: ['I love this movie', 'awful'], parameters: { top_k: 2 } };
+    const { id, view } = await runAsync(body, 'async-1');
+    expect(id).toMatch(JOB_ID); // made by the gateway, not the client's x-request-id
+    expect(view.status).toBe('succeeded');
     const direct = await gateway.post('/serve/sentiment', body);
-    expect(view?.result?.predictions).toEqual((direct.body as { predictions: unknown[] }).predictions);
+    expect(view.result?.predictions).toEqual((direct.body as { predictions: unknown[] }).predictions);
+  });
+
+  it('takes any x-request-id (digits, colons) as a correlation id only: one job per request, never a shared answer', async () => {
+    const one = await runAsync({ text: 'hi' }, '12345');
+    const three = await runAsync({ text: ['x', 'y', 'z'] }, '12345');
+    const colon = await runAsync({ text: 'fine' }, 'tenant:7:call');
+    for (const { id, view } of [one, three, colon]) {
+      expect(id).toMatch(JOB_ID);
+      expect(view.status).toBe('succeeded');
+    }
+    expect(new Set([one.id, three.id, colon.id]).size).toBe(3);
+    expect(one.view.result?.predictions).toHaveLength(1);
+    expect(three.view.result?.predictions).toHaveLength(3);
+    // The client's own id does not name a job: nobody can read results by guessing request ids.
+    for (const guess of ['12345', 'async-1', 'tenant:7:call']) {
+      const answer = await fetch(`${gateway.url}/jobs/${encodeURIComponent(guess)}`);
+      expect(answer.status).toBe(404);
+    }
   });
 
   it('refuses bad input at once instead of queueing it, and answers 404 for an unknown job', async () => {

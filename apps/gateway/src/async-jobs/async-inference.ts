@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
@@ -36,9 +37,20 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   ErrorCode.DEADLINE_EXCEEDED,
 ]);
 
+/** Random bytes in a job id: 144 bits, so an id can be neither guessed nor enumerated. */
+const JOB_ID_BYTES = 18;
+/** What a job id looks like; anything else is unknown without asking Redis. */
+const JOB_ID_PATTERN = /^job-[A-Za-z0-9_-]{24}$/;
+
+/** A new job id, made by the gateway: `job-` and 144 random bits in base64url. */
+export function newJobId(): string {
+  return `job-${randomBytes(JOB_ID_BYTES).toString('base64url')}`;
+}
+
 /**
- * Asynchronous inference on BullMQ: a request is checked, queued under its request id (so a
- * client retrying with the same x-request-id gets the same job), run by any gateway's worker
+ * Asynchronous inference on BullMQ: a request is checked, queued under a job id the gateway makes
+ * (unguessable: knowing the id is what lets a client read the result; the client's x-request-id
+ * only correlates logs, so no id of its choosing can clash or leak a result), run by any gateway's worker
  * through the same serve path, retried with backoff when the fleet was busy, and its result kept
  * for `resultTtlSeconds`. A gateway that dies mid-job leaves it to BullMQ's stalled-job recovery.
  */
@@ -64,28 +76,29 @@ export class AsyncInference {
     this.worker.on('error', (error) => logger.warn({ err: error }, 'async inference worker error'));
   }
 
-  /** Checks and queues a call; resolves with the job id (= the request id). */
+  /** Checks and queues a call; resolves with its new job id. */
   async submit(call: ServeCall): Promise<string> {
     this.serve.validate(call);
     const { signal: _signal, ...data } = call;
     const keep = { age: this.options.resultTtlSeconds };
+    const jobId = newJobId();
     await this.queue.add('serve', data, {
-      jobId: call.requestId,
+      jobId,
       attempts: 3,
       backoff: { type: 'exponential', delay: 500 },
       removeOnComplete: keep,
       removeOnFail: keep,
     });
-    return call.requestId;
+    return jobId;
   }
 
   /** The state of job `id`; NOT_FOUND once unknown or expired. */
   async status(id: string): Promise<JobView> {
-    const job = id.length <= 128 ? await this.queue.getJob(id) : undefined;
+    const job = JOB_ID_PATTERN.test(id) ? await this.queue.getJob(id) : undefined;
     if (!job)
       throw new ModelgateError(
         ErrorCode.NOT_FOUND,
-        `no job '${id.slice(0, 128)}' (unknown, or its result expired)`,
+        `no job '${id.slice(0, 64)}' (unknown, or its result expired)`,
       );
     const state = await job.getState();
     if (state === 'completed') return { job: id, status: 'succeeded', result: job.returnvalue };
