@@ -24,3 +24,11 @@ describe('GATEWAY_WORKER_ADDRESSES', () => {
     }
   });
 });
+
+describe('retired keys', () => {
+  it('refuses GATEWAY_DEFAULT_TIMEOUT_MS, saying where request deadlines come from now', () => {
+    expect(() => loadGatewayConfig({ GATEWAY_DEFAULT_TIMEOUT_MS: '5000' })).toThrow(
+      /GATEWAY_DEFAULT_TIMEOUT_MS is no longer read: .*endpoint's timeoutMs, else its model's batching.defaultTimeoutMs/,
+    );
+  });
+});

@@ -79,8 +79,6 @@ export const gatewayConfigSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
-  /** Deadline of a request when its endpoint sets none, in ms (past it → 504). */
-  GATEWAY_DEFAULT_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   /** Serve the OpenAPI document and UI at /docs. */
   GATEWAY_DOCS: booleanFromEnv.default(true),
   /** Log level. */
@@ -89,8 +87,20 @@ export const gatewayConfigSchema = z.object({
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
+/** Keys the gateway no longer reads, refused with where their job went rather than ignored. */
+const RETIRED_KEYS: Readonly<Record<string, string>> = {
+  GATEWAY_DEFAULT_TIMEOUT_MS:
+    "is no longer read: a request's deadline is its endpoint's timeoutMs, else its model's batching.defaultTimeoutMs",
+};
+
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const retired = Object.keys(RETIRED_KEYS).filter((key) => env[key] !== undefined);
+  if (retired.length > 0) {
+    throw new Error(
+      `invalid gateway configuration:\n  ${retired.map((key) => `${key} ${RETIRED_KEYS[key]}`).join('\n  ')}`,
+    );
+  }
   return parseEnv(gatewayConfigSchema, env, 'gateway');
 }
 

@@ -23,7 +23,7 @@ import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { TokenizerLoader } from './endpoints/tokenizer-loader.js';
 import { WorkerDiscovery } from './endpoints/worker-discovery.js';
 import { type GatewayConfig } from './gateway.config.js';
-import { ASYNC_INFERENCE, CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER, SERVE_DEFAULTS } from './gateway.tokens.js';
+import { ASYNC_INFERENCE, CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER } from './gateway.tokens.js';
 import { AsyncInference } from './async-jobs/async-inference.js';
 import { JobsController } from './async-jobs/jobs.controller.js';
 import { HealthController } from './health/health.controller.js';
@@ -91,8 +91,7 @@ export class GatewayModule {
     // Snapshots that list workerGroups replace these static ones (EndpointTables.apply).
     const client = new InferenceClient({ workerGroups: config.GATEWAY_WORKER_ADDRESSES });
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
-    const defaults = { timeoutMs: config.GATEWAY_DEFAULT_TIMEOUT_MS };
-    const serve = new ServeService(tables, client, metrics, defaults);
+    const serve = new ServeService(tables, client, metrics);
     const asyncInference = config.REDIS_URL
       ? new AsyncInference(
           serve,
@@ -145,7 +144,6 @@ export class GatewayModule {
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },
-        { provide: SERVE_DEFAULTS, useValue: defaults },
         { provide: CONFIG_SOURCE, useValue: source },
         { provide: LIVE_SYNC, useValue: live },
         { provide: GatewayMetrics, useValue: metrics },

@@ -2,5 +2,4 @@
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 export const LOGGER = Symbol('LOGGER');
 export const CONFIG_SOURCE = Symbol('CONFIG_SOURCE');
-export const SERVE_DEFAULTS = Symbol('SERVE_DEFAULTS');
 export const ASYNC_INFERENCE = Symbol('ASYNC_INFERENCE');

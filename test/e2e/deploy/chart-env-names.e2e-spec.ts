@@ -24,7 +24,6 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     GATEWAY_ALLOW_HTTP_ARTIFACTS: false,
     GATEWAY_ARTIFACT_ALLOWED_HOSTS: 'models.internal',
     GATEWAY_BODY_LIMIT_BYTES: 2048,
-    GATEWAY_DEFAULT_TIMEOUT_MS: 1000,
     GATEWAY_DOCS: false,
     GATEWAY_LOG_LEVEL: 'debug',
   },

@@ -4,8 +4,6 @@ import { type InferInput, InferenceClient } from '@modelgate/inference-client';
 import { type OutputTensorJson, parseRawInferRequest, rawOutputs } from '@modelgate/processing';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
-import { SERVE_DEFAULTS } from '../gateway.tokens.js';
-import { type ServeDefaults } from '../serving/serve.service.js';
 
 /** KServe v2 REST response body. */
 interface V2InferResponse {
@@ -17,14 +15,14 @@ interface V2InferResponse {
 
 /**
  * KServe v2 REST passthrough for raw tensors: `POST /v2/models/:model[/versions/:version]/infer`
- * with `{inputs: [{name, datatype, shape, data}]}`, answered in the same JSON shape.
+ * with `{inputs: [{name, datatype, shape, data}]}`, answered in the same JSON shape; the deadline is
+ * the model's `batching.defaultTimeoutMs`.
  */
 @Controller('v2/models')
 export class V2InferController {
   constructor(
     @Inject(EndpointTables) private readonly tables: EndpointTables,
     @Inject(InferenceClient) private readonly client: InferenceClient,
-    @Inject(SERVE_DEFAULTS) private readonly defaults: ServeDefaults,
   ) {}
 
   @Post(':model/infer')
@@ -55,7 +53,7 @@ export class V2InferController {
       ),
       ...(request.outputs ? { outputs: request.outputs } : {}),
       workerGroup: workerGroupFor(this.client, spec),
-      deadlineEpochMs: Date.now() + this.defaults.timeoutMs,
+      deadlineEpochMs: Date.now() + spec.batching.defaultTimeoutMs,
     });
     return {
       model_name: spec.name,

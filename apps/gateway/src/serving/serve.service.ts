@@ -14,6 +14,7 @@ import { type EndpointTable, type ServableModel, servableModel } from '../endpoi
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { requestTimeoutMs } from './request-timeout.js';
 
 /** Endpoint names: lower-case DNS-label style; checked before any lookup (no `..%2f`). */
 const ENDPOINT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -41,11 +42,6 @@ export interface ServeAnswer {
   serverTiming: string;
 }
 
-/** Default request deadline when an endpoint sets none, in ms. */
-export interface ServeDefaults {
-  timeoutMs: number;
-}
-
 /**
  * POST /serve/:endpoint: validate → pick a route → tokenize → ModelInfer on a worker →
  * post-process, timing each stage for Server-Timing and the stage histogram.
@@ -55,7 +51,6 @@ export class ServeService {
     private readonly tables: EndpointTables,
     private readonly client: InferenceClient,
     private readonly metrics: GatewayMetrics,
-    private readonly defaults: ServeDefaults,
   ) {}
 
   /**
@@ -75,8 +70,7 @@ export class ServeService {
     const endpoint = requireEndpoint(table, call.endpoint);
     const { model, role } = this.chooseModel(table, endpoint, call);
     const spec = model.spec;
-    const timeoutMs = endpoint.timeoutMs ?? this.defaults.timeoutMs;
-    const deadlineEpochMs = Date.now() + timeoutMs;
+    const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint, spec);
 
     const request = parseServeRequest(call.body, endpoint.preprocessing, { task: spec.task });
     const tokenizer = model.tokenizer;
