@@ -71,6 +71,8 @@ export interface NodeStatusView {
   revision: number | null;
   lag: number | null;
   models: Record<string, string>;
+  /** Model id → why it FAILED (absent from registries older than this CLI). */
+  reasons?: Record<string, string>;
   lastSeenMs: number;
 }
 

@@ -1,4 +1,4 @@
-import { heartbeatKey, type NodeHeartbeat } from '@modelgate/config-sync';
+import { heartbeatKey, type NodeReport } from '@modelgate/config-sync';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FleetStatus } from '../src/status/fleet-status.js';
@@ -28,7 +28,7 @@ describe('GET /v1/status', () => {
     return Number(row?.revision);
   };
 
-  const writeHeartbeat = async (beat: Omit<NodeHeartbeat, 'at'>, ageMs = 0): Promise<void> => {
+  const writeHeartbeat = async (beat: NodeReport, ageMs = 0): Promise<void> => {
     const key = heartbeatKey(isolation.keyPrefix, beat.role, beat.id);
     await redis.set(key, JSON.stringify({ ...beat, at: Date.now() - ageMs }), 'PX', 30_000);
   };
@@ -54,7 +54,8 @@ describe('GET /v1/status', () => {
         address: '10.1.0.7:8001',
         workerGroup: 'default',
         revision: latest - 2,
-        models: { 'sst2:1': 'READY', 'sst2:2': 'LOADING' },
+        models: { 'sst2:1': 'READY', 'sst2:2': 'LOADING', 'sst2:3': 'FAILED' },
+        reasons: { 'sst2:3': 'no such file (gave up after 6 attempts)' },
       },
       1_500,
     );
@@ -92,6 +93,7 @@ describe('GET /v1/status', () => {
         revision: latest,
         lag: 0,
         models: {},
+        reasons: {},
         lastSeenMs: expect.any(Number) as number,
       },
       {
@@ -101,7 +103,8 @@ describe('GET /v1/status', () => {
         workerGroup: 'default',
         revision: latest - 2,
         lag: 2,
-        models: { 'sst2:1': 'READY', 'sst2:2': 'LOADING' },
+        models: { 'sst2:1': 'READY', 'sst2:2': 'LOADING', 'sst2:3': 'FAILED' },
+        reasons: { 'sst2:3': 'no such file (gave up after 6 attempts)' },
         lastSeenMs: expect.any(Number) as number,
       },
     ]);

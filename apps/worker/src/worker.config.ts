@@ -1,4 +1,5 @@
 import { booleanFromEnv, listFromEnv, parseEnv } from '@modelgate/contracts';
+import { DEFAULT_LOAD_RETRY } from '@modelgate/config-sync';
 import { z } from 'zod';
 
 /** Worker settings; the only place the worker reads `process.env`. */
@@ -35,6 +36,12 @@ export const workerConfigSchema = z.object({
   WORKER_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
   /** Comma-separated hosts or addresses exempt from the private-address (SSRF) guard, e.g. the registry. */
   WORKER_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
+  /** Wait before retrying a failed model load, in ms; it doubles with each further failure. */
+  WORKER_LOAD_RETRY_BASE_MS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.baseDelayMs),
+  /** Longest wait between attempts to load a model, in ms. */
+  WORKER_LOAD_RETRY_MAX_MS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.maxDelayMs),
+  /** Attempts to load a model per config revision before giving up (the reason shows in status). */
+  WORKER_LOAD_RETRY_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.maxAttempts),
   /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
   WORKER_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** TensorRT engine cache directory (engines are built once per model and GPU). */

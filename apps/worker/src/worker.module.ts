@@ -50,14 +50,19 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnApplicationShu
           { revision: snapshot.revision, models: snapshot.models.length },
           'applying config snapshot',
         );
+        // Not awaited either: a slow load must not hold the next snapshot (models load on their
+        // own; applySnapshot settles once this revision's loads have finished or been given up).
         const applying = this.models.applySnapshot(snapshot);
         await this.heartbeat?.beat(); // LOADING states are visible at once
-        await applying;
-        await this.heartbeat?.beat();
-        this.logger.info(
-          { revision: snapshot.revision, states: this.models.states() },
-          'config snapshot applied',
-        );
+        void applying
+          .then(async () => {
+            await this.heartbeat?.beat();
+            this.logger.info(
+              { revision: snapshot.revision, states: this.models.states() },
+              'config snapshot applied',
+            );
+          })
+          .catch((error: unknown) => this.logger.error({ err: error }, 'applying a config snapshot failed'));
       })
       .catch((error: unknown) => this.logger.error({ err: error }, 'config source failed'));
   }
@@ -85,6 +90,11 @@ export class WorkerModule {
     });
     const models = new ModelManager({
       workerGroup: config.WORKER_GROUP,
+      retry: {
+        baseDelayMs: config.WORKER_LOAD_RETRY_BASE_MS,
+        maxDelayMs: config.WORKER_LOAD_RETRY_MAX_MS,
+        maxAttempts: config.WORKER_LOAD_RETRY_ATTEMPTS,
+      },
       gpu: {
         deviceId: config.WORKER_CUDA_DEVICE_ID,
         tensorrtCacheDir: config.WORKER_TENSORRT_CACHE_DIR,
@@ -119,6 +129,7 @@ export class WorkerModule {
             revision: models.revision ?? null,
             // A draining worker must leave routing at once.
             models: models.isDraining ? {} : models.states(),
+            reasons: models.isDraining ? {} : models.failureReasons(),
           }),
           onError,
         })

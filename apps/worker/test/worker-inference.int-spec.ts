@@ -278,7 +278,8 @@ describe('worker readiness (Triton strict mode)', () => {
         { name: 'tampered', fixture: 'tiny-bert-sst2', sha256: 'cd'.repeat(32) },
         { name: 'gpu-only', fixture: 'tiny-bert-sst2', executionProviders: ['cuda'] },
       ],
-      {},
+      // Two quick attempts each, so the load is given up on (and the revision applied) at once.
+      { WORKER_LOAD_RETRY_ATTEMPTS: '2', WORKER_LOAD_RETRY_BASE_MS: '20' },
       'settled',
     );
     try {
@@ -287,9 +288,10 @@ describe('worker readiness (Triton strict mode)', () => {
       expect(await worker.client.call('ModelReady', { name: 'tampered' })).toEqual({ ready: false });
       const probe = await fetch(`${worker.httpUrl}/health/ready`);
       expect(probe.status).toBe(503);
-      expect(await probe.json()).toMatchObject({
-        models: { 'tampered:1': 'FAILED', 'gpu-only:1': 'FAILED' },
-      });
+      const body = (await probe.json()) as { models: object; reasons: Record<string, string> };
+      expect(body.models).toEqual({ 'tampered:1': 'FAILED', 'gpu-only:1': 'FAILED' });
+      expect(body.reasons['tampered:1']).toMatch(/sha256.*\(gave up after 2 attempts\)$/);
+      expect(body.reasons['gpu-only:1']).toMatch(/cuda.*\(gave up after 2 attempts\)$/i);
     } finally {
       await worker.stop();
     }

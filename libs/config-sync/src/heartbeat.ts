@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { heartbeatKey, heartbeatPattern } from './channels.js';
-import { type NodeHeartbeat, parseHeartbeat } from './node-heartbeat.js';
+import { type NodeHeartbeat, type NodeReport, parseHeartbeat } from './node-heartbeat.js';
 
 /** How a node heartbeats. */
 export interface HeartbeatOptions {
@@ -12,7 +12,7 @@ export interface HeartbeatOptions {
   /** How often it is renewed, in ms. @defaultValue ttlMs / 3 */
   intervalMs?: number;
   /** The node's current report. */
-  describe: () => Omit<NodeHeartbeat, 'at'>;
+  describe: () => NodeReport;
   onError?: (message: string, error: unknown) => void;
 }
 

@@ -8,6 +8,7 @@ const worker = (address: string, models: Record<string, string>): NodeHeartbeat 
   address,
   revision: 3,
   models,
+  reasons: {},
   at: 0,
 });
 

@@ -14,11 +14,16 @@ export const nodeHeartbeatSchema = z.object({
   revision: z.number().int().nullable(),
   /** Model id → state (LOADING | READY | FAILED | DRAINING) on a worker. */
   models: z.record(z.string(), z.string()).default({}),
+  /** Model id → why it is FAILED (and whether a retry comes), for the models that are. */
+  reasons: z.record(z.string(), z.string()).default({}),
   /** When it was written (ms since epoch). */
   at: z.number(),
 });
 
 export type NodeHeartbeat = z.infer<typeof nodeHeartbeatSchema>;
+
+/** What a node says of itself in each heartbeat (`at` is added on writing; `reasons` may be left out). */
+export type NodeReport = Omit<NodeHeartbeat, 'at' | 'reasons'> & { reasons?: Record<string, string> };
 
 /** The heartbeat in `json`, or undefined when it is not one. */
 export function parseHeartbeat(json: string | null): NodeHeartbeat | undefined {

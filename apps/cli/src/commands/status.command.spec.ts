@@ -42,6 +42,29 @@ describe('renderStatus', () => {
     expect(text.endsWith('note: REDIS_URL is not set')).toBe(true);
   });
 
+  it('lists each failed model under the table with its node and reason', () => {
+    const text = renderStatus({
+      revision: 4,
+      nodes: [
+        {
+          role: 'worker',
+          id: 'worker-a',
+          address: '10.0.0.1:8001',
+          workerGroup: 'default',
+          revision: 4,
+          lag: 0,
+          models: { 'sst2:1': 'READY', 'sst2:2': 'FAILED' },
+          reasons: { 'sst2:2': 'no such file (attempt 2 of 6; retrying in 2 s)' },
+          lastSeenMs: 100,
+        },
+      ],
+    });
+    expect(text.split('\n').slice(-2)).toEqual([
+      'degraded (models that failed to load or stopped serving):',
+      '  worker-a sst2:2: no such file (attempt 2 of 6; retrying in 2 s)',
+    ]);
+  });
+
   it('prints a dash for a node without models', () => {
     expect(describeModelStates({})).toBe('-');
   });

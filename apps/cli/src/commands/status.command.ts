@@ -39,6 +39,13 @@ export function renderStatus(status: FleetStatusView): string {
     { empty: '(no live nodes)' },
   );
   const lines = [`latest revision ${status.revision}`, '', table];
+  const failures = status.nodes.flatMap((node) =>
+    Object.entries(node.reasons ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([model, reason]) => `  ${node.id} ${model}: ${reason}`),
+  );
+  if (failures.length > 0)
+    lines.push('', 'degraded (models that failed to load or stopped serving):', ...failures);
   if (status.note !== undefined) lines.push('', `note: ${status.note}`);
   return lines.join('\n');
 }

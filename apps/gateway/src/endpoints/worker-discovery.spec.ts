@@ -10,6 +10,7 @@ const worker = (address: string, models: Record<string, string>): NodeHeartbeat 
   address,
   revision: 1,
   models,
+  reasons: {},
   at: 0,
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildFleetStatus, countNodesByRole } from './fleet-status.js';
 
 function beat(overrides: Partial<NodeHeartbeat> & Pick<NodeHeartbeat, 'role' | 'id'>): NodeHeartbeat {
-  return { address: '10.0.0.1:8001', revision: 7, models: {}, at: 1_000, ...overrides };
+  return { address: '10.0.0.1:8001', revision: 7, models: {}, reasons: {}, at: 1_000, ...overrides };
 }
 
 describe('buildFleetStatus', () => {
@@ -11,7 +11,14 @@ describe('buildFleetStatus', () => {
     const status = buildFleetStatus(
       9,
       [
-        beat({ role: 'worker', id: 'w1', revision: 7, workerGroup: 'gpu', models: { 'sst2:1': 'READY' } }),
+        beat({
+          role: 'worker',
+          id: 'w1',
+          revision: 7,
+          workerGroup: 'gpu',
+          models: { 'sst2:1': 'READY', 'sst2:2': 'FAILED' },
+          reasons: { 'sst2:2': 'artifact store unreachable (gave up after 6 attempts)' },
+        }),
         beat({ role: 'gateway', id: 'g1', revision: 9, address: '10.0.0.2:8080', at: 1_500 }),
       ],
       2_000,
@@ -26,6 +33,7 @@ describe('buildFleetStatus', () => {
           revision: 9,
           lag: 0,
           models: {},
+          reasons: {},
           lastSeenMs: 500,
         },
         {
@@ -35,7 +43,8 @@ describe('buildFleetStatus', () => {
           workerGroup: 'gpu',
           revision: 7,
           lag: 2,
-          models: { 'sst2:1': 'READY' },
+          models: { 'sst2:1': 'READY', 'sst2:2': 'FAILED' },
+          reasons: { 'sst2:2': 'artifact store unreachable (gave up after 6 attempts)' },
           lastSeenMs: 1_000,
         },
       ],

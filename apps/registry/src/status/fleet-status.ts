@@ -19,6 +19,8 @@ export interface NodeStatus {
   lag: number | null;
   /** Model id → state on the node (LOADING | READY | FAILED | DRAINING). */
   models: Record<string, string>;
+  /** Model id → why it FAILED on the node (only failed models). */
+  reasons: Record<string, string>;
   /** Milliseconds since the node's last heartbeat. */
   lastSeenMs: number;
 }
@@ -50,6 +52,7 @@ export function buildFleetStatus(
       revision: beat.revision,
       lag: beat.revision === null ? null : Math.max(0, latestRevision - beat.revision),
       models: beat.models,
+      reasons: beat.reasons,
       lastSeenMs: Math.max(0, nowMs - beat.at),
     }))
     .sort((a, b) => compare(a.role, b.role) || compare(a.id, b.id));

@@ -21,10 +21,16 @@ export class HttpProbesController {
     ready: boolean;
     revision: number | null;
     models: object;
+    reasons: object;
   } {
     const ready = this.models.ready;
     void reply.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
-    return { ready, revision: this.models.revision ?? null, models: this.models.states() };
+    return {
+      ready,
+      revision: this.models.revision ?? null,
+      models: this.models.states(),
+      reasons: this.models.failureReasons(),
+    };
   }
 
   @Get('metrics')

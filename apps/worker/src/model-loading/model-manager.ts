@@ -1,12 +1,16 @@
 /**
  * The models this worker serves, kept in step with the config snapshots it is given.
  *
- * Applying a snapshot is diff-based and idempotent: models of this worker's group that are new
- * (or whose artifact, runtime or batching changed) are loaded — fetched, sha256-verified,
- * sessions created, warmed up — and only then marked READY, replacing any older copy; models
- * that disappeared stop admitting, drain their in-flight requests, and release their sessions.
+ * Applying a snapshot is diff-based and per model: models of this worker's group that are new (or
+ * whose artifact, runtime or batching changed, or that failed) are loaded — fetched,
+ * sha256-verified, sessions created, warmed up — and only then marked READY, replacing any older
+ * copy; models that disappeared stop admitting, drain their in-flight requests, and release their
+ * sessions. A failed load is retried with backoff (load-retry.ts) and given up on with its reason.
+ * Each model loads on its own: a slow load never holds another model's change, and a later
+ * snapshot can replace or remove a model whose load is still under way. A revision counts as
+ * applied once every load it asked for has finished: loaded, or given up on.
  */
-import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type ConfigSnapshot,
   type ModelSpec,
@@ -14,44 +18,47 @@ import {
   ModelgateError,
   isModelgateError,
 } from '@modelgate/contracts';
-import { resolveBatchLimits } from '@modelgate/batching';
-import { type Logger } from '@modelgate/observability';
-import { ModelRunner } from '../serving/model-runner.js';
-import { type WorkerMetrics } from '../metrics/worker-metrics.js';
-import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
-import { resolveIntraOpThreads } from './intra-op-threads.js';
-import { openOnnxSession } from './onnx-session.adapter.js';
+import { type LoadRetryPolicy, loadRetryDelayMs } from '@modelgate/config-sync';
+import { type ModelRunner } from '../serving/model-runner.js';
+import { type ModelLoaderDeps, openModel, releaseSessions, retire } from './model-loader.js';
 import { type ModelState, type ServedModel } from './served-model.js';
-import { warmUp } from './warm-up.js';
 
-/** Fetches an artifact into a local, verified file (the model store). */
-export interface ArtifactFetcher {
-  fetchArtifact(ref: { uri: string; sha256: string }): Promise<{ path: string }>;
+export { type ArtifactFetcher } from './model-loader.js';
+
+export interface ModelManagerDeps extends ModelLoaderDeps {
+  workerGroup: string;
+  /** How failed loads are retried. */
+  retry: LoadRetryPolicy;
 }
 
-export interface ModelManagerDeps {
-  workerGroup: string;
-  gpu: GpuSettings;
-  fetcher: ArtifactFetcher;
-  metrics: WorkerMetrics;
-  logger: Logger;
+/** A load under way (attempts and the waits between them) of one model. */
+interface Loading {
+  readonly generation: number;
+  readonly spec: ModelSpec;
+  /** Settles when the load is over: loaded, given up on, or replaced. */
+  readonly done: Promise<void>;
+  /** Ends a wait between attempts at once (the load was replaced or the worker stops). */
+  readonly abort: AbortController;
 }
 
 export class ModelManager {
   private readonly models = new Map<string, ServedModel>();
+  private readonly loading = new Map<string, Loading>();
+  private generation = 0;
+  private receivedRevision: number | undefined;
   private appliedRevision: number | undefined;
   private draining = false;
 
   constructor(private readonly deps: ModelManagerDeps) {}
 
-  /** The snapshot revision last applied, if any. */
+  /** The newest snapshot revision whose loads have all finished (loaded or given up on), if any. */
   get revision(): number | undefined {
     return this.appliedRevision;
   }
 
-  /** Ready to take traffic: a snapshot applied, nothing still loading, not shutting down. */
+  /** Ready to take traffic: a snapshot received, nothing loading for the first time, not shutting down. */
   get ready(): boolean {
-    if (this.draining || this.appliedRevision === undefined) return false;
+    if (this.draining || this.receivedRevision === undefined) return false;
     const models = [...this.models.values()];
     if (models.some((model) => model.state === 'LOADING')) return false;
     // Triton's strict readiness: a worker that was given models but serves none of them is not
@@ -67,6 +74,15 @@ export class ModelManager {
   /** Each assigned model's state, by id. */
   states(): Record<string, ModelState> {
     return Object.fromEntries([...this.models].map(([id, model]) => [id, model.state]));
+  }
+
+  /** Why each FAILED model failed, by id (the other models are left out). */
+  failureReasons(): Record<string, string> {
+    return Object.fromEntries(
+      [...this.models].flatMap(([id, model]) =>
+        model.state === 'FAILED' ? [[id, model.reason ?? 'unknown reason']] : [],
+      ),
+    );
   }
 
   /** The model a request names; without a version, the highest READY version. */
@@ -101,31 +117,47 @@ export class ModelManager {
    * elsewhere, and calls fail fast instead of waiting on a thread that will never answer.
    */
   private loseModel(model: ServedModel, reason: string): void {
-    if (model.state !== 'READY') return;
+    if (model.state !== 'READY' || this.models.get(model.spec.id) !== model) return;
     model.state = 'FAILED';
     model.reason = `onnxruntime session lost: ${reason}`;
     this.deps.metrics.modelReady.set({ model: model.spec.id }, 0);
     this.deps.logger.error({ model: model.spec.id, reason: model.reason }, 'model stopped serving');
   }
 
-  /** Brings the served set in line with `snapshot` (this worker's group only). */
+  /**
+   * Brings the served set in line with `snapshot` (this worker's group only). Resolves once every
+   * load this revision asked for has finished; loads and unloads of other models go on meanwhile.
+   */
   async applySnapshot(snapshot: ConfigSnapshot): Promise<void> {
+    this.receivedRevision = Math.max(snapshot.revision, this.receivedRevision ?? snapshot.revision);
     const wanted = new Map(
       snapshot.models.filter((m) => m.workerGroup === this.deps.workerGroup).map((m) => [m.id, m]),
     );
     const loads: Promise<void>[] = [];
     for (const [id, spec] of wanted) {
+      const underway = this.loading.get(id);
+      if (underway && !needsReload(underway.spec, spec)) {
+        loads.push(underway.done);
+        continue;
+      }
       const current = this.models.get(id);
-      if (!current || needsReload(current.spec, spec)) loads.push(this.load(spec, current));
+      // A model that failed (given up on, or its session lost) is tried again by each new revision.
+      if (underway || !current || current.state === 'FAILED' || needsReload(current.spec, spec)) {
+        loads.push(this.startLoad(spec));
+      }
     }
-    const removals = [...this.models.keys()].filter((id) => !wanted.has(id)).map((id) => this.unload(id));
-    this.appliedRevision = snapshot.revision;
+    const unwanted = new Set([...this.models.keys(), ...this.loading.keys()].filter((id) => !wanted.has(id)));
+    const removals = [...unwanted].map((id) => this.unload(id));
     await Promise.all([...loads, ...removals]);
+    if (this.appliedRevision === undefined || snapshot.revision > this.appliedRevision) {
+      this.appliedRevision = snapshot.revision;
+    }
   }
 
   /** Stops admitting everywhere and waits (at most `timeoutMs`) for queued and running requests. */
   async drainAll(timeoutMs: number): Promise<boolean> {
     this.draining = true;
+    for (const id of [...this.loading.keys()]) this.cancelLoad(id);
     const runners = [...this.models.values()].flatMap((m) => (m.runner ? [m.runner] : []));
     const drained = Promise.all(runners.map((runner) => runner.drain())).then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
@@ -136,94 +168,101 @@ export class ModelManager {
 
   /** Releases every session (after drainAll). */
   async releaseAll(): Promise<void> {
+    for (const id of [...this.loading.keys()]) this.cancelLoad(id);
     await Promise.all([...this.models.values()].map((model) => releaseSessions(model)));
     this.models.clear();
   }
 
-  private async load(spec: ModelSpec, previous: ServedModel | undefined): Promise<void> {
+  /** Starts loading `spec`, replacing any load of the same model still under way. */
+  private startLoad(spec: ModelSpec): Promise<void> {
+    this.cancelLoad(spec.id);
+    const generation = ++this.generation;
+    const abort = new AbortController();
+    const done = this.loadWithRetry(spec, generation, abort.signal).finally(() => {
+      if (this.loading.get(spec.id)?.generation === generation) this.loading.delete(spec.id);
+    });
+    this.loading.set(spec.id, { generation, spec, done, abort });
+    return done;
+  }
+
+  private cancelLoad(id: string): void {
+    const underway = this.loading.get(id);
+    if (!underway) return;
+    this.loading.delete(id);
+    underway.abort.abort();
+  }
+
+  /** True while load `generation` of model `id` is still the one wanted. */
+  private isCurrent(id: string, generation: number): boolean {
+    return !this.draining && this.loading.get(id)?.generation === generation;
+  }
+
+  private async loadWithRetry(spec: ModelSpec, generation: number, signal: AbortSignal): Promise<void> {
     const { logger, metrics } = this.deps;
-    const model: ServedModel = { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
-    if (!previous) this.models.set(spec.id, model);
-    metrics.modelReady.set({ model: spec.id }, previous?.state === 'READY' ? 1 : 0);
-    try {
-      const artifact = await this.deps.fetcher.fetchArtifact(spec.artifact);
-      const attempts = planProviderAttempts(spec.runtime.executionProviders, this.deps.gpu);
-      const { instances } = spec.runtime;
-      const intraOpThreads = resolveIntraOpThreads(
-        spec.runtime.intraOpThreads,
-        instances,
-        availableParallelism(),
-      );
-      for (let i = 0; i < instances; i++) {
-        const opened = await openWithFallback(
-          attempts,
-          (attempt) => openOnnxSession(artifact.path, attempt, { intraOpThreads }),
-          ({ provider, reason }) =>
-            logger.warn(
-              { model: spec.id, provider, reason },
-              `execution provider ${provider} unavailable; falling back`,
-            ),
+    if (!this.models.has(spec.id)) {
+      this.models.set(spec.id, emptyCopy(spec));
+      metrics.modelReady.set({ model: spec.id }, 0);
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const loaded = await openModel(spec, this.deps, (model, reason) => this.loseModel(model, reason));
+        if (!this.isCurrent(spec.id, generation)) {
+          await releaseSessions(loaded); // replaced or removed meanwhile
+          return;
+        }
+        const previous = this.models.get(spec.id);
+        this.models.set(spec.id, loaded);
+        metrics.modelReady.set({ model: spec.id }, 1);
+        if (previous?.runner) await retire(previous);
+        return;
+      } catch (error) {
+        if (!this.isCurrent(spec.id, generation)) return;
+        const delayMs = loadRetryDelayMs(attempt, this.deps.retry);
+        const reason = failureReason(error);
+        const current = this.models.get(spec.id);
+        const serving = current?.state === 'READY';
+        logger.error(
+          { model: spec.id, attempt, retryInMs: delayMs ?? null, reason, previousServing: serving },
+          delayMs === undefined ? 'model failed to load; giving up' : 'model failed to load; retrying',
         );
-        model.sessions.push(opened.session);
-        model.provider = opened.provider;
+        // A failed reload leaves the previous copy serving; otherwise the failure shows, with when
+        // the next attempt comes or that there will be none.
+        if (!serving) {
+          const when =
+            delayMs === undefined
+              ? `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`
+              : `attempt ${attempt} of ${this.deps.retry.maxAttempts}; retrying in ${formatDelay(delayMs)}`;
+          this.models.set(spec.id, { ...emptyCopy(spec), state: 'FAILED', reason: `${reason} (${when})` });
+          metrics.modelReady.set({ model: spec.id }, 0);
+        }
+        if (delayMs === undefined) return;
+        try {
+          await sleep(delayMs, undefined, { signal });
+        } catch {
+          return; // aborted: replaced, removed, or the worker stops
+        }
+        if (!this.isCurrent(spec.id, generation)) return;
       }
-      const first = model.sessions[0];
-      if (!first)
-        throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'runtime.instances must be at least 1');
-      model.inputs = first.inputs;
-      model.outputs = first.outputs;
-      const warmUpMs = await warmUp(model.sessions);
-      model.runner = new ModelRunner(spec.id, model.sessions, resolveBatchLimits(spec.batching), {
-        onBatch: (info) => {
-          metrics.batchSize.observe({ model: spec.id }, info.size);
-          for (const micros of info.queueMicros)
-            metrics.queueDuration.observe({ model: spec.id }, micros / 1e6);
-          metrics.queueDepth.set({ model: spec.id }, info.queueDepth);
-          metrics.batchTokens.inc({ model: spec.id, kind: 'real' }, info.tokens);
-          metrics.batchTokens.inc({ model: spec.id, kind: 'computed' }, info.paddedTokens);
-        },
-        onComputed: ({ computeSeconds }) =>
-          metrics.computeDuration.observe({ model: spec.id }, computeSeconds),
-        onSessionLost: (reason) => this.loseModel(model, reason),
-      });
-      model.state = 'READY';
-      this.models.set(spec.id, model);
-      metrics.modelReady.set({ model: spec.id }, 1);
-      logger.info(
-        { model: spec.id, provider: model.provider, warmUpMs: Math.round(warmUpMs) },
-        'model ready',
-      );
-      if (previous) await retire(previous);
-    } catch (error) {
-      await releaseSessions(model);
-      model.state = 'FAILED';
-      model.reason = failureReason(error);
-      if (!previous) metrics.modelReady.set({ model: spec.id }, 0);
-      logger.error({ model: spec.id, reason: model.reason }, 'model failed to load');
-      // A failed reload leaves the previous copy serving.
-      if (!previous) this.models.set(spec.id, model);
     }
   }
 
   private async unload(id: string): Promise<void> {
+    this.cancelLoad(id);
     const model = this.models.get(id);
     if (!model) return;
-    await retire(model);
     this.models.delete(id);
+    await retire(model);
     this.deps.metrics.modelReady.remove({ model: id });
     this.deps.logger.info({ model: id }, 'model unloaded');
   }
 }
 
-async function retire(model: ServedModel): Promise<void> {
-  model.state = 'DRAINING';
-  await model.runner?.drain();
-  await releaseSessions(model);
+function emptyCopy(spec: ModelSpec): ServedModel {
+  return { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
 }
 
-async function releaseSessions(model: ServedModel): Promise<void> {
-  const sessions = model.sessions.splice(0);
-  await Promise.all(sessions.map((session) => session.release().catch(() => undefined)));
+function formatDelay(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
 }
 
 function needsReload(current: ModelSpec, next: ModelSpec): boolean {

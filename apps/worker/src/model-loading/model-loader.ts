@@ -1,0 +1,97 @@
+/**
+ * Opens one copy of a model: fetch and verify its artifact, create its sessions (falling back
+ * through the execution providers), warm them up and put a batching runner in front. Either the
+ * copy comes back READY or the attempt throws with nothing left open.
+ */
+import { availableParallelism } from 'node:os';
+import { type ModelSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { resolveBatchLimits } from '@modelgate/batching';
+import { type Logger } from '@modelgate/observability';
+import { type WorkerMetrics } from '../metrics/worker-metrics.js';
+import { ModelRunner } from '../serving/model-runner.js';
+import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
+import { resolveIntraOpThreads } from './intra-op-threads.js';
+import { openOnnxSession } from './onnx-session.adapter.js';
+import { type ServedModel } from './served-model.js';
+import { warmUp } from './warm-up.js';
+
+/** Fetches an artifact into a local, verified file (the model store). */
+export interface ArtifactFetcher {
+  fetchArtifact(ref: { uri: string; sha256: string }): Promise<{ path: string }>;
+}
+
+export interface ModelLoaderDeps {
+  gpu: GpuSettings;
+  fetcher: ArtifactFetcher;
+  metrics: WorkerMetrics;
+  logger: Logger;
+}
+
+/** A READY copy of `spec`; `onSessionLost` hears of a session thread that died under it. */
+export async function openModel(
+  spec: ModelSpec,
+  deps: ModelLoaderDeps,
+  onSessionLost: (model: ServedModel, reason: string) => void,
+): Promise<ServedModel> {
+  const { logger, metrics } = deps;
+  const model: ServedModel = { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
+  try {
+    const artifact = await deps.fetcher.fetchArtifact(spec.artifact);
+    const attempts = planProviderAttempts(spec.runtime.executionProviders, deps.gpu);
+    const { instances } = spec.runtime;
+    const intraOpThreads = resolveIntraOpThreads(
+      spec.runtime.intraOpThreads,
+      instances,
+      availableParallelism(),
+    );
+    for (let i = 0; i < instances; i++) {
+      const opened = await openWithFallback(
+        attempts,
+        (attempt) => openOnnxSession(artifact.path, attempt, { intraOpThreads }),
+        ({ provider, reason }) =>
+          logger.warn(
+            { model: spec.id, provider, reason },
+            `execution provider ${provider} unavailable; falling back`,
+          ),
+      );
+      model.sessions.push(opened.session);
+      model.provider = opened.provider;
+    }
+    const first = model.sessions[0];
+    if (!first) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'runtime.instances must be at least 1');
+    model.inputs = first.inputs;
+    model.outputs = first.outputs;
+    const warmUpMs = await warmUp(model.sessions);
+    model.runner = new ModelRunner(spec.id, model.sessions, resolveBatchLimits(spec.batching), {
+      onBatch: (info) => {
+        metrics.batchSize.observe({ model: spec.id }, info.size);
+        for (const micros of info.queueMicros)
+          metrics.queueDuration.observe({ model: spec.id }, micros / 1e6);
+        metrics.queueDepth.set({ model: spec.id }, info.queueDepth);
+        metrics.batchTokens.inc({ model: spec.id, kind: 'real' }, info.tokens);
+        metrics.batchTokens.inc({ model: spec.id, kind: 'computed' }, info.paddedTokens);
+      },
+      onComputed: ({ computeSeconds }) => metrics.computeDuration.observe({ model: spec.id }, computeSeconds),
+      onSessionLost: (reason) => onSessionLost(model, reason),
+    });
+    model.state = 'READY';
+    logger.info({ model: spec.id, provider: model.provider, warmUpMs: Math.round(warmUpMs) }, 'model ready');
+    return model;
+  } catch (error) {
+    await releaseSessions(model);
+    throw error;
+  }
+}
+
+/** Stops admitting, finishes what the copy holds, and releases its sessions. */
+export async function retire(model: ServedModel): Promise<void> {
+  model.state = 'DRAINING';
+  await model.runner?.drain();
+  await releaseSessions(model);
+}
+
+/** Releases a copy's sessions (errors ignored: the session is going anyway). */
+export async function releaseSessions(model: ServedModel): Promise<void> {
+  const sessions = model.sessions.splice(0);
+  await Promise.all(sessions.map((session) => session.release().catch(() => undefined)));
+}

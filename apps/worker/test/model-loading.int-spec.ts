@@ -1,0 +1,170 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ConfigSnapshot, parseConfigSnapshot } from '@modelgate/contracts';
+import { createLogger } from '@modelgate/observability';
+import { writeSnapshot } from '@modelgate/testing';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type * as Manager from '../src/model-loading/model-manager.js';
+import type * as Metrics from '../src/metrics/worker-metrics.js';
+
+// The built worker (npm test builds first): each session thread is a compiled module of its own.
+// Imported by paths held in variables so that typechecking does not need a build.
+const builtManager = '../dist/model-loading/model-manager.js';
+const builtMetrics = '../dist/metrics/worker-metrics.js';
+
+/** A fetcher the test steers: each call takes the next behaviour, then the last one forever. */
+class SteeredFetcher {
+  calls = 0;
+  private readonly behaviours: (() => Promise<{ path: string }>)[] = [];
+
+  then(...behaviours: (() => Promise<{ path: string }>)[]): this {
+    this.behaviours.push(...behaviours);
+    return this;
+  }
+
+  fetchArtifact(): Promise<{ path: string }> {
+    const behaviour = this.behaviours[Math.min(this.calls, this.behaviours.length - 1)]!;
+    this.calls++;
+    return behaviour();
+  }
+}
+
+/** A promise and the function that settles it: a load held until the test lets it go. */
+function held<T>(): { promise: Promise<T>; release: (value: T) => void } {
+  let release!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (release = resolve));
+  return { promise, release };
+}
+
+const unreachable = () => Promise.reject(new Error('artifact store unreachable (ECONNREFUSED)'));
+
+describe('model loading: retries with backoff, per-model loads, applied revisions', () => {
+  let modelPath: string;
+  let base: ConfigSnapshot;
+  let ModelManager: typeof Manager.ModelManager;
+  let WorkerMetrics: typeof Metrics.WorkerMetrics;
+  let manager: Manager.ModelManager | undefined;
+
+  beforeAll(async () => {
+    ({ ModelManager } = (await import(builtManager)) as typeof Manager);
+    ({ WorkerMetrics } = (await import(builtMetrics)) as typeof Metrics);
+    const dir = await mkdtemp(join(tmpdir(), 'worker-loading-'));
+    const snapshotPath = await writeSnapshot(dir, [
+      { name: 'a', fixture: 'tiny-bert-sst2' },
+      { name: 'b', fixture: 'tiny-bert-sst2' },
+    ]);
+    base = parseConfigSnapshot(JSON.parse(await readFile(snapshotPath, 'utf8')));
+    modelPath = base.models[0]!.artifact.uri.replace('file://', '');
+  });
+
+  afterEach(async () => {
+    await manager?.drainAll(1000);
+    await manager?.releaseAll();
+    manager = undefined;
+  });
+
+  function start(fetcher: SteeredFetcher, maxAttempts = 3): Manager.ModelManager {
+    manager = new ModelManager({
+      workerGroup: 'default',
+      retry: { baseDelayMs: 20, maxDelayMs: 40, maxAttempts },
+      gpu: { deviceId: 0, tensorrtCacheDir: tmpdir(), tensorrtFp16: false, cudaMemoryLimitBytes: 0 },
+      fetcher,
+      metrics: new WorkerMetrics(),
+      logger: createLogger({ app: 'worker-test', level: 'silent' }),
+    });
+    return manager;
+  }
+
+  const snapshot = (revision: number, names: string[]): ConfigSnapshot => ({
+    ...base,
+    revision,
+    models: base.models.filter((model) => names.includes(model.name)),
+  });
+
+  it('retries a load that failed until the artifact can be fetched, then serves it', async () => {
+    const fetcher = new SteeredFetcher().then(unreachable, unreachable, () =>
+      Promise.resolve({ path: modelPath }),
+    );
+    const models = start(fetcher);
+    await models.applySnapshot(snapshot(1, ['a']));
+    expect(fetcher.calls).toBe(3);
+    expect(models.states()).toEqual({ 'a:1': 'READY' });
+    expect(models.revision).toBe(1);
+    expect(models.ready).toBe(true);
+  });
+
+  it('gives up after the last attempt with the reason, counts the revision as applied, and is not ready', async () => {
+    const models = start(new SteeredFetcher().then(unreachable), 3);
+    await models.applySnapshot(snapshot(1, ['a']));
+    expect(models.states()).toEqual({ 'a:1': 'FAILED' });
+    expect(models.revision).toBe(1);
+    expect(models.ready).toBe(false); // strict readiness: given a model, serving none
+    expect(() => models.require('a')).toThrow(
+      /not ready \(failed: artifact store unreachable \(ECONNREFUSED\) \(gave up after 3 attempts\)\)/,
+    );
+  });
+
+  it('shows the failure and the next attempt while retrying, and reports the revision only once the load is over', async () => {
+    const second = held<{ path: string }>();
+    const fetcher = new SteeredFetcher().then(unreachable, () => second.promise);
+    const models = start(fetcher, 5);
+    const applying = models.applySnapshot(snapshot(1, ['a']));
+    await expect.poll(() => fetcher.calls).toBe(2);
+    expect(models.require.bind(models, 'a')).toThrow(/\(attempt 1 of 5; retrying in 20 ms\)/);
+    expect(models.revision).toBeUndefined();
+    second.release({ path: modelPath });
+    await applying;
+    expect(models.states()).toEqual({ 'a:1': 'READY' });
+    expect(models.revision).toBe(1);
+  });
+
+  it('loads each model on its own: a held load neither blocks another model nor a later revision', async () => {
+    const slow = held<{ path: string }>();
+    // First fetch (model a, revision 1) is held; the next (model b, revision 2) answers at once.
+    const fetcher = new SteeredFetcher().then(
+      () => slow.promise,
+      () => Promise.resolve({ path: modelPath }),
+    );
+    const models = start(fetcher);
+    const first = models.applySnapshot(snapshot(1, ['a']));
+    await expect.poll(() => fetcher.calls).toBe(1);
+    await models.applySnapshot(snapshot(2, ['b'])); // a removed and b added while a's load is held
+    expect(models.states()).toEqual({ 'b:1': 'READY' });
+    expect(models.revision).toBe(2);
+    slow.release({ path: modelPath }); // the abandoned load finishes and is thrown away
+    await first;
+    expect(models.states()).toEqual({ 'b:1': 'READY' });
+    expect(models.revision).toBe(2);
+  });
+
+  it('keeps a slow load going when a later revision changes only other models, and applies that revision once it is over', async () => {
+    const slow = held<{ path: string }>();
+    const fetcher = new SteeredFetcher().then(
+      () => slow.promise,
+      () => Promise.resolve({ path: modelPath }),
+    );
+    const models = start(fetcher);
+    const first = models.applySnapshot(snapshot(1, ['a']));
+    await expect.poll(() => fetcher.calls).toBe(1);
+    const second = models.applySnapshot(snapshot(2, ['a', 'b']));
+    await expect.poll(() => models.states()['b:1']).toBe('READY'); // b did not wait for a
+    expect(models.states()['a:1']).toBe('LOADING');
+    expect(models.revision).toBeUndefined(); // both revisions still wait on a's load
+    slow.release({ path: modelPath });
+    await Promise.all([first, second]);
+    expect(fetcher.calls).toBe(2); // a's load was not started twice
+    expect(models.states()).toEqual({ 'a:1': 'READY', 'b:1': 'READY' });
+    expect(models.revision).toBe(2);
+  });
+
+  it('tries a model that was given up on again when a new revision arrives', async () => {
+    const fetcher = new SteeredFetcher().then(unreachable, () => Promise.resolve({ path: modelPath }));
+    const models = start(fetcher, 1);
+    await models.applySnapshot(snapshot(1, ['a']));
+    expect(models.states()).toEqual({ 'a:1': 'FAILED' });
+    await models.applySnapshot(snapshot(2, ['a']));
+    expect(models.states()).toEqual({ 'a:1': 'READY' });
+    expect(models.revision).toBe(2);
+  });
+});
