@@ -130,8 +130,10 @@ export class GatewayModule {
               role: 'gateway',
               id: nodeId(hostname(), process.pid),
               address: `${dialableHost(config.GATEWAY_HOST, hostname())}:${config.GATEWAY_PORT}`,
-              revision: tables.current?.revision ?? null,
+              // Applied once every model of the revision is servable or given up on.
+              revision: tables.applied ?? null,
               models: {},
+              reasons: Object.fromEntries(tables.current?.unservable ?? []),
             }),
             onError,
           }),

@@ -40,16 +40,9 @@ export async function buildEndpointTable(
   await Promise.all(
     snapshot.models.map(async (spec) => {
       try {
-        const tokenizer = spec.task === 'raw' ? undefined : await tokenizerOf(spec);
-        const labels = spec.labels?.length ? spec.labels : tokenizer?.modelConfig.labels;
-        models.set(spec.id, {
-          spec,
-          ...(tokenizer ? { tokenizer } : {}),
-          inputNames: spec.inputs.length > 0 ? spec.inputs.map((input) => input.name) : TEXT_INPUT_NAMES,
-          ...(labels ? { labels } : {}),
-        });
+        models.set(spec.id, await loadServable(spec, tokenizerOf));
       } catch (error) {
-        unservable.set(spec.id, error instanceof Error ? error.message : String(error));
+        unservable.set(spec.id, errorMessage(error));
       }
     }),
   );
@@ -59,6 +52,39 @@ export async function buildEndpointTable(
     models,
     unservable,
   };
+}
+
+/** What the gateway needs to serve `spec`: its tokenizer (unless raw), input names and labels. */
+export async function loadServable(
+  spec: ModelSpec,
+  tokenizerOf: (spec: ModelSpec) => Promise<TextTokenizer>,
+): Promise<ServableModel> {
+  const tokenizer = spec.task === 'raw' ? undefined : await tokenizerOf(spec);
+  const labels = spec.labels?.length ? spec.labels : tokenizer?.modelConfig.labels;
+  return {
+    spec,
+    ...(tokenizer ? { tokenizer } : {}),
+    inputNames: spec.inputs.length > 0 ? spec.inputs.map((input) => input.name) : TEXT_INPUT_NAMES,
+    ...(labels ? { labels } : {}),
+  };
+}
+
+/** `table` with `model` servable (a retried load that succeeded); the original is left as it was. */
+export function withServable(table: EndpointTable, model: ServableModel): EndpointTable {
+  const models = new Map(table.models).set(model.spec.id, model);
+  const unservable = new Map(table.unservable);
+  unservable.delete(model.spec.id);
+  return { ...table, models, unservable };
+}
+
+/** `table` with model `id` unservable for `reason`; the original is left as it was. */
+export function withUnservable(table: EndpointTable, id: string, reason: string): EndpointTable {
+  return { ...table, unservable: new Map(table.unservable).set(id, reason) };
+}
+
+/** An error's message, for a reason shown to people. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The servable model `id`, or 503 saying why it is not. */
