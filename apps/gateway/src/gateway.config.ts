@@ -1,5 +1,5 @@
 import { type WorkerGroup, workerGroupSchema } from '@modelgate/contracts';
-import { booleanFromEnv, listFromEnv, parseEnv } from '@modelgate/contracts';
+import { booleanFromEnv, listFromEnv, parseEnv, refuseRetiredKeys } from '@modelgate/contracts';
 import { z } from 'zod';
 
 /**
@@ -95,12 +95,7 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
 
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const retired = Object.keys(RETIRED_KEYS).filter((key) => env[key] !== undefined);
-  if (retired.length > 0) {
-    throw new Error(
-      `invalid gateway configuration:\n  ${retired.map((key) => `${key} ${RETIRED_KEYS[key]}`).join('\n  ')}`,
-    );
-  }
+  refuseRetiredKeys(env, RETIRED_KEYS, 'gateway');
   return parseEnv(gatewayConfigSchema, env, 'gateway');
 }
 

@@ -1,4 +1,4 @@
-import { booleanFromEnv, listFromEnv, parseEnv } from '@modelgate/contracts';
+import { booleanFromEnv, listFromEnv, parseEnv, refuseRetiredKeys } from '@modelgate/contracts';
 import { DEFAULT_LOAD_RETRY } from '@modelgate/config-sync';
 import { z } from 'zod';
 
@@ -44,14 +44,8 @@ export const workerConfigSchema = z.object({
   WORKER_LOAD_RETRY_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.maxAttempts),
   /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
   WORKER_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-  /** TensorRT engine cache directory (engines are built once per model and GPU). */
-  WORKER_TENSORRT_CACHE_DIR: z.string().min(1).default('.modelgate/tensorrt-cache'),
-  /** Let TensorRT build fp16 engines. */
-  WORKER_TENSORRT_FP16: booleanFromEnv.default(true),
   /** CUDA device the CUDA and TensorRT providers run on. */
   WORKER_CUDA_DEVICE_ID: z.coerce.number().int().min(0).default(0),
-  /** GPU memory limit for the CUDA provider's arena in bytes; 0 = no limit. */
-  WORKER_CUDA_MEMORY_LIMIT_BYTES: z.coerce.number().int().min(0).default(0),
   /** Log level. */
   WORKER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
@@ -63,8 +57,22 @@ export const workerConfigSchema = z.object({
 
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
 
+/**
+ * GPU settings onnxruntime-node cannot pass: its binding hands the CUDA and TensorRT providers
+ * only `deviceId`, and once it passes provider options TensorRT ignores its ORT_TENSORRT_*
+ * variables. Refused with that reason rather than accepted and ignored.
+ */
+const NOT_PASSED_BY_ONNXRUNTIME_NODE =
+  "is not supported: onnxruntime-node's binding passes only the device id (WORKER_CUDA_DEVICE_ID) to the CUDA and TensorRT providers";
+const RETIRED_KEYS: Readonly<Record<string, string>> = {
+  WORKER_TENSORRT_CACHE_DIR: `${NOT_PASSED_BY_ONNXRUNTIME_NODE}; TensorRT builds its engines when a model loads`,
+  WORKER_TENSORRT_FP16: `${NOT_PASSED_BY_ONNXRUNTIME_NODE}; TensorRT engines are built in fp32`,
+  WORKER_CUDA_MEMORY_LIMIT_BYTES: `${NOT_PASSED_BY_ONNXRUNTIME_NODE}; the CUDA arena has no limit`,
+};
+
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  refuseRetiredKeys(env, RETIRED_KEYS, 'worker');
   return parseEnv(workerConfigSchema, env, 'worker');
 }
 

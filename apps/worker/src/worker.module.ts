@@ -97,9 +97,6 @@ export class WorkerModule {
       },
       gpu: {
         deviceId: config.WORKER_CUDA_DEVICE_ID,
-        tensorrtCacheDir: config.WORKER_TENSORRT_CACHE_DIR,
-        tensorrtFp16: config.WORKER_TENSORRT_FP16,
-        cudaMemoryLimitBytes: config.WORKER_CUDA_MEMORY_LIMIT_BYTES,
       },
       fetcher: store,
       metrics,

@@ -68,7 +68,7 @@ describe('model loading: retries with backoff, per-model loads, applied revision
     manager = new ModelManager({
       workerGroup: 'default',
       retry: { baseDelayMs: 20, maxDelayMs: 40, maxAttempts },
-      gpu: { deviceId: 0, tensorrtCacheDir: tmpdir(), tensorrtFp16: false, cudaMemoryLimitBytes: 0 },
+      gpu: { deviceId: 0 },
       fetcher,
       metrics: new WorkerMetrics(),
       logger: createLogger({ app: 'worker-test', level: 'silent' }),

@@ -35,9 +35,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     WORKER_LOAD_RETRY_BASE_MS: 500,
     WORKER_LOAD_RETRY_MAX_MS: 10000,
     WORKER_LOAD_RETRY_ATTEMPTS: 3,
-    WORKER_TENSORRT_FP16: false,
     WORKER_CUDA_DEVICE_ID: 0,
-    WORKER_CUDA_MEMORY_LIMIT_BYTES: 1024,
     WORKER_LOG_LEVEL: 'debug',
   },
   registry: {
@@ -142,7 +140,7 @@ describe('env var names the chart sets', () => {
         string,
         string
       >;
-    expect(data('mg-modelgate-worker-env').WORKER_CUDA_MEMORY_LIMIT_BYTES).toBe('34359738368');
+    expect(data('mg-modelgate-worker-env').WORKER_LOAD_RETRY_MAX_MS).toBe('60000');
     expect(data('mg-modelgate-registry-env').REGISTRY_ARTIFACT_MAX_BYTES).toBe('8589934592');
     expect(data('mg-modelgate-gateway-env').GATEWAY_DOCS).toBe('false');
   });

@@ -16,7 +16,6 @@ export interface HomeLayout {
   registryCache: string;
   workerCache: string;
   gatewayCache: string;
-  tensorrtCache: string;
 }
 
 /** The paths under `root` (absolute). */
@@ -31,6 +30,5 @@ export function homeLayout(root: string): HomeLayout {
     registryCache: join(root, 'registry-cache'),
     workerCache: join(root, 'worker-cache'),
     gatewayCache: join(root, 'gateway-cache'),
-    tensorrtCache: join(root, 'tensorrt-cache'),
   };
 }

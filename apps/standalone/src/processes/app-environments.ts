@@ -88,7 +88,6 @@ export function workerEnvironment(
     {
       WORKER_LOG_LEVEL: 'warn',
       WORKER_CACHE_DIR: layout.workerCache,
-      WORKER_TENSORRT_CACHE_DIR: layout.tensorrtCache,
       WORKER_DRAIN_TIMEOUT_MS: '5000',
       ...(config.REDIS_URL === undefined ? { WORKER_RECONCILE_INTERVAL_MS: String(POLL_INTERVAL_MS) } : {}),
     },

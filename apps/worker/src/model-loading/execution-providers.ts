@@ -12,29 +12,19 @@ import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 
 export type ExecutionProviderName = 'tensorrt' | 'cuda' | 'cpu';
 
-/** Device settings for the GPU providers (worker config, not per model). */
+/**
+ * Device settings for the GPU providers (worker config, not per model). onnxruntime-node's binding
+ * reads only `deviceId` from a CUDA or TensorRT provider object (js/node/src/session_options_helper.cc),
+ * so that is all there is: engine cache, fp16 and memory limits cannot be passed from Node.
+ */
 export interface GpuSettings {
   /** CUDA device both GPU providers use. */
   deviceId: number;
-  /** Where TensorRT keeps built engines across restarts. */
-  tensorrtCacheDir: string;
-  /** Let TensorRT use fp16 kernels. */
-  tensorrtFp16: boolean;
-  /** CUDA arena limit in bytes; 0 = unlimited. */
-  cudaMemoryLimitBytes: number;
 }
 
 /** One provider as handed to onnxruntime's `executionProviders`. */
 export type ProviderConfig =
-  | {
-      name: 'tensorrt';
-      deviceId: number;
-      trtFp16Enable: boolean;
-      trtEngineCacheEnable: true;
-      trtEngineCachePath: string;
-    }
-  | { name: 'cuda'; deviceId: number; gpuMemLimit?: number }
-  | { name: 'cpu' };
+  { name: 'tensorrt'; deviceId: number } | { name: 'cuda'; deviceId: number } | { name: 'cpu' };
 
 /** One session-creation attempt: the provider it stands for and the list onnxruntime gets. */
 export interface ProviderAttempt {
@@ -57,18 +47,7 @@ export function planProviderAttempts(
 }
 
 function toProviderConfig(name: 'tensorrt' | 'cuda', gpu: GpuSettings): ProviderConfig {
-  if (name === 'tensorrt') {
-    return {
-      name,
-      deviceId: gpu.deviceId,
-      trtFp16Enable: gpu.tensorrtFp16,
-      trtEngineCacheEnable: true,
-      trtEngineCachePath: gpu.tensorrtCacheDir,
-    };
-  }
-  return gpu.cudaMemoryLimitBytes > 0
-    ? { name, deviceId: gpu.deviceId, gpuMemLimit: gpu.cudaMemoryLimitBytes }
-    : { name, deviceId: gpu.deviceId };
+  return { name, deviceId: gpu.deviceId };
 }
 
 /** A warning about a provider that could not be used. */

@@ -13,7 +13,7 @@ import {
   ModelgateError,
   RUNTIME_TYPE_BY_DATATYPE,
 } from '@modelgate/contracts';
-import { type ProviderAttempt, type ProviderConfig } from './execution-providers.js';
+import { type ProviderAttempt } from './execution-providers.js';
 import { ownsItsBuffer } from './tensor-transfer.js';
 
 /** A tensor as the worker handles it: OIP datatype, dims and a typed array in that type. */
@@ -68,7 +68,6 @@ export async function openOnnxSession(
   attempt: ProviderAttempt,
   settings: SessionSettings,
 ): Promise<OnnxSession> {
-  if (attempt.providers.some((p) => p.name === 'tensorrt')) applyTensorRtEnvironment(attempt.providers);
   const options: ort.InferenceSession.SessionOptions = {
     executionProviders: attempt.providers,
     graphOptimizationLevel: 'all',
@@ -89,18 +88,6 @@ export async function openOnnxSession(
   }
   return session;
 }
-/**
- * The Node binding reads only `deviceId` from a provider object; TensorRT's engine cache and fp16
- * switches are honoured through onnxruntime's documented ORT_TENSORRT_* variables.
- */
-function applyTensorRtEnvironment(providers: readonly ProviderConfig[]): void {
-  const trt = providers.find((p) => p.name === 'tensorrt');
-  if (trt?.name !== 'tensorrt') return;
-  process.env.ORT_TENSORRT_ENGINE_CACHE_ENABLE = '1';
-  process.env.ORT_TENSORRT_CACHE_PATH = trt.trtEngineCachePath;
-  process.env.ORT_TENSORRT_FP16_ENABLE = trt.trtFp16Enable ? '1' : '0';
-}
-
 /** An OnnxSession whose onnxruntime session lives on a worker thread. */
 class ThreadedSession implements OnnxSession {
   inputs: TensorDeclaration[] = [];

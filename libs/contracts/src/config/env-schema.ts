@@ -14,6 +14,23 @@ export const listFromEnv = z.string().transform((value) =>
 );
 
 /**
+ * Refuses keys an app no longer reads, saying where their job went, rather than ignoring them:
+ * `retired` maps each key to that explanation.
+ */
+export function refuseRetiredKeys(
+  env: NodeJS.ProcessEnv,
+  retired: Readonly<Record<string, string>>,
+  app: string,
+): void {
+  const set = Object.keys(retired).filter((key) => env[key] !== undefined);
+  if (set.length > 0) {
+    throw new Error(
+      `invalid ${app} configuration:\n  ${set.map((key) => `${key} ${retired[key]}`).join('\n  ')}`,
+    );
+  }
+}
+
+/**
  * Parses an app's environment with its schema; throws listing every bad key by name and
  * reason, never a value (values may be secrets).
  */

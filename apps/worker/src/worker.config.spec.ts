@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { loadWorkerConfig } from './worker.config.js';
+
+describe('loadWorkerConfig', () => {
+  it('takes the CUDA device id, the one GPU setting onnxruntime-node passes to its providers', () => {
+    expect(loadWorkerConfig({ WORKER_CUDA_DEVICE_ID: '1' }).WORKER_CUDA_DEVICE_ID).toBe(1);
+  });
+
+  it.each(['WORKER_TENSORRT_CACHE_DIR', 'WORKER_TENSORRT_FP16', 'WORKER_CUDA_MEMORY_LIMIT_BYTES'])(
+    'refuses %s, which onnxruntime-node cannot pass, instead of ignoring it',
+    (key) => {
+      expect(() => loadWorkerConfig({ [key]: '1' })).toThrow(
+        new RegExp(
+          `invalid worker configuration:\\n  ${key} is not supported: onnxruntime-node's binding passes only the device id`,
+        ),
+      );
+    },
+  );
+
+  it('reads the load retry policy', () => {
+    const config = loadWorkerConfig({ WORKER_LOAD_RETRY_BASE_MS: '250', WORKER_LOAD_RETRY_ATTEMPTS: '3' });
+    expect([
+      config.WORKER_LOAD_RETRY_BASE_MS,
+      config.WORKER_LOAD_RETRY_MAX_MS,
+      config.WORKER_LOAD_RETRY_ATTEMPTS,
+    ]).toEqual([250, 30_000, 3]);
+  });
+});
