@@ -1,4 +1,4 @@
-import { heartbeatKey } from '@modelgate/config-sync';
+import { type NodeReport, writeHeartbeat } from '@modelgate/config-sync';
 import { freePort } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,13 +83,11 @@ describe('modelgate CLI: tokens, fleet status and errors against a running regis
 
   it('shows each node’s revision, lag and model states from its heartbeat', async () => {
     const latest = (await registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body.revision;
-    const beat = (role: string, id: string, body: Record<string, unknown>): Promise<unknown> =>
-      redis.set(
-        heartbeatKey(isolation.keyPrefix, role, id),
-        JSON.stringify({ role, id, models: {}, at: Date.now(), ...body }),
-        'PX',
-        30_000,
-      );
+    const beat = (
+      role: NodeReport['role'],
+      id: string,
+      body: Pick<NodeReport, 'address' | 'revision'> & Partial<NodeReport>,
+    ): Promise<void> => writeHeartbeat(redis, isolation.keyPrefix, { role, id, models: {}, ...body }, 30_000);
     await beat('worker', 'worker-a', {
       address: '10.1.0.7:8001',
       workerGroup: 'default',

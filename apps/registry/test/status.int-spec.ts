@@ -1,4 +1,4 @@
-import { heartbeatKey, type NodeReport } from '@modelgate/config-sync';
+import { type NodeReport, writeHeartbeat as publish } from '@modelgate/config-sync';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FleetStatus } from '../src/status/fleet-status.js';
@@ -28,10 +28,8 @@ describe('GET /v1/status', () => {
     return Number(row?.revision);
   };
 
-  const writeHeartbeat = async (beat: NodeReport, ageMs = 0): Promise<void> => {
-    const key = heartbeatKey(isolation.keyPrefix, beat.role, beat.id);
-    await redis.set(key, JSON.stringify({ ...beat, at: Date.now() - ageMs }), 'PX', 30_000);
-  };
+  const writeHeartbeat = (beat: NodeReport, ageMs = 0): Promise<void> =>
+    publish(redis, isolation.keyPrefix, beat, 30_000, Date.now() - ageMs);
 
   beforeAll(async () => {
     isolation = await isolate();
@@ -67,17 +65,10 @@ describe('GET /v1/status', () => {
       models: {},
     });
     // Another deployment's node on the same Redis is not ours.
-    await redis.set(
-      heartbeatKey(`${isolation.keyPrefix}-other`, 'worker', 'stranger'),
-      JSON.stringify({
-        role: 'worker',
-        id: 'stranger',
-        address: 'x',
-        revision: 1,
-        models: {},
-        at: Date.now(),
-      }),
-      'PX',
+    await publish(
+      redis,
+      `${isolation.keyPrefix}-other`,
+      { role: 'worker', id: 'stranger', address: 'x', revision: 1, models: {} },
       30_000,
     );
 
@@ -110,7 +101,8 @@ describe('GET /v1/status', () => {
     ]);
     const worker = response.body.nodes.find((node) => node.role === 'worker');
     expect(worker?.lastSeenMs).toBeGreaterThanOrEqual(1_500);
-    await redis.del(heartbeatKey(`${isolation.keyPrefix}-other`, 'worker', 'stranger'));
+    const others = await redis.keys(`${isolation.keyPrefix}-other:*`);
+    if (others.length > 0) await redis.del(...others);
   });
 
   it('updates modelgate_nodes{role} on each read', async () => {

@@ -31,3 +31,11 @@ export function heartbeatKey(keyPrefix: string, role: string, id: string): strin
 export function heartbeatPattern(keyPrefix: string): string {
   return `${keyPrefix}:node:*`;
 }
+
+/**
+ * The sorted set indexing heartbeat keys (score: when the writer expects the key to expire, in ms
+ * since epoch), so readers find nodes without scanning the key space (BullMQ keys included).
+ */
+export function heartbeatIndexKey(keyPrefix: string): string {
+  return `${keyPrefix}:nodes`;
+}

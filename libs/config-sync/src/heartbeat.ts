@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { heartbeatKey, heartbeatPattern } from './channels.js';
+import { heartbeatIndexKey, heartbeatKey } from './channels.js';
 import { type NodeHeartbeat, type NodeReport, parseHeartbeat } from './node-heartbeat.js';
 
 /** How a node heartbeats. */
@@ -47,9 +47,8 @@ export class HeartbeatPublisher {
   /** Writes one heartbeat now (e.g. right after a state change). */
   async beat(): Promise<void> {
     const report = this.options.describe();
-    const key = heartbeatKey(this.options.keyPrefix ?? 'modelgate', report.role, report.id);
     try {
-      await this.redis.set(key, JSON.stringify({ ...report, at: Date.now() }), 'PX', this.ttlMs);
+      await writeHeartbeat(this.redis, this.options.keyPrefix ?? 'modelgate', report, this.ttlMs);
     } catch (error) {
       this.options.onError?.('writing the heartbeat failed', error);
     }
@@ -59,14 +58,46 @@ export class HeartbeatPublisher {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     const report = this.options.describe();
+    const prefix = this.options.keyPrefix ?? 'modelgate';
+    const key = heartbeatKey(prefix, report.role, report.id);
     await this.redis
-      .del(heartbeatKey(this.options.keyPrefix ?? 'modelgate', report.role, report.id))
+      .multi()
+      .del(key)
+      .zrem(heartbeatIndexKey(prefix), key)
+      .exec()
       .catch(() => undefined);
     this.redis.disconnect();
   }
 }
 
-/** Reads every live heartbeat (SCAN + MGET; expired ones are gone by TTL). */
+/** Index entries this long past their expiry are dropped by readers (allows for clock skew). */
+const INDEX_GRACE_MS = 60_000;
+
+/**
+ * Writes one heartbeat: its key with a TTL (Redis expires a dead node's), and the key in the node
+ * index with when it should expire, in one transaction.
+ */
+export async function writeHeartbeat(
+  redis: Redis,
+  keyPrefix: string,
+  report: NodeReport,
+  ttlMs: number,
+  at = Date.now(),
+): Promise<void> {
+  const key = heartbeatKey(keyPrefix, report.role, report.id);
+  const results = await redis
+    .multi()
+    .set(key, JSON.stringify({ ...report, at }), 'PX', ttlMs)
+    .zadd(heartbeatIndexKey(keyPrefix), Date.now() + ttlMs, key)
+    .exec();
+  const failed = results?.find(([error]) => error !== null)?.[0];
+  if (failed) throw failed;
+}
+
+/**
+ * Reads every live heartbeat from the node index (ZRANGE + MGET; a key Redis expired reads as
+ * nothing), never scanning the key space. Entries long past their expiry are pruned on the way.
+ */
 export class HeartbeatReader {
   private readonly redis: Redis;
 
@@ -82,19 +113,16 @@ export class HeartbeatReader {
   }
 
   async read(): Promise<NodeHeartbeat[]> {
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await this.redis.scan(
-        cursor,
-        'MATCH',
-        heartbeatPattern(this.keyPrefix),
-        'COUNT',
-        200,
-      );
-      cursor = next;
-      keys.push(...batch);
-    } while (cursor !== '0');
+    const index = heartbeatIndexKey(this.keyPrefix);
+    const [pruned, listed] =
+      (await this.redis
+        .multi()
+        .zremrangebyscore(index, '-inf', Date.now() - INDEX_GRACE_MS)
+        .zrange(index, 0, -1)
+        .exec()) ?? [];
+    const error = pruned?.[0] ?? listed?.[0];
+    if (error) throw error;
+    const keys = (listed?.[1] as string[] | undefined) ?? [];
     if (keys.length === 0) return [];
     const values = await this.redis.mget(...keys);
     return values.map(parseHeartbeat).filter((h): h is NodeHeartbeat => h !== undefined);
