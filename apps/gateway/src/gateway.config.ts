@@ -73,6 +73,8 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
   /** Comma-separated hosts exempt from the private-address (SSRF) guard, e.g. the registry. */
   GATEWAY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
+  /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
+  S3_ENDPOINT_URL: z.string().url().optional(),
   /** Largest request body accepted, in bytes (larger → 413). */
   GATEWAY_BODY_LIMIT_BYTES: z.coerce
     .number()

@@ -82,6 +82,7 @@ export class GatewayModule {
       cacheDir: config.GATEWAY_CACHE_DIR,
       fileRoots: config.GATEWAY_ARTIFACT_ROOTS,
       allowHttp: config.GATEWAY_ALLOW_HTTP_ARTIFACTS,
+      s3: { endpointUrl: config.S3_ENDPOINT_URL },
       ...registryArtifactAccess(
         config.REGISTRY_URL,
         config.REGISTRY_TOKEN,

@@ -45,6 +45,8 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   REGISTRY_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
   /** Comma-separated hosts, addresses or CIDR blocks exempt from the private-address (SSRF) guard. */
   REGISTRY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
+  /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
+  S3_ENDPOINT_URL: z.string().url().optional(),
   /** Largest artifact fetched for preparation or accepted per uploaded file, in bytes (4 GiB). */
   REGISTRY_ARTIFACT_MAX_BYTES: z.coerce
     .number()

@@ -36,6 +36,8 @@ export const workerConfigSchema = z.object({
   WORKER_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
   /** Comma-separated hosts or addresses exempt from the private-address (SSRF) guard, e.g. the registry. */
   WORKER_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
+  /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
+  S3_ENDPOINT_URL: z.string().url().optional(),
   /** Wait before retrying a failed model load, in ms; it doubles with each further failure. */
   WORKER_LOAD_RETRY_BASE_MS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.baseDelayMs),
   /** Longest wait between attempts to load a model, in ms. */

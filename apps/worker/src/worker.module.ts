@@ -82,6 +82,7 @@ export class WorkerModule {
       cacheDir: config.WORKER_CACHE_DIR,
       fileRoots: config.WORKER_ARTIFACT_ROOTS,
       allowHttp: config.WORKER_ALLOW_HTTP_ARTIFACTS,
+      s3: { endpointUrl: config.S3_ENDPOINT_URL },
       ...registryArtifactAccess(
         config.REGISTRY_URL,
         config.REGISTRY_TOKEN,

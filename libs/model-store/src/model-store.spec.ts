@@ -16,9 +16,9 @@ describe('ModelStore URI and digest checks', () => {
   });
 
   it('refuses an unsupported scheme, listing the supported ones', async () => {
-    await expect(store.fetchArtifact({ uri: 's3://bucket/model.onnx', sha256: SHA })).rejects.toMatchObject({
+    await expect(store.fetchArtifact({ uri: 'gs://bucket/model.onnx', sha256: SHA })).rejects.toMatchObject({
       code: ErrorCode.INVALID_ARGUMENT,
-      message: 'unsupported scheme "s3" in s3://bucket/model.onnx (supported: file, http, https)',
+      message: 'unsupported scheme "gs" in gs://bucket/model.onnx (supported: file, http, https, s3)',
     });
   });
 

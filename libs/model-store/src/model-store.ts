@@ -9,6 +9,8 @@ import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
 import { extractBundle, isDirectory } from './bundle-extract.js';
 import { openFileSource, type SourceStream } from './file-source.js';
 import { openHttpSource } from './http-source.js';
+import { type S3Options, createS3Client, openS3Source, parseS3Uri } from './s3-source.js';
+import { type S3Client } from '@aws-sdk/client-s3';
 import { redactUri } from './redact-uri.js';
 
 /** Where a model store keeps artifacts and where it may fetch them from. */
@@ -33,6 +35,8 @@ export interface ModelStoreOptions {
   maxRedirects?: number;
   /** Bearer tokens by origin, e.g. the registry's for its `/v1/artifacts`. @defaultValue {} */
   bearerTokens?: Readonly<Record<string, string>>;
+  /** How `s3://` URIs are fetched (credentials: the AWS SDK's standard chain). @defaultValue AWS S3 */
+  s3?: S3Options;
 }
 
 /** An artifact to fetch: where it is and the sha256 (hex) its bytes must have. */
@@ -66,7 +70,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
 /**
  * A content-addressed, sha256-verified cache of model artifacts fetched from `file://` (inside
- * configured roots) and `http(s)://` (SSRF-guarded). A file is in the cache only if its digest
+ * configured roots), `http(s)://` (SSRF-guarded) and `s3://bucket/key` (AWS SDK v3). A file is in the cache only if its digest
  * matched when it was written, so a cache hit returns at once without touching the source.
  */
 export class ModelStore {
@@ -80,6 +84,8 @@ export class ModelStore {
   readonly #idleTimeoutMs: number;
   readonly #maxRedirects: number;
   readonly #bearerTokens: Readonly<Record<string, string>>;
+  readonly #s3Options: S3Options;
+  #s3Client: S3Client | undefined;
   /** One transfer per digest in this process; concurrent callers share it. */
   readonly #artifactsInFlight = new Map<string, Promise<FetchedArtifact>>();
   readonly #bundlesInFlight = new Map<string, Promise<FetchedBundle>>();
@@ -95,6 +101,7 @@ export class ModelStore {
     this.#idleTimeoutMs = positive('idleTimeoutMs', options.idleTimeoutMs ?? 30_000);
     this.#maxRedirects = options.maxRedirects ?? 3;
     this.#bearerTokens = options.bearerTokens ?? {};
+    this.#s3Options = options.s3 ?? {};
     if (!Number.isInteger(this.#maxRedirects) || this.#maxRedirects < 0) {
       throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `maxRedirects must be a whole number >= 0`);
     }
@@ -148,14 +155,16 @@ export class ModelStore {
       source =
         scheme === 'file'
           ? await openFileSource(uri, this.#fileRoots, limit)
-          : await openHttpSource(uri, {
-              allowlist: this.#allowlist,
-              maxBytes: limit,
-              idleTimeoutMs: this.#idleTimeoutMs,
-              maxRedirects: this.#maxRedirects,
-              signal,
-              bearerTokens: this.#bearerTokens,
-            });
+          : scheme === 's3'
+            ? await openS3Source(uri, (this.#s3Client ??= createS3Client(this.#s3Options)), limit, signal)
+            : await openHttpSource(uri, {
+                allowlist: this.#allowlist,
+                maxBytes: limit,
+                idleTimeoutMs: this.#idleTimeoutMs,
+                maxRedirects: this.#maxRedirects,
+                signal,
+                bearerTokens: this.#bearerTokens,
+              });
       const { meter, result } = digestMeter(limit, uri);
       // flush: fsync before close, so the rename below never publishes data still in the page cache.
       const sink = createWriteStream(tempPath, { flags: 'wx', mode: 0o644, flush: true });
@@ -213,6 +222,10 @@ export class ModelStore {
       });
     }
     if (url.protocol === 'file:') return 'file';
+    if (url.protocol === 's3:') {
+      parseS3Uri(uri);
+      return 's3';
+    }
     if (url.protocol === 'http:' || url.protocol === 'https:') {
       if (!this.#allowHttp) {
         throw new ModelgateError(
@@ -224,13 +237,13 @@ export class ModelStore {
     }
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
-      `unsupported scheme "${url.protocol.replace(/:$/, '')}" in ${redactUri(uri)} (supported: file, http, https)`,
+      `unsupported scheme "${url.protocol.replace(/:$/, '')}" in ${redactUri(uri)} (supported: file, http, https, s3)`,
       { field: 'uri' },
     );
   }
 }
 
-type Scheme = 'file' | 'http';
+type Scheme = 'file' | 'http' | 's3';
 
 /** A pass-through stream that hashes and counts, failing with PAYLOAD_TOO_LARGE past `limit` bytes. */
 function digestMeter(

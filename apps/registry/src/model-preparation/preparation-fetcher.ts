@@ -25,6 +25,7 @@ export class PreparationFetcher implements ArtifactFetcher {
       allowedHosts: config.REGISTRY_ARTIFACT_ALLOWED_HOSTS,
       maxBytes: config.REGISTRY_ARTIFACT_MAX_BYTES,
       timeoutMs: config.REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS,
+      s3: { endpointUrl: config.S3_ENDPOINT_URL },
     });
     this.#local = new ModelStore({ cacheDir: config.REGISTRY_CACHE_DIR, fileRoots: [artifacts.dir] });
   }

@@ -1,0 +1,104 @@
+/**
+ * `s3://bucket/key` artifacts through the AWS SDK v3: credentials and region come from the SDK's
+ * standard chain (environment, shared config and credentials files, web identity, container and
+ * instance metadata); an endpoint URL points it at an S3-compatible store (MinIO, Ceph, R2, …),
+ * addressed path-style.
+ */
+import { Readable } from 'node:stream';
+import { GetObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type SourceStream } from './file-source.js';
+import { redactUri } from './redact-uri.js';
+
+/** How the store reaches S3. */
+export interface S3Options {
+  /** An S3-compatible store's URL (e.g. `http://minio:9000`); unset = AWS S3 itself. */
+  endpointUrl?: string;
+  /** Region when the standard chain names none. @defaultValue 'us-east-1' */
+  defaultRegion?: string;
+}
+
+/** The bucket and key of an `s3://bucket/key` URI; INVALID_ARGUMENT when either is missing. */
+export function parseS3Uri(uri: string): { bucket: string; key: string } {
+  const url = new URL(uri);
+  const bucket = url.hostname;
+  const key = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (bucket === '' || key === '' || key.endsWith('/')) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${redactUri(uri)} must be s3://<bucket>/<key> naming one object`,
+      { field: 'uri' },
+    );
+  }
+  return { bucket, key };
+}
+
+/** An S3 client for `options`; one per store, created on first use. */
+export function createS3Client(options: S3Options): S3Client {
+  const endpoint = options.endpointUrl;
+  return new S3Client({
+    // The SDK's own chain first (AWS_REGION, ~/.aws/config); a default so S3-compatible stores,
+    // which ignore regions, need no AWS configuration.
+    region: async () => (await regionFromChain()) ?? options.defaultRegion ?? 'us-east-1',
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+  });
+}
+
+async function regionFromChain(): Promise<string | undefined> {
+  try {
+    const probe = new S3Client({});
+    const region = await probe.config.region();
+    probe.destroy();
+    return region;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens the object `uri` names, refusing one over `maxBytes` before reading it. */
+export async function openS3Source(
+  uri: string,
+  client: S3Client,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<SourceStream> {
+  const { bucket, key } = parseS3Uri(uri);
+  let body: unknown;
+  let length: number | undefined;
+  try {
+    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+      abortSignal: signal,
+    });
+    body = object.Body;
+    length = object.ContentLength;
+  } catch (error) {
+    throw describeS3Failure(error, uri);
+  }
+  if (!(body instanceof Readable)) {
+    throw new ModelgateError(ErrorCode.UNAVAILABLE, `${redactUri(uri)}: S3 answered without a body`);
+  }
+  if (length !== undefined && length > maxBytes) {
+    body.destroy();
+    throw new ModelgateError(
+      ErrorCode.PAYLOAD_TOO_LARGE,
+      `${redactUri(uri)} is ${length} bytes, over the limit of ${maxBytes} bytes`,
+    );
+  }
+  return length === undefined ? { stream: body } : { stream: body, declaredBytes: length };
+}
+
+function describeS3Failure(error: unknown, uri: string): unknown {
+  if (!(error instanceof S3ServiceException)) return error; // network, abort: the store words it
+  const status = error.$metadata.httpStatusCode;
+  const shown = redactUri(uri);
+  if (error.name === 'NoSuchKey' || error.name === 'NoSuchBucket' || status === 404) {
+    return new ModelgateError(ErrorCode.NOT_FOUND, `${shown}: no such object (${error.name})`);
+  }
+  if (error.name === 'AccessDenied' || status === 403 || status === 401) {
+    return new ModelgateError(
+      ErrorCode.PERMISSION_DENIED,
+      `${shown}: access denied (${error.name}); check the credentials in the AWS chain`,
+    );
+  }
+  return new ModelgateError(ErrorCode.UNAVAILABLE, `${shown}: S3 answered ${error.name}: ${error.message}`);
+}
