@@ -94,13 +94,16 @@ export class AsyncInference {
 
   /** The state of job `id`; NOT_FOUND once unknown or expired. */
   async status(id: string): Promise<JobView> {
-    const job = JOB_ID_PATTERN.test(id) ? await this.queue.getJob(id) : undefined;
-    if (!job)
-      throw new ModelgateError(
-        ErrorCode.NOT_FOUND,
-        `no job '${id.slice(0, 64)}' (unknown, or its result expired)`,
-      );
-    const state = await job.getState();
+    const notFound = () =>
+      new ModelgateError(ErrorCode.NOT_FOUND, `no job '${id.slice(0, 64)}' (unknown, or its result expired)`);
+    if (!JOB_ID_PATTERN.test(id)) throw notFound();
+    // State first, then the job: BullMQ stores a result and the completed state in one step, so a
+    // job read after its state says completed carries its result (read the other way round, a job
+    // finishing in between would show as succeeded without one).
+    const state = await this.queue.getJobState(id);
+    if (state === 'unknown') throw notFound();
+    const job = await this.queue.getJob(id);
+    if (!job) throw notFound();
     if (state === 'completed') return { job: id, status: 'succeeded', result: job.returnvalue };
     if (state === 'failed') return { job: id, status: 'failed', error: parseFailure(job.failedReason) };
     return { job: id, status: state === 'active' ? 'running' : 'queued' };
