@@ -77,6 +77,11 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   REGISTRY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Test hook: exit(1) right after a mutation commits, before it is announced. Never in production. */
   REGISTRY_TEST_CRASH_AFTER_COMMIT: booleanFromEnv.default(false),
+  /**
+   * Test hook: the preparation thread writes `<file>.held`, then blocks (as a slow onnxruntime
+   * session creation would) until this file exists. Never in production.
+   */
+  REGISTRY_TEST_HOLD_PREPARATION_FILE: z.string().min(1).optional(),
   /** Test hook: hold each preparation job this long once PREPARING, in milliseconds. Never in production. */
   REGISTRY_TEST_PREPARE_DELAY_MS: z.coerce.number().int().min(0).default(0),
 });

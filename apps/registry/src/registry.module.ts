@@ -16,7 +16,7 @@ import { RegistryMetrics } from './metrics/registry-metrics.js';
 import { BullPreparationQueue } from './model-preparation/bullmq-preparation.queue.js';
 import { InProcessPreparationQueue } from './model-preparation/in-process-preparation.queue.js';
 import { ModelPreparationService, PREPARATION_DEPS } from './model-preparation/model-preparation.service.js';
-import { openOnnxModel } from './model-preparation/onnx-inspector.js';
+import { openOnnxModelOnThread } from './model-preparation/onnx-inspector-thread.js';
 import { PreparationFetcher } from './model-preparation/preparation-fetcher.js';
 import { type PreparationDeps } from './model-preparation/prepare-model.js';
 import { MODEL_PREPARATION_QUEUE, PREPARATION_QUEUE } from './model-preparation/preparation-queue.js';
@@ -38,7 +38,12 @@ export class RegistryModule {
     const artifacts = new ArtifactStore(config.REGISTRY_ARTIFACT_DIR, config.REGISTRY_PUBLIC_URL);
     const deps: PreparationDeps = {
       fetcher: new PreparationFetcher(config, artifacts),
-      open: openOnnxModel,
+      open: (path, fileLabel) =>
+        openOnnxModelOnThread(path, fileLabel, {
+          ...(config.REGISTRY_TEST_HOLD_PREPARATION_FILE
+            ? { holdFile: config.REGISTRY_TEST_HOLD_PREPARATION_FILE }
+            : {}),
+        }),
     };
     const uriPolicy = new ArtifactUriPolicy(
       {

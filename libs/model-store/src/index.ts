@@ -1,6 +1,6 @@
 export * from './address-policy.js';
 export { resolveFileUri } from './file-source.js';
 export * from './model-store.js';
-export { type S3Options } from './s3-source.js';
+export { type S3Options, parseS3Uri } from './s3-source.js';
 export { redactUri } from './redact-uri.js';
 export { packBundle, unpackBundle } from './tar-bundle.js';

@@ -5,6 +5,7 @@ import {
   type HostAllowlist,
   isForbiddenAddress,
   parseHostAllowlist,
+  parseS3Uri,
   redactUri,
   resolveFileUri,
 } from '@modelgate/model-store';
@@ -24,7 +25,8 @@ export interface ArtifactUriPolicyOptions {
  * 400 at once: the registry's own upload URIs must name a stored artifact; `file://` must lie
  * inside REGISTRY_ARTIFACT_ROOTS (no `..`, no symlink escape) and exist; `http(s)://` must be
  * enabled and its host must not be (or resolve to) a loopback, private, link-local or metadata
- * address unless allowlisted. Preparation checks everything again when it fetches.
+ * address unless allowlisted; `s3://` must name a bucket and a key. Preparation checks everything
+ * again when it fetches.
  */
 export class ArtifactUriPolicy {
   readonly #allowlist: HostAllowlist;
@@ -55,10 +57,12 @@ export class ArtifactUriPolicy {
       case 'http:':
       case 'https:':
         return this.#checkHttp(url, field);
+      case 's3:':
+        return checkS3(ref.uri, field);
       default:
         throw refuse(
           field,
-          `${url.protocol}// artifact URIs are not supported yet (use file://, http:// or https://)`,
+          `${url.protocol}// artifact URIs are not supported (use file://, http(s):// or s3://)`,
         );
     }
   }
@@ -112,4 +116,14 @@ function refuse(field: string, message: string): ModelgateError {
   return new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${field}.uri: ${message}`, {
     field: `${field}.uri`,
   });
+}
+
+/** An s3:// URI must name a bucket and a key; whether the object exists is preparation's to find. */
+function checkS3(uri: string, field: string): void {
+  try {
+    parseS3Uri(uri);
+  } catch (error) {
+    if (!isModelgateError(error)) throw error;
+    throw refuse(field, error.message);
+  }
 }
