@@ -29,6 +29,7 @@ import { JobsController } from './async-jobs/jobs.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { V2InferController } from './kserve/v2-infer.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { ShadowMirror } from './serving/shadow-mirror.js';
 import { ServeService } from './serving/serve.service.js';
 
 /** Live-sync parts that exist only with Redis: discovery and this gateway's heartbeat. */
@@ -92,7 +93,7 @@ export class GatewayModule {
     // Snapshots that list workerGroups replace these static ones (EndpointTables.apply).
     const client = new InferenceClient({ workerGroups: config.GATEWAY_WORKER_ADDRESSES });
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
-    const serve = new ServeService(tables, client, metrics);
+    const serve = new ServeService(tables, client, metrics, new ShadowMirror(metrics));
     const asyncInference = config.REDIS_URL
       ? new AsyncInference(
           serve,

@@ -49,3 +49,8 @@ export {
 } from './postprocessing/classify.js';
 export { type EmbedOptions, type PoolingMode, embed, normalizeL2 } from './postprocessing/embed.js';
 export { type OutputTensor, type OutputTensorJson, rawOutputs } from './postprocessing/raw-outputs.js';
+export {
+  type ClassificationAgreement,
+  compareClassifications,
+  compareEmbeddings,
+} from './postprocessing/compare-answers.js';

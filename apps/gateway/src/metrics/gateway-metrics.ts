@@ -1,3 +1,4 @@
+import { type ClassificationAgreement } from '@modelgate/processing';
 import {
   Counter,
   Histogram,
@@ -56,5 +57,73 @@ export class GatewayMetrics {
     this.stages.queue.observe(queueMs / 1000);
     this.stages.infer.observe(inferMs / 1000);
     this.stages.post.observe(postMs / 1000);
+  }
+
+  /** Mirrored requests by endpoint, shadow model and outcome (ok, error, dropped). */
+  readonly shadowRequests = new Counter({
+    name: 'modelgate_shadow_requests_total',
+    help: 'Requests mirrored to shadow models, by endpoint, model and outcome (ok, error, dropped).',
+    labelNames: ['endpoint', 'model', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  /** Time a mirrored request took on its shadow model. */
+  readonly shadowDuration = new Histogram({
+    name: 'modelgate_shadow_duration_seconds',
+    help: 'Time of mirrored requests on their shadow model, by endpoint and model.',
+    labelNames: ['endpoint', 'model'] as const,
+    buckets: LATENCY_BUCKETS_SECONDS,
+    registers: [this.registry],
+  });
+
+  /** Classification rows whose top-1 label the shadow agreed or disagreed on. */
+  readonly shadowAgreement = new Counter({
+    name: 'modelgate_shadow_agreement_total',
+    help: 'Mirrored classification rows by whether the shadow’s top-1 label matched the primary’s.',
+    labelNames: ['endpoint', 'model', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  /** |Δscore| of the primary’s top-1 label between primary and shadow, per classification row. */
+  readonly shadowScoreDelta = new Histogram({
+    name: 'modelgate_shadow_score_delta',
+    help: 'Absolute score difference on the primary’s top-1 label, per mirrored classification row.',
+    labelNames: ['endpoint', 'model'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1],
+    registers: [this.registry],
+  });
+
+  /** Cosine similarity of primary and shadow embeddings, per feature-extraction row. */
+  readonly shadowCosine = new Histogram({
+    name: 'modelgate_shadow_cosine_similarity',
+    help: 'Cosine similarity between primary and shadow embeddings, per mirrored row.',
+    labelNames: ['endpoint', 'model'] as const,
+    buckets: [0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1],
+    registers: [this.registry],
+  });
+
+  /** Counts one mirror's outcome and, when it ran, its duration since `startedMs` (performance.now()). */
+  recordShadow(
+    endpoint: string,
+    model: string,
+    outcome: 'ok' | 'error' | 'dropped',
+    startedMs?: number,
+  ): void {
+    this.shadowRequests.inc({ endpoint, model, outcome });
+    if (startedMs !== undefined) {
+      this.shadowDuration.observe({ endpoint, model }, (performance.now() - startedMs) / 1000);
+    }
+  }
+
+  recordClassificationAgreement(endpoint: string, model: string, agreement: ClassificationAgreement): void {
+    const disagreeing = agreement.rows - agreement.agreeing;
+    if (agreement.agreeing > 0)
+      this.shadowAgreement.inc({ endpoint, model, result: 'agree' }, agreement.agreeing);
+    if (disagreeing > 0) this.shadowAgreement.inc({ endpoint, model, result: 'disagree' }, disagreeing);
+    for (const delta of agreement.scoreDeltas) this.shadowScoreDelta.observe({ endpoint, model }, delta);
+  }
+
+  recordEmbeddingSimilarity(endpoint: string, model: string, similarities: readonly number[]): void {
+    for (const similarity of similarities) this.shadowCosine.observe({ endpoint, model }, similarity);
   }
 }

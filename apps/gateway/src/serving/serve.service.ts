@@ -1,20 +1,22 @@
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { type InferOutput, type InferenceClient } from '@modelgate/inference-client';
+import { type InferOutput, type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
 import {
   type ClassScore,
   classify,
   embed,
   encodeInputs,
+  type ServeRequest,
   parseServeRequest,
   resolveClassifyOptions,
 } from '@modelgate/processing';
-import { pickRoute, pinVersion } from '@modelgate/routing';
+import { pickRoute, pinVersion, shouldMirror } from '@modelgate/routing';
 import { type EndpointTable, type ServableModel, servableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { requestTimeoutMs } from './request-timeout.js';
+import { type ShadowMirror } from './shadow-mirror.js';
 
 /** Endpoint names: lower-case DNS-label style; checked before any lookup (no `..%2f`). */
 const ENDPOINT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -51,6 +53,7 @@ export class ServeService {
     private readonly tables: EndpointTables,
     private readonly client: InferenceClient,
     private readonly metrics: GatewayMetrics,
+    private readonly shadows: ShadowMirror,
   ) {}
 
   /**
@@ -68,11 +71,66 @@ export class ServeService {
     const started = performance.now();
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
-    const { model, role } = this.chooseModel(table, endpoint, call);
+    const { model, role, shadows } = this.chooseModel(table, endpoint, call);
     const spec = model.spec;
     const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint, spec);
-
     const request = parseServeRequest(call.body, endpoint.preprocessing, { task: spec.task });
+    const { predictions, result, tokenizedAt, inferredAt } = await this.predict(model, endpoint, request, {
+      deadlineEpochMs,
+      requestId: call.requestId,
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    const done = performance.now();
+
+    const tokenizeMs = tokenizedAt - started;
+    const waitedMs = inferredAt - tokenizedAt;
+    const workerQueueMs = result.queueMs ?? 0;
+    const queueMs = Math.min(workerQueueMs, waitedMs);
+    const inferMs = Math.max(waitedMs - workerQueueMs, 0);
+    const postMs = done - inferredAt;
+    this.metrics.recordStages(tokenizeMs, queueMs, inferMs, postMs);
+    const stages: StageTimings = [
+      ['tokenize', tokenizeMs],
+      ['queue', queueMs],
+      ['infer', inferMs],
+      ['post', postMs],
+      ['total', done - started],
+    ];
+    // Mirrors start once this answer is on its way; they never touch it.
+    for (const shadow of shadows) {
+      this.shadows.mirror({
+        endpoint: endpoint.name,
+        model: shadow.spec.id,
+        task: spec.task,
+        primary: predictions,
+        predict: () =>
+          this.predict(shadow, endpoint, request, {
+            deadlineEpochMs: Date.now() + requestTimeoutMs(endpoint, shadow.spec),
+            requestId: call.requestId,
+          }).then((answer) => answer.predictions),
+      });
+    }
+    return {
+      body: {
+        endpoint: endpoint.name,
+        model: spec.name,
+        version: spec.version,
+        route: role,
+        predictions,
+      },
+      modelId: spec.id,
+      serverTiming: formatServerTiming(stages),
+    };
+  }
+
+  /** Tokenizes `request` for `model`, runs it on a worker and post-processes the answer. */
+  private async predict(
+    model: ServableModel,
+    endpoint: EndpointSpec,
+    request: ServeRequest,
+    options: { deadlineEpochMs: number; requestId: string; signal?: AbortSignal },
+  ): Promise<{ predictions: unknown[]; result: InferResult; tokenizedAt: number; inferredAt: number }> {
+    const spec = model.spec;
     const tokenizer = model.tokenizer;
     if (!tokenizer) {
       throw new ModelgateError(
@@ -89,28 +147,26 @@ export class ServeService {
       truncation: request.truncation,
       batch: request.batch,
     });
-    const tokenized = performance.now();
-
+    const tokenizedAt = performance.now();
     const result = await this.client
       .infer({
         modelName: spec.name,
         modelVersion: spec.version,
-        id: call.requestId,
+        id: options.requestId,
         inputs: model.inputNames.map((name) => {
           const tensor = encoded.tensors[name];
           if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
           return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
         }),
         workerGroup: workerGroupFor(this.client, spec),
-        deadlineEpochMs,
-        metadata: { 'x-request-id': call.requestId },
-        ...(call.signal ? { signal: call.signal } : {}),
+        deadlineEpochMs: options.deadlineEpochMs,
+        metadata: { 'x-request-id': options.requestId },
+        ...(options.signal ? { signal: options.signal } : {}),
       })
       .catch((error: unknown) => {
         throw publicWorkerError(error, spec.id);
       });
-    const inferred = performance.now();
-
+    const inferredAt = performance.now();
     const predictions = postProcess(
       model,
       endpoint,
@@ -118,41 +174,15 @@ export class ServeService {
       encoded.tensors.attention_mask?.data,
       request.topK,
     );
-    const done = performance.now();
-
-    const tokenizeMs = tokenized - started;
-    const waitedMs = inferred - tokenized;
-    const workerQueueMs = result.queueMs ?? 0;
-    const queueMs = Math.min(workerQueueMs, waitedMs);
-    const inferMs = Math.max(waitedMs - workerQueueMs, 0);
-    const postMs = done - inferred;
-    this.metrics.recordStages(tokenizeMs, queueMs, inferMs, postMs);
-    const stages: StageTimings = [
-      ['tokenize', tokenizeMs],
-      ['queue', queueMs],
-      ['infer', inferMs],
-      ['post', postMs],
-      ['total', done - started],
-    ];
-    return {
-      body: {
-        endpoint: endpoint.name,
-        model: spec.name,
-        version: spec.version,
-        route: role,
-        predictions,
-      },
-      modelId: spec.id,
-      serverTiming: formatServerTiming(stages),
-    };
+    return { predictions, result, tokenizedAt, inferredAt };
   }
 
-  /** The route a call resolves to, for metrics labels even when the call then fails. */
+  /** The route a call resolves to (for metrics labels even when the call then fails), and the shadows it mirrors to. */
   private chooseModel(
     table: EndpointTable,
     endpoint: EndpointSpec,
     call: ServeCall,
-  ): { model: ServableModel; role: string } {
+  ): { model: ServableModel; role: string; shadows: ServableModel[] } {
     if (call.version !== undefined) {
       const pinned = pinVersion(
         endpoint.routes,
@@ -160,10 +190,17 @@ export class ServeService {
         call.version,
         `endpoint ${endpoint.name}`,
       );
-      return { model: servableModel(table, pinned.id), role: 'pinned' };
+      return { model: servableModel(table, pinned.id), role: 'pinned', shadows: [] };
     }
     const choice = pickRoute(endpoint.routes, { stickyKey: call.stickyKey });
-    return { model: servableModel(table, choice.route.model), role: choice.route.role };
+    // A shadow this gateway cannot serve (no tokenizer yet) is skipped, never the client's problem.
+    const shadows = choice.shadows
+      .filter((shadow) => shouldMirror(shadow))
+      .flatMap((shadow) => {
+        const model = table.models.get(shadow.model);
+        return model ? [model] : [];
+      });
+    return { model: servableModel(table, choice.route.model), role: choice.route.role, shadows };
   }
 
   private requireTable(): EndpointTable {

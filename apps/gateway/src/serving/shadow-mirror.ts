@@ -1,0 +1,72 @@
+/**
+ * Shadow mirroring: a shadow route's model gets a copy of the requests its weight selects, after
+ * the primary's answer is on its way. A mirror never delays, fails or changes the client's answer;
+ * at most `maxInFlight` run at once per gateway process (past that a mirror is dropped and
+ * counted). Each mirrored answer is compared with the primary's on the same input, and the
+ * outcome, latency and agreement go to the metrics.
+ */
+import { type ModelTask } from '@modelgate/contracts';
+import { type ClassScore, compareClassifications, compareEmbeddings } from '@modelgate/processing';
+import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
+
+/** Mirrors in flight per gateway process, by default. */
+export const MAX_SHADOWS_IN_FLIGHT = 64;
+
+/** One request to mirror. */
+export interface MirrorJob {
+  endpoint: string;
+  /** The shadow model's id (name:version). */
+  model: string;
+  task: ModelTask;
+  /** The primary's predictions for the same input. */
+  primary: readonly unknown[];
+  /** Runs the request on the shadow model; resolves with its predictions. */
+  predict: () => Promise<readonly unknown[]>;
+}
+
+export class ShadowMirror {
+  private inFlight = 0;
+
+  constructor(
+    private readonly metrics: GatewayMetrics,
+    private readonly maxInFlight = MAX_SHADOWS_IN_FLIGHT,
+  ) {}
+
+  /** Mirrors in flight now. */
+  get running(): number {
+    return this.inFlight;
+  }
+
+  /** Starts `job` after the current answer is sent (or drops it when full); never throws. */
+  mirror(job: MirrorJob): void {
+    if (this.inFlight >= this.maxInFlight) {
+      this.metrics.recordShadow(job.endpoint, job.model, 'dropped');
+      return;
+    }
+    this.inFlight++;
+    setImmediate(() => {
+      void this.run(job).finally(() => this.inFlight--);
+    });
+  }
+
+  private async run(job: MirrorJob): Promise<void> {
+    const started = performance.now();
+    let predictions: readonly unknown[];
+    try {
+      predictions = await job.predict();
+    } catch {
+      this.metrics.recordShadow(job.endpoint, job.model, 'error', started);
+      return;
+    }
+    this.metrics.recordShadow(job.endpoint, job.model, 'ok', started);
+    if (job.task === 'text-classification') {
+      const agreement = compareClassifications(job.primary as ClassScore[][], predictions as ClassScore[][]);
+      this.metrics.recordClassificationAgreement(job.endpoint, job.model, agreement);
+    } else if (job.task === 'feature-extraction') {
+      const rows = (answer: readonly unknown[]) =>
+        answer.map((row) => (row as { embedding: number[] }).embedding);
+      const similarities = compareEmbeddings(rows(job.primary), rows(predictions));
+      this.metrics.recordEmbeddingSimilarity(job.endpoint, job.model, similarities);
+    }
+  }
+}
