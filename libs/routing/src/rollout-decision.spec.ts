@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type LatencyBuckets,
+  type RolloutWindow,
+  decideRolloutStep,
+  quantileMs,
+} from './rollout-decision.js';
+
+const BOUNDS = [0.01, 0.05, 0.1, 0.25, 0.5, Infinity];
+/** A histogram with `counts[i]` requests in bucket i (not cumulative). */
+const histogram = (...counts: number[]): LatencyBuckets => ({
+  bounds: BOUNDS,
+  cumulative: counts.map((_, i) => counts.slice(0, i + 1).reduce((a, b) => a + b, 0)),
+});
+const fast = (requests: number) => histogram(requests, 0, 0, 0, 0, 0); // all under 10 ms
+
+const thresholds = { maxErrorRate: 0.01, maxP99Ms: 250, minAgreement: 0.95, minRequests: 100 };
+const window = (overrides: Partial<RolloutWindow>): RolloutWindow => ({
+  requests: 1000,
+  errors: 0,
+  latency: fast(1000),
+  agreeing: 0,
+  disagreeing: 0,
+  ...overrides,
+});
+
+describe('quantileMs', () => {
+  it.each([
+    ['inside the first bucket', histogram(100, 0, 0, 0, 0, 0), 0.5, 5],
+    ['interpolated in a later bucket', histogram(50, 50, 0, 0, 0, 0), 0.99, 49.2],
+    ['the last finite bound when in +Inf', histogram(0, 0, 0, 0, 0, 10), 0.99, 500],
+  ])('%s', (_what, latency, q, expected) => {
+    expect(quantileMs(latency, q)).toBeCloseTo(expected, 6);
+  });
+
+  it('is undefined for an empty histogram', () => {
+    expect(quantileMs(histogram(0, 0, 0, 0, 0, 0), 0.99)).toBeUndefined();
+  });
+});
+
+describe('decideRolloutStep, live phase', () => {
+  it.each<[string, Partial<RolloutWindow>, 'promote' | 'hold' | 'rollback', RegExp]>([
+    [
+      'a clean window with enough traffic',
+      {},
+      'promote',
+      /error rate 0\.00 %, p99 9\.9 ms over 1000 requests/,
+    ],
+    ['errors above the limit', { errors: 20 }, 'rollback', /error rate 2\.00 % \(20 of 1000\) above 1\.00 %/],
+    ['errors exactly at the limit', { errors: 10 }, 'promote', /over 1000 requests/],
+    [
+      'p99 above the limit',
+      { latency: histogram(900, 50, 0, 0, 50, 0) },
+      'rollback',
+      /p99 .* ms above 250 ms/,
+    ],
+    [
+      'too little traffic',
+      { requests: 40, latency: fast(40) },
+      'hold',
+      /40 requests, fewer than the 100 needed/,
+    ],
+    [
+      'a breach even on little traffic',
+      { requests: 40, errors: 5, latency: fast(40) },
+      'rollback',
+      /error rate/,
+    ],
+    [
+      'mirrored rows that disagree',
+      { agreeing: 80, disagreeing: 20 },
+      'rollback',
+      /agreement 80\.0 % below 95\.0 %/,
+    ],
+    ['mirrored rows that agree', { agreeing: 99, disagreeing: 1 }, 'promote', /over 1000 requests/],
+  ])('%s → %s', (_what, overrides, decision, reason) => {
+    const verdict = decideRolloutStep(window(overrides), thresholds, 'live');
+    expect(verdict.decision).toBe(decision);
+    expect(verdict.reason).toMatch(reason);
+  });
+});
+
+describe('decideRolloutStep, shadow phase (no live traffic yet)', () => {
+  it.each<[string, Partial<RolloutWindow>, 'promote' | 'hold' | 'rollback', RegExp]>([
+    [
+      'agreeing rows, enough of them',
+      { agreeing: 190, disagreeing: 10 },
+      'promote',
+      /agreement 95\.0 % over 200/,
+    ],
+    ['disagreeing rows', { agreeing: 50, disagreeing: 50 }, 'rollback', /agreement 50\.0 % below 95\.0 %/],
+    [
+      'too few mirrored rows',
+      { agreeing: 30, disagreeing: 0 },
+      'hold',
+      /30 mirrored rows, fewer than the 100/,
+    ],
+  ])('%s → %s', (_what, overrides, decision, reason) => {
+    const verdict = decideRolloutStep(
+      window({ requests: 0, latency: fast(0), ...overrides }),
+      thresholds,
+      'shadow',
+    );
+    expect(verdict.decision).toBe(decision);
+    expect(verdict.reason).toMatch(reason);
+  });
+});

@@ -1,0 +1,125 @@
+// When a progressive rollout's window ends: promote the candidate to the next step, hold the
+// step (too little traffic to judge), or roll back — from the candidate's own numbers over the
+// window and the rollout's thresholds. Pure: no clock, no I/O; the registry's rollout state
+// machine calls it at the end of each window.
+
+/** The limits a rollout was started with (`modelgate rollout start … --max-error-rate …`). */
+export interface RolloutThresholds {
+  /** Largest share of failed candidate requests, 0–1. */
+  readonly maxErrorRate: number;
+  /** Largest p99 latency of the candidate, in ms. */
+  readonly maxP99Ms: number;
+  /** Smallest share of mirrored rows whose top-1 label agrees with the primary, 0–1. */
+  readonly minAgreement: number;
+  /** Fewest candidate requests (or mirrored rows, in the shadow phase) a window needs to be judged. */
+  readonly minRequests: number;
+}
+
+/** A latency histogram as Prometheus keeps it: cumulative counts at upper bounds, in seconds. */
+export interface LatencyBuckets {
+  /** Upper bounds in seconds, ascending; the last may be +Infinity. */
+  readonly bounds: readonly number[];
+  /** Cumulative request counts at each bound. */
+  readonly cumulative: readonly number[];
+}
+
+/** What the gateways saw of the candidate over one window. */
+export interface RolloutWindow {
+  /** Live requests the candidate answered or failed (0 in the shadow phase). */
+  readonly requests: number;
+  readonly errors: number;
+  readonly latency: LatencyBuckets;
+  /** Mirrored classification rows whose top-1 label agreed / disagreed (shadow comparison). */
+  readonly agreeing: number;
+  readonly disagreeing: number;
+}
+
+export type RolloutVerdict =
+  | { readonly decision: 'promote'; readonly reason: string }
+  | { readonly decision: 'hold'; readonly reason: string }
+  | { readonly decision: 'rollback'; readonly reason: string };
+
+/**
+ * The quantile `q` (0–1) of a cumulative histogram, in ms: linear within the bucket it falls in,
+ * as Prometheus' histogram_quantile does; the last finite bound when it falls in +Inf; undefined
+ * for an empty histogram.
+ */
+export function quantileMs(latency: LatencyBuckets, q: number): number | undefined {
+  const total = latency.cumulative.at(-1) ?? 0;
+  if (total <= 0) return undefined;
+  const rank = q * total;
+  for (let i = 0; i < latency.bounds.length; i++) {
+    const count = latency.cumulative[i] ?? 0;
+    if (count < rank) continue;
+    const upper = latency.bounds[i]!;
+    const lower = i === 0 ? 0 : latency.bounds[i - 1]!;
+    if (!Number.isFinite(upper)) return lower * 1000;
+    const below = i === 0 ? 0 : (latency.cumulative[i - 1] ?? 0);
+    const inBucket = count - below;
+    const fraction = inBucket > 0 ? (rank - below) / inBucket : 1;
+    return (lower + (upper - lower) * fraction) * 1000;
+  }
+  return (latency.bounds.at(-1) ?? 0) * 1000;
+}
+
+/**
+ * The verdict on a window. `phase` 'shadow' judges the mirrored comparison only (the candidate
+ * takes no live traffic yet); 'live' judges errors and p99 and, where mirrored rows exist,
+ * agreement. A breach rolls back at once, whatever the volume; a clean window with too little
+ * traffic holds the step.
+ */
+export function decideRolloutStep(
+  window: RolloutWindow,
+  thresholds: RolloutThresholds,
+  phase: 'shadow' | 'live',
+): RolloutVerdict {
+  const compared = window.agreeing + window.disagreeing;
+  const agreement = compared > 0 ? window.agreeing / compared : undefined;
+  const agreementLow = agreement !== undefined && agreement < thresholds.minAgreement;
+  const agreementText = () =>
+    `agreement ${percent(agreement!)} below ${percent(thresholds.minAgreement)} over ${compared} mirrored rows`;
+
+  if (phase === 'shadow') {
+    if (agreementLow) return { decision: 'rollback', reason: agreementText() };
+    if (compared < thresholds.minRequests) {
+      return {
+        decision: 'hold',
+        reason: `${compared} mirrored rows, fewer than the ${thresholds.minRequests} needed`,
+      };
+    }
+    return {
+      decision: 'promote',
+      reason: `agreement ${percent(agreement ?? 1)} over ${compared} mirrored rows`,
+    };
+  }
+
+  if (window.requests > 0) {
+    const errorRate = window.errors / window.requests;
+    if (errorRate > thresholds.maxErrorRate) {
+      return {
+        decision: 'rollback',
+        reason: `error rate ${percent(errorRate)} (${window.errors} of ${window.requests}) above ${percent(thresholds.maxErrorRate)}`,
+      };
+    }
+    const p99 = quantileMs(window.latency, 0.99);
+    if (p99 !== undefined && p99 > thresholds.maxP99Ms) {
+      return { decision: 'rollback', reason: `p99 ${p99.toFixed(1)} ms above ${thresholds.maxP99Ms} ms` };
+    }
+  }
+  if (agreementLow) return { decision: 'rollback', reason: agreementText() };
+  if (window.requests < thresholds.minRequests) {
+    return {
+      decision: 'hold',
+      reason: `${window.requests} requests, fewer than the ${thresholds.minRequests} needed to judge`,
+    };
+  }
+  const p99 = quantileMs(window.latency, 0.99);
+  return {
+    decision: 'promote',
+    reason: `error rate ${percent(window.errors / window.requests)}, p99 ${p99 === undefined ? '-' : `${p99.toFixed(1)} ms`} over ${window.requests} requests`,
+  };
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(share < 0.1 ? 2 : 1)} %`;
+}
