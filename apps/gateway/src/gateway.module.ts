@@ -29,6 +29,7 @@ import { JobsController } from './async-jobs/jobs.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { V2InferController } from './kserve/v2-infer.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
 import { ServeService } from './serving/serve.service.js';
 
@@ -144,7 +145,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       // POST /serve/* is not here: plain Fastify routes serve it (serving/serve-routes.ts).
-      controllers: [V2InferController, JobsController, HealthController],
+      controllers: [V2InferController, EmbeddingsController, JobsController, HealthController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },

@@ -16,6 +16,7 @@ const ANSWER: ServeAnswer = {
   body: { endpoint: 'sentiment', model: 'bert', version: '1', route: 'canary', predictions: [[]] },
   modelId: 'bert:1',
   serverTiming: 'tokenize;dur=0.10, queue;dur=0.00, infer;dur=1.00, post;dur=0.10, total;dur=1.20',
+  promptTokens: 7,
 };
 
 interface Setup {

@@ -42,6 +42,8 @@ export interface ServeAnswer {
   };
   modelId: string;
   serverTiming: string;
+  /** Tokens the model read, special tokens included, over every input (after truncation). */
+  promptTokens: number;
 }
 
 /**
@@ -75,11 +77,16 @@ export class ServeService {
     const spec = model.spec;
     const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint, spec);
     const request = parseServeRequest(call.body, endpoint.preprocessing, { task: spec.task });
-    const { predictions, result, tokenizedAt, inferredAt } = await this.predict(model, endpoint, request, {
-      deadlineEpochMs,
-      requestId: call.requestId,
-      ...(call.signal ? { signal: call.signal } : {}),
-    });
+    const { predictions, result, tokenizedAt, inferredAt, promptTokens } = await this.predict(
+      model,
+      endpoint,
+      request,
+      {
+        deadlineEpochMs,
+        requestId: call.requestId,
+        ...(call.signal ? { signal: call.signal } : {}),
+      },
+    );
     const done = performance.now();
 
     const tokenizeMs = tokenizedAt - started;
@@ -120,6 +127,7 @@ export class ServeService {
       },
       modelId: spec.id,
       serverTiming: formatServerTiming(stages),
+      promptTokens,
     };
   }
 
@@ -129,7 +137,13 @@ export class ServeService {
     endpoint: EndpointSpec,
     request: ServeRequest,
     options: { deadlineEpochMs: number; requestId: string; signal?: AbortSignal },
-  ): Promise<{ predictions: unknown[]; result: InferResult; tokenizedAt: number; inferredAt: number }> {
+  ): Promise<{
+    predictions: unknown[];
+    result: InferResult;
+    tokenizedAt: number;
+    inferredAt: number;
+    promptTokens: number;
+  }> {
     const spec = model.spec;
     const tokenizer = model.tokenizer;
     if (!tokenizer) {
@@ -174,7 +188,8 @@ export class ServeService {
       encoded.tensors.attention_mask?.data,
       request.topK,
     );
-    return { predictions, result, tokenizedAt, inferredAt };
+    const promptTokens = encoded.lengths.reduce((sum, length) => sum + length, 0);
+    return { predictions, result, tokenizedAt, inferredAt, promptTokens };
   }
 
   /** The route a call resolves to (for metrics labels even when the call then fails), and the shadows it mirrors to. */

@@ -1,0 +1,82 @@
+/**
+ * The OpenAI embeddings contract (`POST /v1/embeddings`), as TEI and vLLM offer it: the request
+ * checked, and a feature-extraction answer shaped as OpenAI's list. `dimensions` truncates each
+ * embedding (Matryoshka) and re-normalizes it; `encoding_format: base64` sends little-endian
+ * float32 bytes. Pure: no I/O.
+ */
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { normalizeL2 } from '@modelgate/processing';
+import { z } from 'zod';
+
+export const openAiEmbeddingsRequestSchema = z
+  .object({
+    /** The endpoint (task feature-extraction) to embed with. */
+    model: z.string().min(1),
+    input: z.union([z.string(), z.array(z.string()).min(1)]),
+    dimensions: z.number().int().min(1).optional(),
+    encoding_format: z.enum(['float', 'base64']).default('float'),
+    user: z.string().optional(),
+  })
+  .strict();
+
+export type OpenAiEmbeddingsRequest = z.infer<typeof openAiEmbeddingsRequestSchema>;
+
+/** OpenAI's embeddings answer. */
+export interface OpenAiEmbeddingsResponse {
+  object: 'list';
+  data: { object: 'embedding'; index: number; embedding: number[] | string }[];
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
+/** The checked request; INVALID_ARGUMENT naming the field otherwise (token-id inputs included). */
+export function parseOpenAiEmbeddingsRequest(body: unknown): OpenAiEmbeddingsRequest {
+  const parsed = openAiEmbeddingsRequestSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.') ?? '';
+  const input = (body as { input?: unknown } | null)?.input;
+  const tokenIds =
+    field.startsWith('input') &&
+    Array.isArray(input) &&
+    input.some((item) => typeof item === 'number' || Array.isArray(item));
+  const message = tokenIds
+    ? 'input: token-id arrays are not accepted; send the text (a string or an array of strings)'
+    : `${field || 'body'}: ${issue?.message ?? 'invalid request'}`;
+  throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, message, { field: field || 'body' });
+}
+
+/** Shapes feature-extraction predictions (`[{embedding}]`, one per input) as OpenAI's answer. */
+export function toOpenAiEmbeddings(
+  request: OpenAiEmbeddingsRequest,
+  predictions: readonly unknown[],
+  promptTokens: number,
+): OpenAiEmbeddingsResponse {
+  const data = predictions.map((prediction, index) => {
+    let vector = [...(prediction as { embedding: number[] }).embedding];
+    if (request.dimensions !== undefined) {
+      if (request.dimensions > vector.length) {
+        throw new ModelgateError(
+          ErrorCode.INVALID_ARGUMENT,
+          `dimensions: ${request.dimensions} is more than the model's ${vector.length}`,
+          { field: 'dimensions' },
+        );
+      }
+      vector = normalizeL2(vector.slice(0, request.dimensions));
+    }
+    const embedding = request.encoding_format === 'base64' ? toBase64Float32(vector) : vector;
+    return { object: 'embedding' as const, index, embedding };
+  });
+  return {
+    object: 'list',
+    data,
+    model: request.model,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
+function toBase64Float32(vector: readonly number[]): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4));
+  return bytes.toString('base64');
+}

@@ -1,0 +1,122 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  freePort,
+  startGateway,
+  startWorkerWithSnapshot,
+  writeSnapshot,
+} from '@modelgate/testing';
+import OpenAI, { BadRequestError } from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const TEXTS = ['A café in Zürich.', '東京は大きい 🚀', 'short'];
+
+describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the official openai client', () => {
+  let worker: RunningWorker;
+  let gateway: RunningGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-openai-'));
+    const port = await freePort();
+    const snapshot = await writeSnapshot(
+      dir,
+      [
+        { name: 'embed', fixture: 'tiny-bert-embedder', task: 'feature-extraction' },
+        { name: 'bert', fixture: 'tiny-bert-sst2' },
+      ],
+      {
+        workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
+        endpoints: [
+          {
+            name: 'embedder',
+            task: 'feature-extraction',
+            routes: [{ model: 'embed:1', weight: 100, role: 'primary' }],
+            postprocessing: { pooling: 'mean', normalize: true },
+          },
+          {
+            name: 'sentiment',
+            task: 'text-classification',
+            routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
+          },
+        ],
+      },
+    );
+    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
+    gateway = await startGateway(snapshot);
+    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await worker?.stop();
+  });
+
+  async function serveEmbeddings(texts: string[]): Promise<number[][]> {
+    const answer = await gateway.post('/serve/embedder', { text: texts });
+    expect(answer.status).toBe(200);
+    return (answer.body as { predictions: { embedding: number[] }[] }).predictions.map((p) => p.embedding);
+  }
+
+  it('answers the same embeddings as /serve, in the order given, with token usage', async () => {
+    const expected = await serveEmbeddings(TEXTS);
+    // The client asks for base64 by default and decodes it: both encodings are exercised.
+    const [decoded, floats] = await Promise.all([
+      client.embeddings.create({ model: 'embedder', input: TEXTS }),
+      client.embeddings.create({ model: 'embedder', input: TEXTS, encoding_format: 'float' }),
+    ]);
+    for (const answer of [decoded, floats]) {
+      expect(answer.object).toBe('list');
+      expect(answer.model).toBe('embedder');
+      expect(answer.data.map((item) => item.index)).toEqual([0, 1, 2]);
+      answer.data.forEach((item, i) => {
+        expect(item.embedding).toHaveLength(expected[i]!.length);
+        item.embedding.forEach((value, j) => expect(Math.abs(value - expected[i]![j]!)).toBeLessThan(1e-6));
+      });
+      expect(answer.usage.prompt_tokens).toBeGreaterThan(TEXTS.length * 2); // [CLS] and [SEP] at least
+      expect(answer.usage.total_tokens).toBe(answer.usage.prompt_tokens);
+    }
+    const single = await client.embeddings.create({
+      model: 'embedder',
+      input: 'short',
+      encoding_format: 'float',
+    });
+    expect(single.data).toHaveLength(1);
+    single.data[0]!.embedding.forEach((value, j) =>
+      expect(Math.abs(value - expected[2]![j]!)).toBeLessThan(1e-6),
+    );
+  });
+
+  it('truncates to `dimensions` and re-normalizes', async () => {
+    const [full] = await serveEmbeddings(['short']);
+    const answer = await client.embeddings.create({
+      model: 'embedder',
+      input: 'short',
+      dimensions: 8,
+      encoding_format: 'float',
+    });
+    const vector = answer.data[0]!.embedding;
+    expect(vector).toHaveLength(8);
+    expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
+    const norm = Math.hypot(...full!.slice(0, 8));
+    vector.forEach((value, j) => expect(value).toBeCloseTo(full![j]! / norm, 5));
+  });
+
+  it('answers 400 for a classification endpoint, token-id input or too many dimensions, and 404 for an unknown model', async () => {
+    await expect(client.embeddings.create({ model: 'sentiment', input: 'x' })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
+    await expect(client.embeddings.create({ model: 'embedder', input: [[101, 102]] })).rejects.toThrow(
+      /token-id arrays are not accepted/,
+    );
+    await expect(
+      client.embeddings.create({ model: 'embedder', input: 'x', dimensions: 100_000 }),
+    ).rejects.toThrow(/dimensions: 100000 is more than the model's/);
+    await expect(client.embeddings.create({ model: 'nope', input: 'x' })).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+});
