@@ -167,4 +167,33 @@ describe('model loading: retries with backoff, per-model loads, applied revision
     expect(models.states()).toEqual({ 'a:1': 'READY' });
     expect(models.revision).toBe(2);
   });
+
+  it('releases the surviving sessions of a copy whose session thread died, when its reload fails', async () => {
+    const fetcher = new SteeredFetcher().then(() => Promise.resolve({ path: modelPath }), unreachable);
+    const models = start(fetcher, 1);
+    const twoInstances = (revision: number): ConfigSnapshot => {
+      const base2 = snapshot(revision, ['a']);
+      return {
+        ...base2,
+        models: base2.models.map((model) => ({ ...model, runtime: { ...model.runtime, instances: 2 } })),
+      };
+    };
+    await models.applySnapshot(twoInstances(1));
+    const lost = models.find('a')!;
+    expect(lost.sessions).toHaveLength(2);
+    // A call whose batch takes its session thread down (the worker's test hook) fails, and the model with it.
+    const row = (value: bigint) => ({
+      datatype: 'INT64',
+      dims: [1, 4],
+      data: new BigInt64Array(4).fill(value),
+    });
+    const inputs = { input_ids: row(101n), attention_mask: row(1n), token_type_ids: row(0n) };
+    await expect(
+      models.require('a').runner.infer(inputs, 1, undefined, { crashSession: true }),
+    ).rejects.toThrow();
+    await expect.poll(() => models.states()['a:1']).toBe('FAILED');
+    await models.applySnapshot(twoInstances(2)); // tried again, and given up on
+    expect(models.failureReasons()['a:1']).toMatch(/gave up after 1 attempt/);
+    await expect.poll(() => lost.sessions.length).toBe(0); // the surviving session was released
+  });
 });

@@ -70,8 +70,11 @@ export class HeartbeatPublisher {
   }
 }
 
-/** Index entries this long past their expiry are dropped by readers (allows for clock skew). */
-const INDEX_GRACE_MS = 60_000;
+/**
+ * Index entries this long past their expiry are dropped by readers. Generous, because writer and
+ * reader clocks may disagree; a dead node's entry costs only a key that reads as nothing meanwhile.
+ */
+const INDEX_GRACE_MS = 10 * 60_000;
 
 /**
  * Writes one heartbeat: its key with a TTL (Redis expires a dead node's), and the key in the node
@@ -88,7 +91,7 @@ export async function writeHeartbeat(
   const results = await redis
     .multi()
     .set(key, JSON.stringify({ ...report, at }), 'PX', ttlMs)
-    .zadd(heartbeatIndexKey(keyPrefix), Date.now() + ttlMs, key)
+    .zadd(heartbeatIndexKey(keyPrefix), at + ttlMs, key)
     .exec();
   const failed = results?.find(([error]) => error !== null)?.[0];
   if (failed) throw failed;

@@ -2,7 +2,8 @@
  * When a failed model load (a worker's sessions, a gateway's tokenizer) is tried again. A load fails for reasons that pass (an artifact store
  * or registry briefly down, a file not there yet, a GPU still held by a dying process) and for
  * reasons that do not (a corrupt artifact): so it is retried with exponential backoff, and given up
- * on after `maxAttempts`, with the reason kept. A newer config revision starts the count again.
+ * on after `maxAttempts`, with the reason kept. A newer config revision tries a model that was
+ * given up on again, from the first attempt (one whose retries are still under way goes on).
  */
 
 /** How failed loads are retried. */

@@ -22,7 +22,12 @@ export interface S3Options {
 export function parseS3Uri(uri: string): { bucket: string; key: string } {
   const url = new URL(uri);
   const bucket = url.hostname;
-  const key = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  let key = '';
+  try {
+    key = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  } catch {
+    // a malformed escape: refused below like a missing key
+  }
   if (bucket === '' || key === '' || key.endsWith('/')) {
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
@@ -36,22 +41,24 @@ export function parseS3Uri(uri: string): { bucket: string; key: string } {
 /** An S3 client for `options`; one per store, created on first use. */
 export function createS3Client(options: S3Options): S3Client {
   const endpoint = options.endpointUrl;
+  // The SDK's own chain first (AWS_REGION, ~/.aws/config); a default so S3-compatible stores,
+  // which ignore regions, need no AWS configuration. Resolved once per client.
+  let region: Promise<string> | undefined;
   return new S3Client({
-    // The SDK's own chain first (AWS_REGION, ~/.aws/config); a default so S3-compatible stores,
-    // which ignore regions, need no AWS configuration.
-    region: async () => (await regionFromChain()) ?? options.defaultRegion ?? 'us-east-1',
+    region: () =>
+      (region ??= regionFromChain().then((found) => found ?? options.defaultRegion ?? 'us-east-1')),
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
   });
 }
 
 async function regionFromChain(): Promise<string | undefined> {
+  const probe = new S3Client({});
   try {
-    const probe = new S3Client({});
-    const region = await probe.config.region();
-    probe.destroy();
-    return region;
+    return await probe.config.region();
   } catch {
     return undefined;
+  } finally {
+    probe.destroy();
   }
 }
 

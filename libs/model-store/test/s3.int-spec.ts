@@ -74,6 +74,13 @@ describe('ModelStore: s3:// artifacts from an S3-protocol server (s3rver)', () =
       /sha256 mismatch/,
     ],
     ['a URI without a key', 's3://models', MODEL_SHA, ErrorCode.INVALID_ARGUMENT, /s3:\/\/<bucket>\/<key>/],
+    [
+      'a malformed escape',
+      's3://models/a%zz',
+      MODEL_SHA,
+      ErrorCode.INVALID_ARGUMENT,
+      /s3:\/\/<bucket>\/<key>/,
+    ],
   ])('refuses %s with a clear error', async (_what, uri, sha256, code, message) => {
     await expect(store().fetchArtifact({ uri, sha256 })).rejects.toMatchObject({
       code,

@@ -55,7 +55,7 @@ export class EndpointTables {
     this.retrying.clear();
   }
 
-  private enqueue(work: () => Promise<void>): Promise<void> {
+  private enqueue(work: () => Promise<void> | void): Promise<void> {
     const run = this.applying.then(work);
     this.applying = run.catch(() => undefined);
     return run;
@@ -95,27 +95,37 @@ export class EndpointTables {
       return;
     }
     const timer = setTimeout(() => {
-      this.retrying.set(id, undefined); // due: the try is queued
-      void this.enqueue(() => this.retryNow(snapshot, id, attempt + 1));
+      this.retrying.set(id, undefined); // due: the try is under way
+      void this.retryNow(snapshot, id, attempt + 1);
     }, delayMs);
     timer.unref();
     this.retrying.set(id, timer);
   }
 
+  /**
+   * One more try: the fetch runs outside the apply queue (it may take the store's whole timeout,
+   * and config changes must not wait for it); only the swap is queued, and skipped when a newer
+   * table replaced the one the try was for.
+   */
   private async retryNow(snapshot: ConfigSnapshot, id: string, attempt: number): Promise<void> {
     const spec = snapshot.models.find((model) => model.id === id);
-    if (this.table?.revision !== snapshot.revision || !spec || !this.retrying.has(id)) return;
-    try {
-      const model = await loadServable(spec, (s) => this.tokenizers.load(s));
-      if (this.table?.revision !== snapshot.revision || !this.retrying.has(id)) return;
-      this.table = withServable(this.table, model);
-      this.retrying.delete(id);
-      this.logger.info({ model: id, attempt }, 'model servable after a retry');
-    } catch (error) {
-      if (this.table?.revision !== snapshot.revision || !this.retrying.has(id)) return;
-      this.failed(snapshot, id, attempt, errorMessage(error));
-    }
-    this.settle();
+    const stale = () => this.table?.revision !== snapshot.revision || !this.retrying.has(id);
+    if (!spec || stale()) return;
+    const outcome = await loadServable(spec, (s) => this.tokenizers.load(s)).then(
+      (model) => ({ model }),
+      (error: unknown) => ({ error }),
+    );
+    await this.enqueue(() => {
+      if (stale()) return;
+      if ('model' in outcome) {
+        this.table = withServable(this.table!, outcome.model);
+        this.retrying.delete(id);
+        this.logger.info({ model: id, attempt }, 'model servable after a retry');
+      } else {
+        this.failed(snapshot, id, attempt, errorMessage(outcome.error));
+      }
+      this.settle();
+    });
   }
 
   /** The current revision is applied once no model of it is waiting for another try. */

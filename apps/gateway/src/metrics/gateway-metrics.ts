@@ -120,10 +120,14 @@ export class GatewayMetrics {
     if (agreement.agreeing > 0)
       this.shadowAgreement.inc({ endpoint, model, result: 'agree' }, agreement.agreeing);
     if (disagreeing > 0) this.shadowAgreement.inc({ endpoint, model, result: 'disagree' }, disagreeing);
-    for (const delta of agreement.scoreDeltas) this.shadowScoreDelta.observe({ endpoint, model }, delta);
+    for (const delta of agreement.scoreDeltas) {
+      if (Number.isFinite(delta)) this.shadowScoreDelta.observe({ endpoint, model }, delta);
+    }
   }
 
   recordEmbeddingSimilarity(endpoint: string, model: string, similarities: readonly number[]): void {
-    for (const similarity of similarities) this.shadowCosine.observe({ endpoint, model }, similarity);
+    for (const similarity of similarities) {
+      if (Number.isFinite(similarity)) this.shadowCosine.observe({ endpoint, model }, similarity);
+    }
   }
 }

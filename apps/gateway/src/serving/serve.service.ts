@@ -109,6 +109,7 @@ export class ServeService {
         endpoint: endpoint.name,
         model: shadow.spec.id,
         task: spec.task,
+        shadowTask: shadow.spec.task,
         primary: predictions,
         predict: () =>
           this.predict(shadow, endpoint, request, {

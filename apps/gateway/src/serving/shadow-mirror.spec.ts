@@ -26,6 +26,7 @@ function job(overrides: Partial<MirrorJob>): MirrorJob {
     endpoint: 'sentiment',
     model: 'sst2:2',
     task: 'text-classification',
+    shadowTask: 'text-classification',
     primary: classification('POSITIVE', 0.9),
     predict: () => Promise.resolve(classification('POSITIVE', 0.85)),
     ...overrides,
@@ -80,6 +81,7 @@ describe('ShadowMirror', () => {
     mirror.mirror(
       job({
         task: 'feature-extraction',
+        shadowTask: 'feature-extraction',
         primary: [{ embedding: [1, 0] }],
         predict: () => Promise.resolve([{ embedding: [1, 0] }]),
       }),
@@ -90,5 +92,17 @@ describe('ShadowMirror', () => {
       (value) => (value as { metricName?: string }).metricName === 'modelgate_shadow_cosine_similarity_count',
     );
     expect(count?.value).toBe(1);
+  });
+
+  it('survives answers it cannot compare: NaN scores, or a shadow of another task', async () => {
+    const metrics = new GatewayMetrics();
+    const mirror = new ShadowMirror(metrics);
+    mirror.mirror(job({ predict: () => Promise.resolve(classification('POSITIVE', Number.NaN)) }));
+    mirror.mirror(
+      job({ shadowTask: 'feature-extraction', predict: () => Promise.resolve([{ embedding: [1] }]) }),
+    );
+    mirror.mirror(job({ predict: () => Promise.resolve([{ embedding: [1] }]) })); // wrong shape, same task
+    await settled(mirror);
+    expect(await counter(metrics, 'modelgate_shadow_requests_total', { outcome: 'ok' })).toBe(3);
   });
 });

@@ -17,7 +17,9 @@ export interface MirrorJob {
   endpoint: string;
   /** The shadow model's id (name:version). */
   model: string;
+  /** The primary's task; answers are compared only when the shadow's is the same. */
   task: ModelTask;
+  shadowTask: ModelTask;
   /** The primary's predictions for the same input. */
   primary: readonly unknown[];
   /** Runs the request on the shadow model; resolves with its predictions. */
@@ -45,7 +47,9 @@ export class ShadowMirror {
     }
     this.inFlight++;
     setImmediate(() => {
-      void this.run(job).finally(() => this.inFlight--);
+      void this.run(job)
+        .catch(() => undefined) // run() catches everything; a mirror must never end the process
+        .finally(() => this.inFlight--);
     });
   }
 
@@ -59,6 +63,15 @@ export class ShadowMirror {
       return;
     }
     this.metrics.recordShadow(job.endpoint, job.model, 'ok', started);
+    try {
+      this.compare(job, predictions);
+    } catch {
+      // An answer of another shape than the primary's (a shadow of another task): nothing to compare.
+    }
+  }
+
+  private compare(job: MirrorJob, predictions: readonly unknown[]): void {
+    if (job.shadowTask !== job.task) return;
     if (job.task === 'text-classification') {
       const agreement = compareClassifications(job.primary as ClassScore[][], predictions as ClassScore[][]);
       this.metrics.recordClassificationAgreement(job.endpoint, job.model, agreement);

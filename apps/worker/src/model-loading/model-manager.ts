@@ -129,6 +129,7 @@ export class ModelManager {
    * load this revision asked for has finished; loads and unloads of other models go on meanwhile.
    */
   async applySnapshot(snapshot: ConfigSnapshot): Promise<void> {
+    if (this.draining) return; // a snapshot arriving during shutdown loads nothing
     this.receivedRevision = Math.max(snapshot.revision, this.receivedRevision ?? snapshot.revision);
     const wanted = new Map(
       snapshot.models.filter((m) => m.workerGroup === this.deps.workerGroup).map((m) => [m.id, m]),
@@ -234,6 +235,8 @@ export class ModelManager {
               : `attempt ${attempt} of ${this.deps.retry.maxAttempts}; retrying in ${formatDelay(delayMs)}`;
           this.models.set(spec.id, { ...emptyCopy(spec), state: 'FAILED', reason: `${reason} (${when})` });
           metrics.modelReady.set({ model: spec.id }, 0);
+          // A copy whose session thread died still holds its other sessions: release them.
+          if (current?.runner || current?.sessions.length) void retire(current).catch(() => undefined);
         }
         if (delayMs === undefined) return;
         try {
