@@ -196,4 +196,23 @@ describe('model loading: retries with backoff, per-model loads, applied revision
     expect(models.failureReasons()['a:1']).toMatch(/gave up after 1 attempt/);
     await expect.poll(() => lost.sessions.length).toBe(0); // the surviving session was released
   });
+
+  it('keeps serving the previous copy when a reload fails, and says so in the reasons', async () => {
+    const fetcher = new SteeredFetcher().then(() => Promise.resolve({ path: modelPath }), unreachable);
+    const models = start(fetcher, 1);
+    await models.applySnapshot(snapshot(1, ['a']));
+    const changed = snapshot(2, ['a']);
+    const reload = {
+      ...changed,
+      models: changed.models.map((m) => ({ ...m, batching: { ...m.batching, maxBatchSize: 3 } })),
+    };
+    await models.applySnapshot(reload);
+    expect(models.states()).toEqual({ 'a:1': 'READY' });
+    expect(models.failureReasons()['a:1']).toMatch(
+      /^reload failed, the previous copy still serves: artifact store unreachable .*\(gave up after 1 attempt\)$/,
+    );
+    expect(models.revision).toBe(2);
+    await models.applySnapshot(snapshot(3, ['a'])); // back to the serving spec: nothing to reload
+    expect(models.failureReasons()).toEqual({});
+  });
 });

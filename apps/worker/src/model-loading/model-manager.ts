@@ -76,11 +76,15 @@ export class ModelManager {
     return Object.fromEntries([...this.models].map(([id, model]) => [id, model.state]));
   }
 
-  /** Why each FAILED model failed, by id (the other models are left out). */
+  /** Why each FAILED model failed, and why a serving model's reload failed, by id (others left out). */
   failureReasons(): Record<string, string> {
     return Object.fromEntries(
       [...this.models].flatMap(([id, model]) =>
-        model.state === 'FAILED' ? [[id, model.reason ?? 'unknown reason']] : [],
+        model.state === 'FAILED'
+          ? [[id, model.reason ?? 'unknown reason']]
+          : model.reloadFailure !== undefined
+            ? [[id, `reload failed, the previous copy still serves: ${model.reloadFailure}`]]
+            : [],
       ),
     );
   }
@@ -145,6 +149,8 @@ export class ModelManager {
       // A model that failed (given up on, or its session lost) is tried again by each new revision.
       if (underway || !current || current.state === 'FAILED' || needsReload(current.spec, spec)) {
         loads.push(this.startLoad(spec));
+      } else {
+        delete current.reloadFailure; // the spec is back to the one serving: no reload is wanted
       }
     }
     const unwanted = new Set([...this.models.keys(), ...this.loading.keys()].filter((id) => !wanted.has(id)));
@@ -226,13 +232,14 @@ export class ModelManager {
           { model: spec.id, attempt, retryInMs: delayMs ?? null, reason, previousServing: serving },
           delayMs === undefined ? 'model failed to load; giving up' : 'model failed to load; retrying',
         );
-        // A failed reload leaves the previous copy serving; otherwise the failure shows, with when
-        // the next attempt comes or that there will be none.
-        if (!serving) {
-          const when =
-            delayMs === undefined
-              ? `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`
-              : `attempt ${attempt} of ${this.deps.retry.maxAttempts}; retrying in ${formatDelay(delayMs)}`;
+        // A failed reload leaves the previous copy serving, saying so; otherwise the failure shows,
+        // with when the next attempt comes or that there will be none.
+        const when =
+          delayMs === undefined
+            ? `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`
+            : `attempt ${attempt} of ${this.deps.retry.maxAttempts}; retrying in ${formatDelay(delayMs)}`;
+        if (serving) current.reloadFailure = `${reason} (${when})`;
+        else {
           this.models.set(spec.id, { ...emptyCopy(spec), state: 'FAILED', reason: `${reason} (${when})` });
           metrics.modelReady.set({ model: spec.id }, 0);
           // A copy whose session thread died still holds its other sessions: release them.

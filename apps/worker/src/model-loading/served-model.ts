@@ -15,6 +15,8 @@ export interface ServedModel {
   state: ModelState;
   /** Why it FAILED, in words a person can act on. */
   reason?: string;
+  /** While READY: why loading its replacement (a changed spec) failed, so it still serves. */
+  reloadFailure?: string;
   /** The provider its sessions run on. */
   provider?: ExecutionProviderName;
   sessions: OnnxSession[];
