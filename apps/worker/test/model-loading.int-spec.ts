@@ -64,10 +64,10 @@ describe('model loading: retries with backoff, per-model loads, applied revision
     manager = undefined;
   });
 
-  function start(fetcher: SteeredFetcher, maxAttempts = 3): Manager.ModelManager {
+  function start(fetcher: SteeredFetcher, maxAttempts = 3, baseDelayMs = 20): Manager.ModelManager {
     manager = new ModelManager({
       workerGroup: 'default',
-      retry: { baseDelayMs: 20, maxDelayMs: 40, maxAttempts },
+      retry: { baseDelayMs, maxDelayMs: Math.max(40, baseDelayMs), maxAttempts },
       gpu: { deviceId: 0 },
       fetcher,
       metrics: new WorkerMetrics(),
@@ -111,12 +111,26 @@ describe('model loading: retries with backoff, per-model loads, applied revision
     const models = start(fetcher, 5);
     const applying = models.applySnapshot(snapshot(1, ['a']));
     await expect.poll(() => fetcher.calls).toBe(2);
-    expect(models.require.bind(models, 'a')).toThrow(/\(attempt 1 of 5; retrying in 20 ms\)/);
+    // The second attempt is held: the reason says it is running, with the first one's failure.
+    expect(models.require.bind(models, 'a')).toThrow(
+      /unreachable \(ECONNREFUSED\) \(attempt 2 of 5 running\)/,
+    );
     expect(models.revision).toBeUndefined();
     second.release({ path: modelPath });
     await applying;
     expect(models.states()).toEqual({ 'a:1': 'READY' });
     expect(models.revision).toBe(1);
+  });
+
+  it('says when the next attempt comes, and drops the wait at once when the model is removed', async () => {
+    const fetcher = new SteeredFetcher().then(unreachable);
+    const models = start(fetcher, 3, 60_000);
+    const first = models.applySnapshot(snapshot(1, ['a']));
+    await expect.poll(() => models.failureReasons()['a:1']).toMatch(/\(attempt 1 of 3; retrying in 60 s\)$/);
+    await models.applySnapshot(snapshot(2, [])); // removed during the minute's wait
+    await first; // the abandoned load ended without waiting out its minute
+    expect(models.states()).toEqual({});
+    expect(fetcher.calls).toBe(1);
   });
 
   it('loads each model on its own: a held load neither blocks another model nor a later revision', async () => {

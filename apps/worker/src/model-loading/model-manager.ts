@@ -252,6 +252,11 @@ export class ModelManager {
           return; // aborted: replaced, removed, or the worker stops
         }
         if (!this.isCurrent(spec.id, generation)) return;
+        // The next attempt is running now: say so instead of the wait that just ended.
+        const now = `attempt ${attempt + 1} of ${this.deps.retry.maxAttempts} running`;
+        const shown = this.models.get(spec.id);
+        if (shown?.state === 'FAILED') shown.reason = `${reason} (${now})`;
+        else if (shown?.reloadFailure !== undefined) shown.reloadFailure = `${reason} (${now})`;
       }
     }
   }
