@@ -2,9 +2,13 @@
 // file's compiled form, migrations/dist/index.js; add each new migration here.
 import { type MigrationInterface } from 'typeorm';
 import { InitialSchema1763683200000 } from './1763683200000-initial-schema.js';
+import { ModelVersionPolicies1795348800000 } from './1795348800000-model-version-policies.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
 
 /** Every migration, in the order they apply. */
-export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [InitialSchema1763683200000];
+export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
+  InitialSchema1763683200000,
+  ModelVersionPolicies1795348800000,
+];

@@ -8,6 +8,7 @@ import {
   type RouteRole,
   type RuntimeConfig,
   type TensorMetadata,
+  type VersionPolicy,
 } from '@modelgate/contracts';
 
 /** Preparation status of a model version (DESIGN §3.6). */
@@ -73,6 +74,8 @@ export interface NodeStatusView {
   models: Record<string, string>;
   /** Model id → why it FAILED (absent from registries older than this CLI). */
   reasons?: Record<string, string>;
+  /** On a gateway: endpoint name → whether it can serve it now, and why not. */
+  endpoints?: Record<string, { ready: boolean; reason?: string }>;
   lastSeenMs: number;
 }
 
@@ -120,4 +123,14 @@ export interface ApiErrorBody {
     field?: string;
     issues?: { path: string; message: string }[];
   };
+}
+
+/** `GET|PUT|DELETE /v1/models/:name/version-policy`: which versions of a model workers load. */
+export interface VersionPolicyView {
+  model: string;
+  policy: VersionPolicy;
+  /** True when no policy is set and the default (latest 1) applies. */
+  isDefault: boolean;
+  /** Versions loaded at the current revision: the routed ones plus the policy's, ascending. */
+  loadedVersions: number[];
 }

@@ -1,3 +1,4 @@
+import { type VersionPolicy } from '@modelgate/contracts';
 import {
   type EndpointCreation,
   type EndpointView,
@@ -8,6 +9,7 @@ import {
   type RouteRequest,
   type TokenRole,
   type TokenView,
+  type VersionPolicyView,
 } from './api-types.js';
 
 /** Deadline of one ordinary API call, in milliseconds; uploads have none (model files are large). */
@@ -66,6 +68,19 @@ export class RegistryClient {
 
   async removeModel(key: ModelKey): Promise<void> {
     await this.#send('DELETE', modelPath(key));
+  }
+
+  getVersionPolicy(name: string): Promise<VersionPolicyView> {
+    return this.#json('GET', versionPolicyPath(name));
+  }
+
+  setVersionPolicy(name: string, policy: VersionPolicy): Promise<VersionPolicyView> {
+    return this.#json('PUT', versionPolicyPath(name), policy);
+  }
+
+  /** Back to the default policy, latest 1. */
+  resetVersionPolicy(name: string): Promise<VersionPolicyView> {
+    return this.#json('DELETE', versionPolicyPath(name));
   }
 
   listEndpoints(): Promise<EndpointView[]> {
@@ -164,6 +179,10 @@ export class RegistryClient {
     if (response.status === 401 && this.token === undefined) message += ' (set MODELGATE_TOKEN)';
     return new RegistryApiError(response.status, code, message, error?.field, error?.request_id);
   }
+}
+
+function versionPolicyPath(name: string): string {
+  return `/v1/models/${encodeURIComponent(name)}/version-policy`;
 }
 
 function modelPath(key: ModelKey): string {

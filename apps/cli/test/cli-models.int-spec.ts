@@ -170,6 +170,28 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     );
   });
 
+  it('shows, sets and resets a model’s version policy, refusing malformed ones before calling', async () => {
+    const shown = await modelgate('model', 'policy', 'tiny');
+    expect(shown).toMatchObject({
+      code: 0,
+      stdout: 'model tiny: version policy latest 1 (default); loaded versions: 1, 2\n',
+    });
+    const before = await snapshot();
+    const set = await modelgate('model', 'policy', 'tiny', 'specific:1', '--json');
+    expect(json<{ policy: unknown }>(set).policy).toEqual({ kind: 'specific', versions: [1] });
+    expect((await snapshot()).revision).toBe(before.revision + 1);
+    const missing = await modelgate('model', 'policy', 'tiny', 'specific:1,7');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('model tiny has no version 7 (it has 1, 2)');
+    const malformed = await modelgate('model', 'policy', 'tiny', 'newest');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain(
+      "version policy 'newest': expected one of all, latest[:N], specific:V1,V2,... or default",
+    );
+    const reset = await modelgate('model', 'policy', 'tiny', 'default');
+    expect(reset.stdout).toBe('model tiny: version policy latest 1 (default); loaded versions: 1, 2\n');
+  });
+
   it('refuses to remove a routed model with the API’s message, and removes an endpoint', async () => {
     const routed = await modelgate('model', 'remove', 'tiny:2');
     expect(routed.code).toBe(1);

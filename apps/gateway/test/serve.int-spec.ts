@@ -72,6 +72,9 @@ describe('gateway: POST /serve/<endpoint> against real worker processes', () => 
         { name: 'bert', fixture: 'tiny-bert-sst2', version: '1' },
         { name: 'bert', fixture: 'tiny-bert-sst2', version: '2' },
         { name: 'distil', fixture: 'tiny-distilbert-sst2' },
+        // Neither routed nor the newest: the default version policy (latest 1) leaves distil:2 unloaded.
+        { name: 'distil', fixture: 'tiny-distilbert-sst2', version: '2' },
+        { name: 'distil', fixture: 'tiny-distilbert-sst2', version: '3' },
         { name: 'embed', fixture: 'tiny-bert-embedder', task: 'feature-extraction' },
         { name: 'multi', fixture: 'tiny-bert-multilabel' },
         { name: 'small', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 1, maxQueueSize: 2 } },
@@ -221,6 +224,18 @@ describe('gateway: POST /serve/<endpoint> against real worker processes', () => 
       const pinned = await gateway.post('/serve/sentiment/2', { text: 'x' });
       expect(body(pinned)).toMatchObject({ version: '2', route: 'pinned' });
     }
+  });
+
+  it('serves a pinned version the version policy loads, and says why one it leaves unloaded is not served', async () => {
+    const newest = await gateway.post('/serve/distil/3', { text: 'x' });
+    expect(newest.status).toBe(200);
+    expect(body(newest)).toMatchObject({ model: 'distil', version: '3', route: 'pinned' });
+    const unloaded = await gateway.post('/serve/distil/2', { text: 'x' });
+    expect(unloaded.status).toBe(404);
+    expect(errorOf(unloaded).message).toBe(
+      'model distil:2 is not loaded: no endpoint routes it and the version policy of distil (latest 1) ' +
+        "does not select it; route it, or load it with 'modelgate model policy distil all' (or 'specific:2')",
+    );
   });
 
   it.each([

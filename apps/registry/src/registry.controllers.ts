@@ -5,11 +5,13 @@ import { EndpointsController } from './endpoints/endpoints.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { ModelsController } from './models/models.controller.js';
+import { VersionPolicyController } from './models/version-policy.controller.js';
 import { StatusController } from './status/status.controller.js';
 
 /** Every controller of the registry; the route-access test walks this list. */
 export const REGISTRY_CONTROLLERS = [
   ModelsController,
+  VersionPolicyController,
   EndpointsController,
   ConfigSnapshotController,
   ArtifactsController,

@@ -23,6 +23,7 @@ import { MODEL_PREPARATION_QUEUE, PREPARATION_QUEUE } from './model-preparation/
 import { ArtifactUriPolicy } from './models/artifact-uri-policy.js';
 import { ModelUploadService } from './models/model-upload.service.js';
 import { ModelsService } from './models/models.service.js';
+import { VersionPolicyService } from './models/version-policy.service.js';
 import { CONFIG_BUS, type ConfigBus, InProcessConfigBus, RedisConfigBus } from './outbox/config-bus.js';
 import { ConfigChangesService } from './outbox/config-changes.service.js';
 import { OutboxRelay } from './outbox/outbox-relay.service.js';
@@ -96,6 +97,7 @@ export class RegistryModule {
         TokensService,
         BootstrapTokenService,
         ModelsService,
+        VersionPolicyService,
         ModelUploadService,
         EndpointsService,
         ConfigSnapshotService,

@@ -9,9 +9,12 @@ const TABLES = [
   'config_events',
   'endpoint_routes',
   'endpoints',
+  'model_version_policies',
   'models',
   'rollouts',
 ];
+
+const ALL_MIGRATIONS = ['InitialSchema1763683200000', 'ModelVersionPolicies1795348800000'];
 
 describe('migrations', () => {
   let isolation: Isolation;
@@ -37,7 +40,7 @@ describe('migrations', () => {
 
   it('create the schema and every table on an empty database', async () => {
     const outcome = await runMigrations(config, 'up');
-    expect(outcome.applied).toEqual(['InitialSchema1763683200000']);
+    expect(outcome.applied).toEqual(ALL_MIGRATIONS);
     expect(await tables()).toEqual(TABLES);
   });
 
@@ -70,10 +73,22 @@ describe('migrations', () => {
     await isolation.sql(`DELETE FROM models`);
   });
 
+  it('enforce the version policy kinds', async () => {
+    await isolation.sql(
+      `INSERT INTO model_version_policies (model_name, policy) VALUES ('m', '{"kind":"all"}')`,
+    );
+    await expect(
+      isolation.sql(
+        `INSERT INTO model_version_policies (model_name, policy) VALUES ('n', '{"kind":"newest"}')`,
+      ),
+    ).rejects.toThrow(/check constraint/);
+    await isolation.sql(`DELETE FROM model_version_policies`);
+  });
+
   it('revert the last migration with down, and apply it again', async () => {
-    expect((await runMigrations(config, 'down')).reverted).toEqual(['InitialSchema1763683200000']);
-    expect(await tables()).toEqual([]);
-    expect((await runMigrations(config, 'up')).applied).toEqual(['InitialSchema1763683200000']);
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['ModelVersionPolicies1795348800000']);
+    expect(await tables()).toEqual(TABLES.filter((table) => table !== 'model_version_policies'));
+    expect((await runMigrations(config, 'up')).applied).toEqual(['ModelVersionPolicies1795348800000']);
     expect(await tables()).toEqual(TABLES);
   });
 });

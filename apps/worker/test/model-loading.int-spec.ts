@@ -2,16 +2,14 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ConfigSnapshot, parseConfigSnapshot } from '@modelgate/contracts';
-import { createLogger } from '@modelgate/observability';
 import { writeSnapshot } from '@modelgate/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type * as Manager from '../src/model-loading/model-manager.js';
-import type * as Metrics from '../src/metrics/worker-metrics.js';
-
-// The built worker (npm test builds first): each session thread is a compiled module of its own.
-// Imported by paths held in variables so that typechecking does not need a build.
-const builtManager = '../dist/model-loading/model-manager.js';
-const builtMetrics = '../dist/metrics/worker-metrics.js';
+import {
+  type ModelManager,
+  type ModelManagerFactory,
+  builtModelManagers,
+  stopModelManager,
+} from './support/built-model-manager.js';
 
 /** A fetcher the test steers: each call takes the next behaviour, then the last one forever. */
 class SteeredFetcher {
@@ -42,13 +40,11 @@ const unreachable = () => Promise.reject(new Error('artifact store unreachable (
 describe('model loading: retries with backoff, per-model loads, applied revisions', () => {
   let modelPath: string;
   let base: ConfigSnapshot;
-  let ModelManager: typeof Manager.ModelManager;
-  let WorkerMetrics: typeof Metrics.WorkerMetrics;
-  let manager: Manager.ModelManager | undefined;
+  let newManager: ModelManagerFactory;
+  let manager: ModelManager | undefined;
 
   beforeAll(async () => {
-    ({ ModelManager } = (await import(builtManager)) as typeof Manager);
-    ({ WorkerMetrics } = (await import(builtMetrics)) as typeof Metrics);
+    newManager = await builtModelManagers();
     const dir = await mkdtemp(join(tmpdir(), 'worker-loading-'));
     const snapshotPath = await writeSnapshot(dir, [
       { name: 'a', fixture: 'tiny-bert-sst2' },
@@ -59,20 +55,12 @@ describe('model loading: retries with backoff, per-model loads, applied revision
   });
 
   afterEach(async () => {
-    await manager?.drainAll(1000);
-    await manager?.releaseAll();
+    await stopModelManager(manager);
     manager = undefined;
   });
 
-  function start(fetcher: SteeredFetcher, maxAttempts = 3, baseDelayMs = 20): Manager.ModelManager {
-    manager = new ModelManager({
-      workerGroup: 'default',
-      retry: { baseDelayMs, maxDelayMs: Math.max(40, baseDelayMs), maxAttempts },
-      gpu: { deviceId: 0 },
-      fetcher,
-      metrics: new WorkerMetrics(),
-      logger: createLogger({ app: 'worker-test', level: 'silent' }),
-    });
+  function start(fetcher: SteeredFetcher, maxAttempts = 3, baseDelayMs = 20): ModelManager {
+    manager = newManager(fetcher, { baseDelayMs, maxDelayMs: Math.max(40, baseDelayMs), maxAttempts });
     return manager;
   }
 

@@ -14,6 +14,7 @@ import {
   parseResourceName,
 } from './parse-arguments.js';
 import { formatElapsed, waitForPreparation } from './preparation-progress.js';
+import { registerVersionPolicyCommand } from './version-policy.command.js';
 
 /** Longest `model add` waits for preparation by default, in seconds. */
 const DEFAULT_WAIT_TIMEOUT_S = 900;
@@ -108,6 +109,8 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       const found = await client.getModel(key);
       output.result(found, () => renderModel(found));
     });
+
+  registerVersionPolicyCommand(model, contextOf);
 
   model
     .command('remove <name:version>')

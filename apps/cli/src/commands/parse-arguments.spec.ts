@@ -9,6 +9,7 @@ import {
   parseRegistryUrl,
   parseResourceName,
   parseRouteSpec,
+  parseVersionPolicy,
 } from './parse-arguments.js';
 
 describe('parseRouteSpec', () => {
@@ -114,5 +115,31 @@ describe('parsePaddingRatio', () => {
     for (const text of ['0.9', '', 'abc', 'Infinity']) {
       expect(() => parsePaddingRatio(text)).toThrow(/must be a number from 1 to 1000000/);
     }
+  });
+});
+
+describe('parseVersionPolicy', () => {
+  it('reads all, latest[:N], specific:V,... and default', () => {
+    expect(parseVersionPolicy('all')).toEqual({ kind: 'all' });
+    expect(parseVersionPolicy('latest')).toEqual({ kind: 'latest', count: 1 });
+    expect(parseVersionPolicy('latest:3')).toEqual({ kind: 'latest', count: 3 });
+    expect(parseVersionPolicy('specific:1,3')).toEqual({ kind: 'specific', versions: [1, 3] });
+    expect(parseVersionPolicy('default')).toBeUndefined();
+  });
+
+  it.each([
+    ['newest', "version policy 'newest': expected one of all, latest[:N], specific:V1,V2,... or default"],
+    ['all:2', "version policy 'all:2': expected one of all, latest[:N], specific:V1,V2,... or default"],
+    ['specific', "version policy 'specific': expected one of all, latest[:N], specific:V1,V2,... or default"],
+    ['latest:0', "version policy 'latest:0': N must be a positive integer, got '0'"],
+    ['latest:x', "version policy 'latest:x': N must be a positive integer, got 'x'"],
+    ['specific:1,,2', "version policy 'specific:1,,2': each version must be a positive integer, got ''"],
+    ['specific:2,2', "version policy 'specific:2,2': a version is listed twice"],
+    [
+      'latest:1:2',
+      "version policy 'latest:1:2': expected one of all, latest[:N], specific:V1,V2,... or default",
+    ],
+  ])('refuses %s', (text, message) => {
+    expect(() => parseVersionPolicy(text)).toThrow(new UsageError(message));
   });
 });

@@ -5,6 +5,7 @@ import {
   RESOURCE_NAME_PATTERN,
   ROUTE_ROLES,
   type RouteRole,
+  type VersionPolicy,
 } from '@modelgate/contracts';
 import { type RouteRequest } from '../api-types.js';
 import { registryUrlSchema } from '../cli.config.js';
@@ -130,4 +131,31 @@ export function parseRegistryUrl(text: string): string {
   const parsed = registryUrlSchema.safeParse(text);
   if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? 'must be an http(s):// URL');
   return parsed.data;
+}
+
+/**
+ * A version policy as `model policy` takes it: `all`, `latest` or `latest:N`, `specific:1,3`, or
+ * `default` (undefined: back to latest 1). A UsageError naming the accepted forms otherwise.
+ */
+export function parseVersionPolicy(text: string): VersionPolicy | undefined {
+  const forms = 'all, latest[:N], specific:V1,V2,... or default';
+  const [kind = '', argument, ...rest] = text.split(':');
+  if (rest.length > 0) throw new UsageError(`version policy '${text}': expected one of ${forms}`);
+  const count = (value: string, what: string): number => {
+    if (!INTEGER.test(value) || Number(value) < 1 || Number(value) > 999_999_999) {
+      throw new UsageError(`version policy '${text}': ${what} must be a positive integer, got '${value}'`);
+    }
+    return Number(value);
+  };
+  if (kind === 'default' && argument === undefined) return undefined;
+  if (kind === 'all' && argument === undefined) return { kind: 'all' };
+  if (kind === 'latest') return { kind: 'latest', count: argument === undefined ? 1 : count(argument, 'N') };
+  if (kind === 'specific' && argument !== undefined) {
+    const versions = argument.split(',').map((value) => count(value, 'each version'));
+    if (new Set(versions).size !== versions.length) {
+      throw new UsageError(`version policy '${text}': a version is listed twice`);
+    }
+    return { kind: 'specific', versions };
+  }
+  throw new UsageError(`version policy '${text}': expected one of ${forms}`);
 }

@@ -2,8 +2,12 @@ import {
   type ConfigSnapshot,
   type EndpointSpec,
   type ModelSpec,
+  type VersionPolicy,
+  DEFAULT_VERSION_POLICY,
   ErrorCode,
   ModelgateError,
+  describeVersionPolicy,
+  selectLoadedVersions,
 } from '@modelgate/contracts';
 import { TEXT_INPUT_NAMES, type TextTokenizer } from '@modelgate/processing';
 
@@ -28,6 +32,10 @@ export interface EndpointTable {
   readonly models: ReadonlyMap<string, ServableModel>;
   /** Models by id that failed to become servable here (tokenizer fetch), with why. */
   readonly unservable: ReadonlyMap<string, string>;
+  /** READY versions the version policy leaves unloaded (workers do not serve them), by id. */
+  readonly unloaded: ReadonlyMap<string, ModelSpec>;
+  /** Each model name's version policy, where one is set. */
+  readonly versionPolicies: ReadonlyMap<string, VersionPolicy>;
 }
 
 /** Builds the table for `snapshot`; `tokenizerOf` loads (or reuses) each model's tokenizer. */
@@ -37,20 +45,26 @@ export async function buildEndpointTable(
 ): Promise<EndpointTable> {
   const models = new Map<string, ServableModel>();
   const unservable = new Map<string, string>();
+  const selected = selectLoadedVersions(snapshot);
+  const unloaded = new Map(snapshot.models.filter((spec) => !selected.has(spec.id)).map((s) => [s.id, s]));
   await Promise.all(
-    snapshot.models.map(async (spec) => {
-      try {
-        models.set(spec.id, await loadServable(spec, tokenizerOf));
-      } catch (error) {
-        unservable.set(spec.id, errorMessage(error));
-      }
-    }),
+    snapshot.models
+      .filter((spec) => selected.has(spec.id))
+      .map(async (spec) => {
+        try {
+          models.set(spec.id, await loadServable(spec, tokenizerOf));
+        } catch (error) {
+          unservable.set(spec.id, errorMessage(error));
+        }
+      }),
   );
   return {
     revision: snapshot.revision,
     endpoints: new Map(snapshot.endpoints.map((endpoint) => [endpoint.name, endpoint])),
     models,
     unservable,
+    unloaded,
+    versionPolicies: new Map(snapshot.versionPolicies.map((entry) => [entry.model, entry.policy])),
   };
 }
 
@@ -87,15 +101,28 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The servable model `id`, or 503 saying why it is not. */
+/** The servable model `id`, or 404 (left unloaded by its version policy) or 503 saying why it is not. */
 export function servableModel(table: EndpointTable, id: string): ServableModel {
   const model = table.models.get(id);
   if (model) return model;
+  const unloaded = table.unloaded.get(id);
+  if (unloaded) throw notLoaded(table, unloaded);
   const why = table.unservable.get(id);
   throw new ModelgateError(
     ErrorCode.UNAVAILABLE,
     why
       ? `model ${id} cannot be served by this gateway: ${why}`
       : `model ${id} is not in the current configuration`,
+  );
+}
+
+/** NOT_FOUND for a READY version its model's version policy leaves unloaded, saying how to load it. */
+export function notLoaded(table: EndpointTable, spec: ModelSpec): ModelgateError {
+  const policy = describeVersionPolicy(table.versionPolicies.get(spec.name) ?? DEFAULT_VERSION_POLICY);
+  return new ModelgateError(
+    ErrorCode.NOT_FOUND,
+    `model ${spec.id} is not loaded: no endpoint routes it and the version policy of ${spec.name} ` +
+      `(${policy}) does not select it; route it, or load it with ` +
+      `'modelgate model policy ${spec.name} all' (or 'specific:${spec.version}')`,
   );
 }

@@ -3,6 +3,7 @@ import { type ModelSpec, ErrorCode, ModelgateError } from '@modelgate/contracts'
 import { type InferInput, InferenceClient } from '@modelgate/inference-client';
 import { type OutputTensorJson, parseRawInferRequest, rawOutputs } from '@modelgate/processing';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { notLoaded } from '../endpoints/endpoint-table.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
 
 /** KServe v2 REST response body. */
@@ -77,6 +78,8 @@ export class V2InferController {
     const spec = version
       ? specs.find((s) => s.version === version)
       : specs.sort((a, b) => Number(b.version) - Number(a.version))[0];
+    const unloaded = table && version ? table.unloaded.get(`${name}:${version}`) : undefined;
+    if (table && unloaded) throw notLoaded(table, unloaded);
     if (!spec) {
       throw new ModelgateError(ErrorCode.NOT_FOUND, `unknown model '${name}${version ? `:${version}` : ''}'`);
     }

@@ -202,7 +202,7 @@ export class ServeService {
     if (call.version !== undefined) {
       const pinned = pinVersion(
         endpoint.routes,
-        [...table.models.values()].map((m) => m.spec),
+        [...[...table.models.values()].map((m) => m.spec), ...table.unloaded.values()],
         call.version,
         `endpoint ${endpoint.name}`,
       );

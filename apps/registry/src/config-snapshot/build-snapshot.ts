@@ -7,11 +7,13 @@ import {
 } from '@modelgate/contracts';
 import { type EndpointEntity } from '../endpoints/endpoint.entity.js';
 import { type ModelEntity } from '../models/model.entity.js';
+import { type VersionPolicyEntity } from '../models/version-policy.entity.js';
 
 /**
  * The ConfigSnapshot (DESIGN §3.3) for rows read at one revision. It carries every READY model,
  * routed or not, so workers can load a version before a route shifts traffic to it; PENDING,
- * PREPARING and FAILED models are left out (nothing can serve them). Validate the result with
+ * PREPARING and FAILED models are left out (nothing can serve them); each model's version policy
+ * tells workers which of its versions to load. Validate the result with
  * parseConfigSnapshot before it leaves the registry.
  */
 export function buildSnapshot(
@@ -19,11 +21,13 @@ export function buildSnapshot(
   models: readonly ModelEntity[],
   endpoints: readonly EndpointEntity[],
   routesByEndpoint: ReadonlyMap<string, Route[]>,
+  versionPolicies: readonly VersionPolicyEntity[] = [],
 ): ConfigSnapshotInput {
   return {
     revision,
     models: models.filter((model) => model.status === 'READY').map(toModelSpec),
     endpoints: endpoints.map((endpoint) => toEndpointSpec(endpoint, routesByEndpoint.get(endpoint.id) ?? [])),
+    versionPolicies: versionPolicies.map((row) => ({ model: row.modelName, policy: row.policy })),
   };
 }
 

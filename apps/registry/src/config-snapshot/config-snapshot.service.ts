@@ -10,6 +10,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import { loadRoutes } from '../endpoints/endpoint-view.js';
 import { ModelEntity } from '../models/model.entity.js';
+import { VersionPolicyEntity } from '../models/version-policy.entity.js';
 import { LOGGER } from '../registry.tokens.js';
 import { buildSnapshot } from './build-snapshot.js';
 
@@ -42,7 +43,8 @@ export class ConfigSnapshotService {
       });
       const endpoints = await manager.getRepository(EndpointEntity).find({ order: { name: 'ASC' } });
       const routes = await loadRoutes(manager);
-      const outcome = safeParseConfigSnapshot(buildSnapshot(revision, models, endpoints, routes));
+      const policies = await manager.getRepository(VersionPolicyEntity).find({ order: { modelName: 'ASC' } });
+      const outcome = safeParseConfigSnapshot(buildSnapshot(revision, models, endpoints, routes, policies));
       if (outcome.success) return outcome.data;
       // The API validates every change, so this is a bug or a hand-edited database: never send it.
       this.logger.error({ revision, issues: outcome.issues }, 'stored config is not a valid snapshot');

@@ -9,6 +9,7 @@ import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { LOGGER } from '../registry.tokens.js';
 import { ArtifactUriPolicy } from './artifact-uri-policy.js';
 import { ModelEntity } from './model.entity.js';
+import { VersionPolicyEntity } from './version-policy.entity.js';
 import { type RegisterModelInput } from './model-registration.schema.js';
 import { type ModelView, toModelView } from './model-view.js';
 
@@ -118,6 +119,10 @@ export class ModelsService {
           );
         }
         throw error;
+      }
+      // The last version gone, its version policy goes too: a name registered again starts afresh.
+      if (!(await manager.getRepository(ModelEntity).existsBy({ name }))) {
+        await manager.getRepository(VersionPolicyEntity).delete({ modelName: name });
       }
       return { value: undefined, action: 'model.delete', target: `model:${id}` };
     });

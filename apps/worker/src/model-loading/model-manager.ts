@@ -1,10 +1,11 @@
 /**
  * The models this worker serves, kept in step with the config snapshots it is given.
  *
- * Applying a snapshot is diff-based and per model: models of this worker's group that are new (or
+ * Applying a snapshot is diff-based and per model: models of this worker's group that the version
+ * policy selects (routed versions, plus the newest or the listed ones) and that are new (or
  * whose artifact, runtime or batching changed, or that failed) are loaded — fetched,
  * sha256-verified, sessions created, warmed up — and only then marked READY, replacing any older
- * copy; models that disappeared stop admitting, drain their in-flight requests, and release their
+ * copy; models that disappeared or that the policy no longer selects stop admitting, drain their in-flight requests, and release their
  * sessions. A failed load is retried with backoff (load-retry.ts) and given up on with its reason.
  * Each model loads on its own: a slow load never holds another model's change, and a later
  * snapshot can replace or remove a model whose load is still under way. A revision counts as
@@ -17,6 +18,7 @@ import {
   ErrorCode,
   ModelgateError,
   isModelgateError,
+  selectLoadedVersions,
 } from '@modelgate/contracts';
 import { type LoadRetryPolicy, loadRetryDelayMs } from '@modelgate/config-sync';
 import { type ModelRunner } from '../serving/model-runner.js';
@@ -135,8 +137,12 @@ export class ModelManager {
   async applySnapshot(snapshot: ConfigSnapshot): Promise<void> {
     if (this.draining) return; // a snapshot arriving during shutdown loads nothing
     this.receivedRevision = Math.max(snapshot.revision, this.receivedRevision ?? snapshot.revision);
+    // The version policy picks which READY versions load; the others stop admitting, drain, unload.
+    const selected = selectLoadedVersions(snapshot);
     const wanted = new Map(
-      snapshot.models.filter((m) => m.workerGroup === this.deps.workerGroup).map((m) => [m.id, m]),
+      snapshot.models
+        .filter((m) => m.workerGroup === this.deps.workerGroup && selected.has(m.id))
+        .map((m) => [m.id, m]),
     );
     const loads: Promise<void>[] = [];
     for (const [id, spec] of wanted) {

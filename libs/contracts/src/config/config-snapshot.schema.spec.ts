@@ -107,7 +107,12 @@ describe('parseConfigSnapshot', () => {
   });
 
   it('accepts the empty snapshot of a fresh registry', () => {
-    expect(parseConfigSnapshot({ revision: 0 })).toEqual({ revision: 0, models: [], endpoints: [] });
+    expect(parseConfigSnapshot({ revision: 0 })).toEqual({
+      revision: 0,
+      models: [],
+      endpoints: [],
+      versionPolicies: [],
+    });
   });
 
   it('throws INVALID_ARGUMENT listing every bad path, nested ones included', () => {

@@ -5,6 +5,7 @@ import { isTaskCompatible } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
 import { nonNegativeIntSchema, resourceNameSchema } from './spec-fields.schema.js';
 import { type SafeParseOutcome, parseWith, safeParseWith } from './validation-issues.js';
+import { versionPoliciesSchema } from './version-policy.js';
 
 /** Static addresses of a worker group (file-based deployments, or a headless-Service DNS name). */
 export const workerGroupSchema = z.object({
@@ -32,6 +33,8 @@ export const configSnapshotSchema = z
     endpoints: z.array(endpointSpecSchema).default([]),
     /** Static worker addresses; with live sync, heartbeats supply them instead. */
     workerGroups: z.array(workerGroupSchema).optional(),
+    /** Per model name: which READY versions workers load besides the routed ones (latest 1 when absent). @defaultValue [] */
+    versionPolicies: versionPoliciesSchema,
   })
   .superRefine((snapshot, ctx) => {
     reportDuplicates(

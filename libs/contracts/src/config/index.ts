@@ -6,3 +6,4 @@ export * from './spec-fields.schema.js';
 export * from './tensor-metadata.schema.js';
 export * from './validation-issues.js';
 export * from './env-schema.js';
+export * from './version-policy.js';
