@@ -3,6 +3,7 @@
 import { type MigrationInterface } from 'typeorm';
 import { InitialSchema1763683200000 } from './1763683200000-initial-schema.js';
 import { ModelVersionPolicies1795348800000 } from './1795348800000-model-version-policies.js';
+import { ModelSourcesAndExternalData1795352400000 } from './1795352400000-model-sources-and-external-data.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -11,4 +12,5 @@ export type MigrationClass = new () => MigrationInterface;
 export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   InitialSchema1763683200000,
   ModelVersionPolicies1795348800000,
+  ModelSourcesAndExternalData1795352400000,
 ];

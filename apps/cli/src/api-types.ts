@@ -1,6 +1,7 @@
 import {
   type ArtifactRef,
   type BatchingConfig,
+  type ExternalDataRef,
   type ModelTask,
   type PostprocessingConfig,
   type PreprocessingConfig,
@@ -25,7 +26,12 @@ export interface ModelView {
   /** Why it FAILED, or how preparation is going. */
   statusReason: string | null;
   workerGroup: string;
-  artifact: ArtifactRef;
+  /** The hf:// repository the files were imported from; null when registered by URI or upload. */
+  source: string | null;
+  /** The .onnx file; null until the import from `source` is done. */
+  artifact: ArtifactRef | null;
+  /** ONNX external data files placed beside the .onnx file. */
+  externalData: ExternalDataRef[];
   tokenizer: ArtifactRef | null;
   labels: string[] | null;
   inputs: TensorMetadata[];
@@ -95,7 +101,10 @@ export interface ModelRegistration {
   batching?: Partial<BatchingConfig>;
   runtime?: Partial<RuntimeConfig>;
   artifact?: ArtifactRef;
+  externalData?: ExternalDataRef[];
   tokenizer?: ArtifactRef;
+  /** `hf://org/name[@revision]`: the registry imports the files itself (instead of artifact). */
+  source?: string;
 }
 
 /** Body of `POST /v1/endpoints`. */

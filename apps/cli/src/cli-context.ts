@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadCliConfig } from './cli.config.js';
 import { UsageError } from './cli-errors.js';
-import { Output, type OutputStreams } from './output/output.js';
+import { Output, type OutputFormat, type OutputStreams } from './output/output.js';
 import { RegistryClient } from './registry-client.js';
 
 /** What every command action works with. */
@@ -17,6 +17,7 @@ export type ContextFactory = (command: Command) => CommandContext;
 export interface GlobalOptions {
   registry?: string;
   json?: boolean;
+  output?: OutputFormat;
 }
 
 /** The context factory over the environment and these streams. */
@@ -26,7 +27,7 @@ export function contextFactory(streams: OutputStreams): ContextFactory {
     const config = loadCliConfig();
     return {
       client: new RegistryClient(options.registry ?? config.MODELGATE_REGISTRY, config.MODELGATE_TOKEN),
-      output: new Output(options.json === true, streams),
+      output: new Output(outputFormat(options), streams),
     };
   };
 }
@@ -41,4 +42,12 @@ export function asArgParser<T>(parse: (text: string) => T): (text: string) => T 
       throw error;
     }
   };
+}
+
+/** `-o` wins; `--json` is `-o json`; the default is a table. Both, disagreeing, is a usage error. */
+export function outputFormat(options: Pick<GlobalOptions, 'json' | 'output'>): OutputFormat {
+  if (options.json === true && options.output !== undefined && options.output !== 'json') {
+    throw new UsageError(`--json and -o ${options.output} disagree: give one of them`);
+  }
+  return options.output ?? (options.json === true ? 'json' : 'table');
 }

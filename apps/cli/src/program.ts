@@ -1,4 +1,5 @@
-import { Command, CommanderError } from 'commander';
+import { MODELGATE_VERSION } from '@modelgate/contracts';
+import { Command, CommanderError, Option } from 'commander';
 import { asArgParser, contextFactory } from './cli-context.js';
 import { CliFailure, ExitCode, UsageError } from './cli-errors.js';
 import { DEFAULT_REGISTRY_URL } from './cli.config.js';
@@ -9,11 +10,13 @@ import { registerPerfCommand } from './commands/perf.command.js';
 import { registerRouteCommands } from './commands/route.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
 import { registerTokenCommands } from './commands/token.command.js';
-import { type OutputStreams } from './output/output.js';
+import { registerVersionCommand } from './commands/version.command.js';
+import { registerCompletionCommand } from './commands/completion.command.js';
+import { OUTPUT_FORMATS, type OutputStreams } from './output/output.js';
 import { RegistryApiError, RegistryUnreachableError } from './registry-client.js';
 
-/** The CLI's version (`modelgate -V`). */
-export const CLI_VERSION = '0.1.0';
+/** The CLI's version (`modelgate --version`, `modelgate version`). */
+export const CLI_VERSION = MODELGATE_VERSION;
 
 /** The `modelgate` command tree, writing to `streams`; parse errors throw CommanderError (no process.exit). */
 export function buildProgram(streams: OutputStreams): Command {
@@ -21,14 +24,21 @@ export function buildProgram(streams: OutputStreams): Command {
     .description(
       'Admin CLI of the modelgate registry: models, endpoints, canary routes, tokens, fleet status.',
     )
-    // `--version` belongs to `model add`; the CLI's own version is -V.
+    // -V prints the CLI's version alone; `modelgate --version` runs `modelgate version` (runCli),
+    // which adds the registry's; `--version` after `model add` is the version number to register.
     .version(CLI_VERSION, '-V, --cli-version', 'print the CLI version')
     .option(
       '--registry <url>',
       `registry base URL (env MODELGATE_REGISTRY, default ${DEFAULT_REGISTRY_URL})`,
       asArgParser(parseRegistryUrl),
     )
-    .option('--json', 'print the raw API JSON on stdout, nothing else (for scripts)')
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'table (default), wide (lists with more columns), json or yaml',
+      ).choices(OUTPUT_FORMATS),
+    )
+    .option('--json', 'print the raw API JSON on stdout, nothing else (for scripts); same as -o json')
     .addHelpText(
       'after',
       '\nAuthentication: the Bearer token in env MODELGATE_TOKEN (admin for changes, viewer for reads).',
@@ -47,6 +57,8 @@ export function buildProgram(streams: OutputStreams): Command {
   registerTokenCommands(program, contextOf);
   registerStatusCommand(program, contextOf);
   registerPerfCommand(program, contextOf);
+  registerVersionCommand(program, contextOf);
+  registerCompletionCommand(program);
   return program;
 }
 
@@ -56,8 +68,11 @@ export function buildProgram(streams: OutputStreams): Command {
  */
 export async function runCli(argv: readonly string[], streams: OutputStreams): Promise<number> {
   const program = buildProgram(streams);
+  // `modelgate --version` is `modelgate version`; `--version` after a subcommand stays that
+  // subcommand's own (`model add --version 3`).
+  const args = argv[0] === '--version' ? ['version', ...argv.slice(1)] : [...argv];
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
     return ExitCode.OK;
   } catch (error) {
     return reportFailure(error, streams);

@@ -12,6 +12,14 @@ import {
   type VersionPolicyView,
 } from './api-types.js';
 
+/** The header a modelgate gateway sets on its error answers. */
+const COMPONENT_HEADER = 'x-modelgate-component';
+
+/** Added to an error that came from a gateway: the CLI talks to the registry. */
+const GATEWAY_HINT =
+  ' (this URL answers like a modelgate gateway; the admin API is served by the registry, port 8081 by ' +
+  'default: set --registry or MODELGATE_REGISTRY to its URL)';
+
 /** Deadline of one ordinary API call, in milliseconds; uploads have none (model files are large). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -116,6 +124,11 @@ export class RegistryClient {
     return this.#json('DELETE', `/v1/tokens/${encodeURIComponent(name)}`);
   }
 
+  /** The registry's release (`GET /v1/version`, no token needed). */
+  version(): Promise<{ component: string; version: string; api: string }> {
+    return this.#json('GET', '/v1/version');
+  }
+
   status(): Promise<FleetStatusView> {
     return this.#json('GET', '/v1/status');
   }
@@ -177,6 +190,7 @@ export class RegistryClient {
     const code = error?.code ?? `HTTP_${response.status}`;
     let message = error?.message ?? `HTTP ${response.status} ${response.statusText}`.trim();
     if (response.status === 401 && this.token === undefined) message += ' (set MODELGATE_TOKEN)';
+    if (response.headers.get(COMPONENT_HEADER) === 'gateway') message += GATEWAY_HINT;
     return new RegistryApiError(response.status, code, message, error?.field, error?.request_id);
   }
 }

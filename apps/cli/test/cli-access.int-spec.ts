@@ -1,5 +1,8 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type NodeReport, writeHeartbeat } from '@modelgate/config-sync';
-import { freePort } from '@modelgate/testing';
+import { MODELGATE_VERSION } from '@modelgate/contracts';
+import { freePort, startGateway } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -114,6 +117,39 @@ describe('modelgate CLI: tokens, fleet status and errors against a running regis
       ),
     );
     expect(human.stdout).toMatch(/^gateway +gateway-a +10\.1\.0\.9:8080 +- +- +- +[\d.]+s ago +-$/m);
+  });
+
+  it('prints the CLI’s and the registry’s versions, with --version too', async () => {
+    const run = await modelgate(undefined, 'version');
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: `modelgate CLI ${MODELGATE_VERSION}\nregistry ${MODELGATE_VERSION} (${registry.url})\n`,
+    });
+    expect((await modelgate(undefined, '--version')).stdout).toBe(run.stdout);
+    expect(JSON.parse((await modelgate(undefined, 'version', '-o', 'json')).stdout)).toEqual({
+      cli: { version: MODELGATE_VERSION },
+      registry: { url: registry.url, version: MODELGATE_VERSION },
+    });
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await runModelgate(['--version'], { registryUrl: nobody, token: undefined });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toBe(`modelgate CLI ${MODELGATE_VERSION}\n`);
+    expect(unreachable.stderr).toContain(`registry version unknown: cannot reach the registry at ${nobody}`);
+  });
+
+  it('says so when pointed at a gateway instead of the registry', async () => {
+    const snapshot = join(isolation.dir, 'gateway-snapshot.json');
+    await writeFile(snapshot, JSON.stringify({ revision: 1 }));
+    const gateway = await startGateway(snapshot);
+    try {
+      const run = await runModelgate(['model', 'list'], { registryUrl: gateway.url, token: ADMIN_TOKEN });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        'this URL answers like a modelgate gateway; the admin API is served by the registry, port 8081 by default',
+      );
+    } finally {
+      await gateway.stop();
+    }
   });
 
   it('exits 1 naming the registry it cannot reach', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseConfigSnapshot } from '@modelgate/contracts';
 import { ensureFixture, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import {
   ADMIN_TOKEN,
   type Isolation,
@@ -84,6 +85,10 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^task: +text-classification$/m);
     expect(run.stdout).toMatch(/^tiny:1 +100% +primary$/m);
+    // The registry sees the fleet (Redis heartbeats) and no worker of group default is alive.
+    expect(run.stderr).toContain(
+      "warning: no live worker in group 'default': model tiny:1 is not served until one starts",
+    );
     const endpoint = (await registry.admin.get<EndpointView>('/v1/endpoints/sentiment')).body;
     expect(endpoint.preprocessing.maxTokens).toBe(64);
     expect(endpoint.timeoutMs).toBe(2000);
@@ -156,6 +161,26 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     expect(
       json<EndpointView>(await modelgate('endpoint', 'show', 'sentiment', '--json')).routes,
     ).toHaveLength(2);
+  });
+
+  it('prints YAML that parses to the API’s answer, and wide tables with more columns', async () => {
+    const yaml = await modelgate('model', 'list', '-o', 'yaml');
+    expect(yaml.code, yaml.stderr).toBe(0);
+    expect(parseYaml(yaml.stdout)).toEqual(json<ModelView[]>(await modelgate('model', 'list', '-o', 'json')));
+    const wide = await modelgate('model', 'list', '-o', 'wide');
+    expect(wide.stdout.split('\n')[0]).toMatch(
+      /^MODEL +TASK +STATUS +WORKER GROUP +PROVIDERS +INSTANCES +MAX BATCH +SHA256 +REASON +CREATED$/,
+    );
+    const endpoints = await modelgate('endpoint', 'list', '--output', 'wide');
+    expect(endpoints.stdout).toMatch(/^sentiment +.* +64 +x-modelgate-route-key +\S+$/m);
+    const clash = await modelgate('model', 'list', '--json', '-o', 'yaml');
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('--json and -o yaml disagree: give one of them');
+    const unknown = await modelgate('model', 'list', '-o', 'xml');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      "argument 'xml' is invalid. Allowed choices are table, wide, json, yaml.",
+    );
   });
 
   it('prints human tables by default', async () => {

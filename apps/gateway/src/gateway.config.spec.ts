@@ -25,6 +25,24 @@ describe('GATEWAY_WORKER_ADDRESSES', () => {
   });
 });
 
+describe('graceful termination settings', () => {
+  it('default to no delay (no load balancer to wait for) and a 30 s drain', () => {
+    const config = loadGatewayConfig({});
+    expect(config.GATEWAY_SHUTDOWN_DELAY_MS).toBe(0);
+    expect(config.GATEWAY_DRAIN_TIMEOUT_MS).toBe(30_000);
+  });
+
+  it('reads both in ms and names a negative or fractional value', () => {
+    const config = loadGatewayConfig({
+      GATEWAY_SHUTDOWN_DELAY_MS: '5000',
+      GATEWAY_DRAIN_TIMEOUT_MS: '10000',
+    });
+    expect([config.GATEWAY_SHUTDOWN_DELAY_MS, config.GATEWAY_DRAIN_TIMEOUT_MS]).toEqual([5000, 10_000]);
+    expect(() => loadGatewayConfig({ GATEWAY_SHUTDOWN_DELAY_MS: '-1' })).toThrow(/GATEWAY_SHUTDOWN_DELAY_MS/);
+    expect(() => loadGatewayConfig({ GATEWAY_DRAIN_TIMEOUT_MS: '1.5' })).toThrow(/GATEWAY_DRAIN_TIMEOUT_MS/);
+  });
+});
+
 describe('retired keys', () => {
   it('refuses GATEWAY_DEFAULT_TIMEOUT_MS, saying where request deadlines come from now', () => {
     expect(() => loadGatewayConfig({ GATEWAY_DEFAULT_TIMEOUT_MS: '5000' })).toThrow(

@@ -81,6 +81,15 @@ export const gatewayConfigSchema = z.object({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /**
+   * After SIGTERM/SIGINT, how long the gateway keeps serving with /health/ready already 503 before
+   * it stops accepting, in ms: the time a load balancer (a Kubernetes Service) needs to stop sending
+   * here. 0 (the default) suits a gateway nobody balances by readiness (standalone, one process);
+   * the Helm chart sets 5000.
+   */
+  GATEWAY_SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  /** Once it stops accepting, how long the gateway waits for in-flight requests before it exits anyway, in ms. */
+  GATEWAY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** Serve the OpenAPI document and UI at /docs. */
   GATEWAY_DOCS: booleanFromEnv.default(true),
   /** Log level. */

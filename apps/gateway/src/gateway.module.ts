@@ -4,6 +4,7 @@ import {
   Injectable,
   Module,
   type OnApplicationBootstrap,
+  type OnApplicationShutdown,
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { hostname } from 'node:os';
@@ -26,8 +27,11 @@ import { type GatewayConfig } from './gateway.config.js';
 import { ASYNC_INFERENCE, CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER } from './gateway.tokens.js';
 import { AsyncInference } from './async-jobs/async-inference.js';
 import { JobsController } from './async-jobs/jobs.controller.js';
+import { EndpointServabilityMonitor } from './health/endpoint-servability-monitor.js';
 import { HealthController } from './health/health.controller.js';
+import { GatewayLifecycle } from './lifecycle/gateway-lifecycle.js';
 import { V2InferController } from './kserve/v2-infer.controller.js';
+import { V2RestController } from './kserve/v2-rest.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
@@ -42,13 +46,15 @@ interface LiveSync {
 
 /**
  * Feeds snapshots to the endpoint tables once the server is up, runs discovery and the
- * heartbeat, and closes worker channels at the end.
+ * heartbeat, and closes worker channels at the end: after the HTTP server has closed and its
+ * in-flight requests were answered (Nest closes the server between the two hooks).
  */
 @Injectable()
-export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy {
+export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   constructor(
     @Inject(CONFIG_SOURCE) private readonly source: ConfigSource,
     @Inject(EndpointTables) private readonly tables: EndpointTables,
+    @Inject(EndpointServabilityMonitor) private readonly servability: EndpointServabilityMonitor,
     @Inject(InferenceClient) private readonly client: InferenceClient,
     @Inject(LIVE_SYNC) private readonly live: LiveSync,
     @Inject(ASYNC_INFERENCE) private readonly asyncInference: AsyncInference | undefined,
@@ -61,15 +67,23 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy 
     this.source
       .start(async (snapshot) => {
         await this.tables.apply(snapshot);
-        await this.live.heartbeat?.beat();
+        if (this.live.heartbeat) {
+          await this.servability.fresh(); // the beat reports the new table's endpoints
+          await this.live.heartbeat.beat();
+        }
       })
       .catch((error: unknown) => this.logger.error({ err: error }, 'config source failed'));
   }
 
+  /** Before the server closes: no more config changes or heartbeats; requests are still served. */
   async onModuleDestroy(): Promise<void> {
     await this.source.stop();
     this.live.discovery?.stop();
     await this.live.heartbeat?.stop();
+  }
+
+  /** After the server closed: async jobs finish, then worker channels close once their calls end. */
+  async onApplicationShutdown(): Promise<void> {
     await this.asyncInference?.close();
     await this.client.close();
   }
@@ -94,6 +108,9 @@ export class GatewayModule {
     // Snapshots that list workerGroups replace these static ones (EndpointTables.apply).
     const client = new InferenceClient({ workerGroups: config.GATEWAY_WORKER_ADDRESSES });
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
+    const lifecycle = new GatewayLifecycle();
+    const servability = new EndpointServabilityMonitor(tables, client);
+    metrics.reportEndpointReadiness(() => servability.fresh());
     const serve = new ServeService(tables, client, metrics, new ShadowMirror(metrics));
     const asyncInference = config.REDIS_URL
       ? new AsyncInference(
@@ -137,6 +154,7 @@ export class GatewayModule {
               revision: tables.applied ?? null,
               models: {},
               reasons: Object.fromEntries(tables.current?.unservable ?? []),
+              endpoints: Object.fromEntries(servability.latest()),
             }),
             onError,
           }),
@@ -145,7 +163,13 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       // POST /serve/* is not here: plain Fastify routes serve it (serving/serve-routes.ts).
-      controllers: [V2InferController, EmbeddingsController, JobsController, HealthController],
+      controllers: [
+        V2InferController,
+        V2RestController,
+        EmbeddingsController,
+        JobsController,
+        HealthController,
+      ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },
@@ -154,6 +178,8 @@ export class GatewayModule {
         { provide: GatewayMetrics, useValue: metrics },
         { provide: InferenceClient, useValue: client },
         { provide: EndpointTables, useValue: tables },
+        { provide: EndpointServabilityMonitor, useValue: servability },
+        { provide: GatewayLifecycle, useValue: lifecycle },
         { provide: ServeService, useValue: serve },
         { provide: ASYNC_INFERENCE, useValue: asyncInference },
         SnapshotApplier,

@@ -12,6 +12,8 @@ import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { ASYNC_INFERENCE } from './gateway.tokens.js';
 import { installFastifyHooks, requestIdOptions } from './http/fastify-hooks.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
+import { GatewayLifecycle, installClosingConnectionHook } from './lifecycle/gateway-lifecycle.js';
+import { shutDownOnSignals } from './lifecycle/termination-signals.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { addServeRoutesToDocument } from './serving/serve-routes.openapi.js';
 import { installServeRoutes } from './serving/serve-routes.js';
@@ -38,6 +40,8 @@ async function serve(config: GatewayConfig): Promise<void> {
     },
   );
   app.useGlobalFilters(new HttpExceptionFilter(logger));
+  const lifecycle = app.get(GatewayLifecycle);
+  installClosingConnectionHook(adapter.getInstance(), lifecycle);
   // The hot path, outside Nest's controller pipeline; its parts come from the Nest container.
   installServeRoutes(adapter.getInstance(), {
     service: app.get(ServeService),
@@ -57,12 +61,24 @@ async function serve(config: GatewayConfig): Promise<void> {
     );
     SwaggerModule.setup('docs', app, addServeRoutesToDocument(document));
   }
-  app.enableShutdownHooks();
+  // Not Nest's enableShutdownHooks: it would close the listener at once (lifecycle/graceful-shutdown.ts).
+  shutDownOnSignals(
+    app,
+    lifecycle,
+    { delayMs: config.GATEWAY_SHUTDOWN_DELAY_MS, drainTimeoutMs: config.GATEWAY_DRAIN_TIMEOUT_MS },
+    logger,
+    cluster.isWorker ? 'ignore' : 'exit-now',
+  );
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
   logger.info({ port: config.GATEWAY_PORT, pid: process.pid }, 'gateway listening');
 }
 
-/** Forks one event loop per core (GATEWAY_WORKERS); they share the port through Node's cluster. */
+/**
+ * Forks one event loop per core (GATEWAY_WORKERS); they share the port through Node's cluster.
+ * A termination signal is forwarded to every loop, each of which shuts down gracefully on its own
+ * (not ready, keep serving for the delay, stop accepting, drain); the primary exits once all have.
+ * A second signal kills the loops at once.
+ */
 function superviseWorkers(count: number): void {
   for (let i = 0; i < count; i++) cluster.fork();
   let stopping = false;
@@ -75,9 +91,10 @@ function superviseWorkers(count: number): void {
     }
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      const forwarded = stopping ? 'SIGKILL' : signal;
       stopping = true;
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(forwarded);
     });
   }
 }

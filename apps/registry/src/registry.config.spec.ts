@@ -29,6 +29,19 @@ describe('registry config', () => {
     expect(config.REGISTRY_PUBLIC_URL).toBe('http://registry:8081');
   });
 
+  it('imports hf:// models from the public Hub unless HF_ENDPOINT names another, given as an http(s) base URL', () => {
+    expect(loadRegistryConfig({ DATABASE_URL }).HF_ENDPOINT).toBe('https://huggingface.co');
+    expect(loadRegistryConfig({ DATABASE_URL, HF_ENDPOINT: 'http://hub.internal:8080/' }).HF_ENDPOINT).toBe(
+      'http://hub.internal:8080',
+    );
+    expect(() =>
+      loadRegistryConfig({ DATABASE_URL, HF_ENDPOINT: 'ftp://hub', HF_TOKEN: 'hf_secret' }),
+    ).toThrow(/HF_ENDPOINT/);
+    expect(() =>
+      loadRegistryConfig({ DATABASE_URL, HF_ENDPOINT: 'ftp://hub', HF_TOKEN: 'hf_secret' }),
+    ).not.toThrow(/hf_secret/);
+  });
+
   it('fails listing every bad key by name, never its value', () => {
     let message = '';
     try {

@@ -47,6 +47,14 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   REGISTRY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
+  /** Base URL of the Hugging Face Hub (or a mirror) that hf://org/name[@revision] models are imported from. */
+  HF_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, 'must be an http(s):// base URL without query or fragment')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .default('https://huggingface.co'),
+  /** Hugging Face access token for private and gated repositories, sent as a Bearer token to HF_ENDPOINT only. */
+  HF_TOKEN: z.string().min(1).optional(),
   /** Largest artifact fetched for preparation or accepted per uploaded file, in bytes (4 GiB). */
   REGISTRY_ARTIFACT_MAX_BYTES: z.coerce
     .number()

@@ -3,6 +3,7 @@ import { TokensController } from './auth/tokens.controller.js';
 import { ConfigSnapshotController } from './config-snapshot/config-snapshot.controller.js';
 import { EndpointsController } from './endpoints/endpoints.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { VersionController } from './health/version.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { VersionPolicyController } from './models/version-policy.controller.js';
@@ -18,5 +19,6 @@ export const REGISTRY_CONTROLLERS = [
   TokensController,
   StatusController,
   HealthController,
+  VersionController,
   MetricsController,
 ];

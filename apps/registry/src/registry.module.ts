@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { HfHub } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
 import { ApiExceptionFilter } from './admin-api/api-exception.filter.js';
 import { ArtifactStore } from './artifacts/artifact-store.js';
@@ -20,6 +21,7 @@ import { openOnnxModelOnThread } from './model-preparation/onnx-inspector-thread
 import { PreparationFetcher } from './model-preparation/preparation-fetcher.js';
 import { type PreparationDeps } from './model-preparation/prepare-model.js';
 import { MODEL_PREPARATION_QUEUE, PREPARATION_QUEUE } from './model-preparation/preparation-queue.js';
+import { HfModelImporter, MODEL_IMPORTER } from './model-import/hf-model-importer.js';
 import { ArtifactUriPolicy } from './models/artifact-uri-policy.js';
 import { ModelUploadService } from './models/model-upload.service.js';
 import { ModelsService } from './models/models.service.js';
@@ -51,8 +53,19 @@ export class RegistryModule {
         fileRoots: config.REGISTRY_ARTIFACT_ROOTS,
         allowHttp: config.REGISTRY_ALLOW_HTTP_ARTIFACTS,
         allowedHosts: config.REGISTRY_ARTIFACT_ALLOWED_HOSTS,
+        hfEndpoint: config.HF_ENDPOINT,
       },
       artifacts,
+    );
+    const importer = new HfModelImporter(
+      new HfHub({
+        endpoint: config.HF_ENDPOINT,
+        ...(config.HF_TOKEN === undefined ? {} : { token: config.HF_TOKEN }),
+        allowedHosts: config.REGISTRY_ARTIFACT_ALLOWED_HOSTS,
+        timeoutMs: config.REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS,
+      }),
+      artifacts,
+      config.REGISTRY_ARTIFACT_MAX_BYTES,
     );
     const redisUrl = config.REDIS_URL;
     const bus: ConfigBus =
@@ -89,6 +102,7 @@ export class RegistryModule {
         { provide: ArtifactStore, useValue: artifacts },
         { provide: ArtifactUriPolicy, useValue: uriPolicy },
         { provide: PREPARATION_DEPS, useValue: deps },
+        { provide: MODEL_IMPORTER, useValue: importer },
         { provide: CONFIG_BUS, useValue: bus },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -14,7 +14,11 @@ const TABLES = [
   'rollouts',
 ];
 
-const ALL_MIGRATIONS = ['InitialSchema1763683200000', 'ModelVersionPolicies1795348800000'];
+const ALL_MIGRATIONS = [
+  'InitialSchema1763683200000',
+  'ModelVersionPolicies1795348800000',
+  'ModelSourcesAndExternalData1795352400000',
+];
 
 describe('migrations', () => {
   let isolation: Isolation;
@@ -85,10 +89,50 @@ describe('migrations', () => {
     await isolation.sql(`DELETE FROM model_version_policies`);
   });
 
+  it('let a model wait for its hf:// import without artifact, but never be READY so', async () => {
+    let version = 0;
+    const insert = (artifact: string | null, status: string, source: string | null = 'hf://org/m@main') =>
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, source_uri, status)
+         VALUES ('h', $1, 'raw', $2, $3, $4, $5)`,
+        [(version += 1), artifact, artifact === null ? null : 'a'.repeat(64), source, status],
+      );
+    await insert(null, 'PENDING');
+    await insert('file:///m.onnx', 'READY');
+    await expect(insert(null, 'READY')).rejects.toThrow(/models_ready_has_artifact/);
+    await expect(insert(null, 'PENDING', null)).rejects.toThrow(/models_artifact_or_source/);
+    await isolation.sql(`DELETE FROM models`);
+  });
+
   it('revert the last migration with down, and apply it again', async () => {
+    const last = ALL_MIGRATIONS.at(-1);
+    expect((await runMigrations(config, 'down')).reverted).toEqual([last]);
+    expect(await tables()).toEqual(TABLES);
+    expect((await runMigrations(config, 'up')).applied).toEqual([last]);
+    expect(await tables()).toEqual(TABLES);
+  });
+
+  it('revert the version policies table when reverting past it', async () => {
+    const index = ALL_MIGRATIONS.indexOf('ModelVersionPolicies1795348800000');
+    for (let n = ALL_MIGRATIONS.length - 1; n > index; n -= 1) await runMigrations(config, 'down');
     expect((await runMigrations(config, 'down')).reverted).toEqual(['ModelVersionPolicies1795348800000']);
     expect(await tables()).toEqual(TABLES.filter((table) => table !== 'model_version_policies'));
-    expect((await runMigrations(config, 'up')).applied).toEqual(['ModelVersionPolicies1795348800000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(ALL_MIGRATIONS.slice(index));
     expect(await tables()).toEqual(TABLES);
+  });
+
+  it('refuse to revert the sources and external data while a model needs them', async () => {
+    await isolation.sql(
+      `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, external_data)
+       VALUES ('x', 1, 'raw', 'file:///m.onnx', repeat('a', 64), $1)`,
+      [JSON.stringify([{ name: 'model.onnx_data', uri: 'file:///m.onnx_data', sha256: 'b'.repeat(64) }])],
+    );
+    const index = ALL_MIGRATIONS.indexOf('ModelSourcesAndExternalData1795352400000');
+    for (let n = ALL_MIGRATIONS.length - 1; n > index; n -= 1) await runMigrations(config, 'down');
+    await expect(runMigrations(config, 'down')).rejects.toThrow(
+      /1 model version\(s\) are not yet imported or have external data/,
+    );
+    await isolation.sql(`DELETE FROM models`);
+    expect((await runMigrations(config, 'up')).applied).toEqual(ALL_MIGRATIONS.slice(index + 1));
   });
 });

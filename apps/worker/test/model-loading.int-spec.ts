@@ -21,7 +21,7 @@ class SteeredFetcher {
     return this;
   }
 
-  fetchArtifact(): Promise<{ path: string }> {
+  fetchModel(): Promise<{ path: string }> {
     const behaviour = this.behaviours[Math.min(this.calls, this.behaviours.length - 1)]!;
     this.calls++;
     return behaviour();

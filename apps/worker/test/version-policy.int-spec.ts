@@ -40,7 +40,7 @@ describe('version policy: which READY versions a worker loads', () => {
 
   function start(): ModelManager {
     manager = newManager(
-      { fetchArtifact: () => Promise.resolve({ path: modelPath }) },
+      { fetchModel: () => Promise.resolve({ path: modelPath }) },
       { baseDelayMs: 20, maxDelayMs: 40, maxAttempts: 1 },
     );
     return manager;

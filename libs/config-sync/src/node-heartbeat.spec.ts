@@ -32,4 +32,13 @@ describe('heartbeat and config messages', () => {
     expect(parseHeartbeat('{"role":"worker"}')).toBeUndefined();
     expect(parseHeartbeat(null)).toBeUndefined();
   });
+
+  it('carries a gateway’s per-endpoint servability, and refuses a verdict without `ready`', () => {
+    const endpoints = { sentiment: { ready: true }, orphan: { ready: false, reason: 'no workers' } };
+    const gateway = { ...worker('g:1', {}), role: 'gateway', endpoints };
+    expect(parseHeartbeat(JSON.stringify(gateway))?.endpoints).toEqual(endpoints);
+    expect(parseHeartbeat(JSON.stringify(worker('a:1', {})))?.endpoints).toBeUndefined();
+    const malformed = { ...gateway, endpoints: { orphan: { reason: 'no workers' } } };
+    expect(parseHeartbeat(JSON.stringify(malformed))).toBeUndefined();
+  });
 });

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 
+/** Whether a gateway can serve one endpoint now; `reason` says what is missing when not. */
+export const endpointServabilitySchema = z.object({
+  ready: z.boolean(),
+  reason: z.string().optional(),
+});
+
 /** What every node reports about itself (DESIGN §3.4.3). */
 export const nodeHeartbeatSchema = z.object({
   /** worker | gateway | registry. */
@@ -16,6 +22,11 @@ export const nodeHeartbeatSchema = z.object({
   models: z.record(z.string(), z.string()).default({}),
   /** Model id → why it is FAILED (and whether a retry comes), for the models that are. */
   reasons: z.record(z.string(), z.string()).default({}),
+  /**
+   * On a gateway: endpoint name → whether it can serve the endpoint now and, when not, why
+   * (reported, never a readiness gate). Absent from nodes older than this field.
+   */
+  endpoints: z.record(z.string(), endpointServabilitySchema).optional(),
   /** When it was written (ms since epoch). */
   at: z.number(),
 });

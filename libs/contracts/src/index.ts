@@ -2,3 +2,4 @@ export * from './config/index.js';
 export * from './errors/index.js';
 export * from './proto-path.js';
 export * from './tensors/index.js';
+export * from './version.js';

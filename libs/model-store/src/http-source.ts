@@ -1,5 +1,10 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { type IncomingMessage, request as httpRequest, type RequestOptions } from 'node:http';
+import {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request as httpRequest,
+  type RequestOptions,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
@@ -21,6 +26,8 @@ export interface HttpSourceOptions {
   signal: AbortSignal;
   /** Bearer tokens by origin (`http://registry:8081`); sent only to that exact origin, never across a redirect elsewhere. */
   bearerTokens?: Readonly<Record<string, string>>;
+  /** Hears every response's status and headers, redirects and errors included, before it is handled. */
+  onResponse?: (response: { url: URL; status: number; headers: IncomingHttpHeaders }) => void;
 }
 
 interface VettedAddress {
@@ -42,6 +49,7 @@ export async function openHttpSource(uri: string, options: HttpSourceOptions): P
     const addresses = await vetHost(url, options);
     const response = await get(url, addresses, options);
     const status = response.statusCode ?? 0;
+    options.onResponse?.({ url, status, headers: response.headers });
     const location = response.headers.location;
     if (REDIRECT_STATUSES.has(status) && location !== undefined) {
       response.resume();

@@ -1,21 +1,22 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ErrorCode, isModelgateError, ModelgateError } from '@modelgate/contracts';
+import { type ArtifactRef, ErrorCode, type ExternalDataRef, ModelgateError } from '@modelgate/contracts';
 import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
 import { extractBundle, isDirectory } from './bundle-extract.js';
 import { openFileSource, type SourceStream } from './file-source.js';
 import { openHttpSource } from './http-source.js';
+import { linkModelDirectory } from './model-directory.js';
 import { type S3Options, createS3Client, openS3Source, parseS3Uri } from './s3-source.js';
 import { type S3Client } from '@aws-sdk/client-s3';
 import { redactUri } from './redact-uri.js';
+import { describeFailure, digestMeter, normalizeSha256 } from './transfer-checks.js';
 
 /** Where a model store keeps artifacts and where it may fetch them from. */
 export interface ModelStoreOptions {
-  /** Cache directory: `sha256/<hex>` artifacts, `bundles/<hex>/` extracted bundles, `tmp/` partial downloads. */
+  /** Cache directory: `sha256/<hex>` artifacts, `bundles/<hex>/` extracted bundles, `models/<key>/` models with external data, `tmp/` partial downloads. */
   cacheDir: string;
   /** Directories `file://` URIs may point into, judged after symlinks are resolved; empty disables file://. */
   fileRoots: readonly string[];
@@ -40,9 +41,24 @@ export interface ModelStoreOptions {
 }
 
 /** An artifact to fetch: where it is and the sha256 (hex) its bytes must have. */
-export interface ArtifactRef {
-  uri: string;
-  sha256: string;
+export type { ArtifactRef };
+
+/** A model's files: the .onnx file and the external data files its graph reads. */
+export interface ModelFiles {
+  artifact: ArtifactRef;
+  /** Placed beside the model file under their names. @defaultValue [] */
+  externalData?: readonly ExternalDataRef[] | undefined;
+}
+
+/** A model ready for onnxruntime to open by path. */
+export interface FetchedModel {
+  /**
+   * The model file: `<cacheDir>/sha256/<hex>` without external data, else
+   * `<cacheDir>/models/<key>/model.onnx` beside its external data files.
+   */
+  path: string;
+  /** True when every file was already in the cache. */
+  cached: boolean;
 }
 
 /** A verified artifact in the cache. */
@@ -66,7 +82,6 @@ export interface FetchedBundle {
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
-const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
 /**
  * A content-addressed, sha256-verified cache of model artifacts fetched from `file://` (inside
@@ -114,6 +129,27 @@ export class ModelStore {
    */
   async fetchArtifact(ref: ArtifactRef): Promise<FetchedArtifact> {
     return this.#fetchArtifact(ref, this.#maxBytes);
+  }
+
+  /**
+   * Fetches and verifies a model file and its external data files, and returns a path onnxruntime
+   * can open: with external data, the files are linked into a directory of their own under the
+   * names the graph records (see `linkModelDirectory`). Errors as `fetchArtifact`.
+   */
+  async fetchModel(files: ModelFiles): Promise<FetchedModel> {
+    const model = await this.fetchArtifact(files.artifact);
+    const externalData = files.externalData ?? [];
+    if (externalData.length === 0) return { path: model.path, cached: model.cached };
+    const fetched = [];
+    // One at a time: external data files are the big ones.
+    for (const file of externalData) fetched.push({ ...(await this.fetchArtifact(file)), name: file.name });
+    const path = await linkModelDirectory(
+      join(this.#cacheDir, 'models'),
+      join(this.#cacheDir, 'tmp'),
+      model,
+      fetched,
+    );
+    return { path, cached: model.cached && fetched.every((file) => file.cached) };
   }
 
   /**
@@ -245,32 +281,6 @@ export class ModelStore {
 
 type Scheme = 'file' | 'http' | 's3';
 
-/** A pass-through stream that hashes and counts, failing with PAYLOAD_TOO_LARGE past `limit` bytes. */
-function digestMeter(
-  limit: number,
-  uri: string,
-): { meter: Transform; result: () => { digest: string; bytes: number } } {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      bytes += chunk.length;
-      if (bytes > limit) {
-        callback(
-          new ModelgateError(
-            ErrorCode.PAYLOAD_TOO_LARGE,
-            `${redactUri(uri)} is over the limit of ${limit} bytes`,
-          ),
-        );
-        return;
-      }
-      hash.update(chunk);
-      callback(null, chunk);
-    },
-  });
-  return { meter, result: () => ({ digest: hash.digest('hex'), bytes }) };
-}
-
 function shareInFlight<T>(
   inFlight: Map<string, Promise<T>>,
   key: string,
@@ -281,38 +291,6 @@ function shareInFlight<T>(
   const promise = start().finally(() => inFlight.delete(key));
   inFlight.set(key, promise);
   return promise;
-}
-
-function describeFailure(error: unknown, uri: string, signal: AbortSignal, timeoutMs: number): unknown {
-  if (isModelgateError(error)) return error;
-  if (signal.aborted) {
-    return new ModelgateError(
-      ErrorCode.DEADLINE_EXCEEDED,
-      `fetching ${redactUri(uri)} took longer than ${timeoutMs} ms`,
-      {},
-      { cause: error },
-    );
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ModelgateError(
-    ErrorCode.UNAVAILABLE,
-    `fetching ${redactUri(uri)} failed: ${message}`,
-    {},
-    { cause: error },
-  );
-}
-
-function normalizeSha256(sha256: string): string {
-  if (!SHA256_HEX.test(sha256)) {
-    throw new ModelgateError(
-      ErrorCode.INVALID_ARGUMENT,
-      `sha256 must be 64 hex digits, got "${sha256.slice(0, 80)}"`,
-      {
-        field: 'sha256',
-      },
-    );
-  }
-  return sha256.toLowerCase();
 }
 
 async function regularFileSize(path: string): Promise<number | undefined> {

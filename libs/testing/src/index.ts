@@ -64,3 +64,11 @@ export {
 } from './harness/gateway-process.js';
 export { type SnapshotExtras, startWorkerWithSnapshot } from './harness/worker-process.js';
 export { type TcpProxy, startTcpProxy } from './harness/tcp-proxy.js';
+export {
+  type HubRepo,
+  type HubRequest,
+  type HubServer,
+  type HubServerOptions,
+  hubFilesFromDirectory,
+  startHubServer,
+} from './harness/hub-server.js';

@@ -81,3 +81,22 @@ describe.each(FIXTURE_NAMES)('fixture %s in onnxruntime', (name) => {
     expect(maxAbsDiff(second ?? [], third ?? [])).toBeGreaterThan(0.1);
   });
 });
+
+describe('fixture tiny-bert-sst2-external', () => {
+  it('gives exactly the outputs of tiny-bert-sst2, its weights read from onnx/model.onnx_data', async () => {
+    const [inline, external] = await Promise.all([
+      ensureFixture('tiny-bert-sst2'),
+      ensureFixture('tiny-bert-sst2-external'),
+    ]);
+    const tokenizer = await loadFixtureTokenizer(inline);
+    const encoded = TEXTS.map((text) => encodeText(tokenizer, text));
+    const [a, b] = await Promise.all([openFixtureSession(inline), openFixtureSession(external)]);
+    try {
+      const [expected, actual] = [await runTexts(a, encoded), await runTexts(b, encoded)];
+      expect(actual.dims).toEqual(expected.dims);
+      expect(maxAbsDiff(actual.data, expected.data)).toBe(0);
+    } finally {
+      await Promise.all([a.release(), b.release()]);
+    }
+  });
+});

@@ -157,6 +157,15 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('gives gateways a stop grace period longer than their shutdown delay plus drain timeout', () => {
+    const environment = compose.services.gateway?.environment ?? {};
+    const delayMs = Number(environment.GATEWAY_SHUTDOWN_DELAY_MS ?? 0);
+    const drainMs = Number(environment.GATEWAY_DRAIN_TIMEOUT_MS ?? 30_000);
+    expect(seconds(compose.services.gateway?.stop_grace_period ?? '10s') * 1000).toBeGreaterThan(
+      delayMs + drainMs,
+    );
+  });
+
   it('sets only environment variables that each app’s config schema reads', () => {
     for (const [name, service] of services) {
       const app = appOf(service);

@@ -162,6 +162,7 @@ describe('helm/modelgate', () => {
         ['DATABASE_URL', secretName],
         ['REDIS_URL', secretName],
         ['REGISTRY_BOOTSTRAP_TOKEN', secretName],
+        ['HF_TOKEN', secretName],
       ]);
       for (const workload of workloads(objects)) {
         for (const container of podSpecOf(workload).containers) {
@@ -173,6 +174,20 @@ describe('helm/modelgate', () => {
         }
       }
     }
+  });
+
+  it('gives only the registry a Hugging Face token, from the Secret key credentials.keys.hfToken ("" = none)', () => {
+    const registryEnv = (objects: K8sObject[]) =>
+      podSpecOf(findObject(objects, 'Deployment', '-registry')).containers[0]?.env ?? [];
+    const hfToken = registryEnv(defaults).find((env) => env.name === 'HF_TOKEN');
+    expect(hfToken?.valueFrom?.secretKeyRef).toMatchObject({ key: 'HF_TOKEN', optional: true });
+    for (const workload of workloads(defaults).filter((w) => !w.metadata.name.endsWith('-registry'))) {
+      for (const container of podSpecOf(workload).containers) {
+        expect((container.env ?? []).map((env) => env.name)).not.toContain('HF_TOKEN');
+      }
+    }
+    const off = renderChart({ values: { credentials: { keys: { hfToken: '' } } } });
+    expect(registryEnv(off).map((env) => env.name)).not.toContain('HF_TOKEN');
   });
 
   it('creates a hook Secret for the migration Job only when credentials.create is enabled', () => {
@@ -214,6 +229,44 @@ describe('helm/modelgate', () => {
     expect(podSpecOf(findObject(cpuOnly, 'Deployment', '-worker')).containers[0]?.resources?.limits).toEqual({
       memory: '8Gi',
     });
+  });
+
+  it('gives gateways a grace period past their shutdown delay plus drain timeout, and a readiness probe that no endpoint can fail', () => {
+    const custom = renderChart({
+      values: {
+        gateway: {
+          env: { GATEWAY_SHUTDOWN_DELAY_MS: 12_500, GATEWAY_DRAIN_TIMEOUT_MS: 0 },
+          terminationGraceExtraSeconds: 1,
+        },
+      },
+    });
+    const graces = [defaults, production, custom].map((objects) => {
+      const spec = podSpecOf(findObject(objects, 'Deployment', '-gateway'));
+      const env = findObject(objects, 'ConfigMap', '-gateway-env').data as Record<string, string>;
+      const grace = spec.terminationGracePeriodSeconds ?? 30;
+      expect(grace * 1000).toBeGreaterThan(
+        Number(env.GATEWAY_SHUTDOWN_DELAY_MS) + Number(env.GATEWAY_DRAIN_TIMEOUT_MS),
+      );
+      return grace;
+    });
+    // 5 s delay + 30 s drain + 5 s extra; 12.5 s rounds up to 13 s, + 0 + 1.
+    expect(graces).toEqual([40, 40, 14]);
+    const container = podSpecOf(findObject(defaults, 'Deployment', '-gateway')).containers[0];
+    // The gateway delays its own exit: no preStop sleep (the image need not have a shell).
+    expect(container).not.toHaveProperty('lifecycle');
+    expect(container?.readinessProbe).toMatchObject({
+      httpGet: { path: '/health/ready' },
+      failureThreshold: 1,
+    });
+  });
+
+  it('refuses the fixed gateway grace period it now derives, and a negative shutdown delay', () => {
+    expect(failureOf(templateArgs({ values: { gateway: { terminationGracePeriodSeconds: 30 } } }))).toMatch(
+      /terminationGracePeriodSeconds/,
+    );
+    expect(
+      failureOf(templateArgs({ values: { gateway: { env: { GATEWAY_SHUTDOWN_DELAY_MS: -1 } } } })),
+    ).toMatch(/GATEWAY_SHUTDOWN_DELAY_MS/);
   });
 
   it('publishes workers through a headless Service that the snapshot names as the worker group address', () => {

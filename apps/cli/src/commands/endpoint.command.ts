@@ -1,8 +1,9 @@
-import { MODEL_TASKS, type ModelTask, type Route } from '@modelgate/contracts';
+import { DEFAULT_STICKY_HEADER, MODEL_TASKS, type ModelTask, type Route } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
 import { type EndpointView } from '../api-types.js';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { formatDetails, formatTable } from '../output/table.js';
+import { warnAboutWorkerGroups } from './fleet-warnings.js';
 import { parseModelRef, parsePositiveInt, parseResourceName } from './parse-arguments.js';
 
 interface EndpointAddOptions {
@@ -43,6 +44,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       });
       output.result(created, () => renderEndpoint(created));
+      await warnAboutWorkerGroups(client, output, [parseModelRef(options.model)]);
     });
 
   endpoint
@@ -51,7 +53,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
       const endpoints = await client.listEndpoints();
-      output.result(endpoints, () =>
+      output.result(endpoints, (wide) =>
         formatTable(
           endpoints,
           [
@@ -63,8 +65,11 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
               cell: (e) => (e.timeoutMs === null ? '-' : `${e.timeoutMs}ms`),
               align: 'right',
             },
+            { header: 'MAX TOKENS', cell: (e) => String(e.preprocessing.maxTokens ?? '-'), wide: true },
+            { header: 'STICKY HEADER', cell: (e) => e.stickyHeader ?? DEFAULT_STICKY_HEADER, wide: true },
+            { header: 'UPDATED', cell: (e) => e.updatedAt, wide: true },
           ],
-          { empty: '(no endpoints)' },
+          { empty: '(no endpoints)', wide },
         ),
       );
     });

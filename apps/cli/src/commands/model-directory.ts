@@ -1,11 +1,15 @@
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { DEFAULT_EXTERNAL_DATA_NAME } from '@modelgate/contracts';
 import { type ModelRegistration } from '../api-types.js';
 import { UsageError } from '../cli-errors.js';
 
 /** The model file of a Hugging Face ONNX export: at the top of the directory or under `onnx/`. */
 const MODEL_FILE = 'model.onnx';
+
+/** Its ONNX external data (exports over 2 GB keep the weights there), beside the model file. */
+const EXTERNAL_DATA_FILE = DEFAULT_EXTERNAL_DATA_NAME;
 
 /** Files of the export the registry packs into the tokenizer bundle, when present. */
 const TOKENIZER_FILES = [
@@ -38,6 +42,8 @@ export async function findModelFiles(dir: string): Promise<ModelDirectoryFile[]>
   if (model === undefined)
     throw new UsageError(`--path ${dir}: no ${MODEL_FILE} in it or in its onnx/ folder`);
   files.push(model);
+  const externalData = await fileAt(join(dirname(model.path), EXTERNAL_DATA_FILE), EXTERNAL_DATA_FILE);
+  if (externalData !== undefined) files.push(externalData);
   for (const name of TOKENIZER_FILES) {
     const file = await fileAt(join(root, name), name);
     if (file !== undefined) files.push(file);
@@ -56,7 +62,7 @@ async function fileAt(path: string, name: string): Promise<ModelDirectoryFile | 
  * instead of reading a model of hundreds of MB into memory.
  */
 export async function buildUploadForm(
-  settings: Omit<ModelRegistration, 'artifact' | 'tokenizer'>,
+  settings: Omit<ModelRegistration, 'artifact' | 'tokenizer' | 'externalData' | 'source'>,
   files: readonly ModelDirectoryFile[],
 ): Promise<FormData> {
   const form = new FormData();

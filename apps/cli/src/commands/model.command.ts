@@ -2,9 +2,10 @@ import { type ExecutionProvider, MODEL_TASKS, type ModelTask } from '@modelgate/
 import { type Command, Option } from 'commander';
 import { type ModelRegistration, type ModelView } from '../api-types.js';
 import { asArgParser, type CommandContext, type ContextFactory } from '../cli-context.js';
-import { CliFailure, UsageError } from '../cli-errors.js';
+import { CliFailure } from '../cli-errors.js';
 import { formatDetails, formatTable } from '../output/table.js';
 import { buildUploadForm, findModelFiles, formatBytes } from './model-directory.js';
+import { type ModelFileOptions, registrationFiles } from './model-files.js';
 import {
   parseExecutionProviders,
   parseModelRef,
@@ -19,12 +20,8 @@ import { registerVersionPolicyCommand } from './version-policy.command.js';
 /** Longest `model add` waits for preparation by default, in seconds. */
 const DEFAULT_WAIT_TIMEOUT_S = 900;
 
-interface ModelAddOptions {
+interface ModelAddOptions extends ModelFileOptions {
   path?: string;
-  uri?: string;
-  sha256?: string;
-  tokenizerUri?: string;
-  tokenizerSha256?: string;
   task: ModelTask;
   version?: number;
   maxBatchSize?: number;
@@ -49,10 +46,26 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
         'then wait until it is prepared (READY) unless --no-wait',
     )
     .addOption(
-      new Option('--path <dir>', 'Hugging Face ONNX export directory to upload').conflicts(['uri', 'sha256']),
+      new Option(
+        '--path <dir>',
+        'Hugging Face ONNX export directory to upload (model.onnx, model.onnx_data if any, tokenizer files)',
+      ).conflicts(['uri', 'sha256', 'externalDataUri', 'externalDataSha256', 'externalDataName']),
     )
-    .option('--uri <uri>', 'URI of the .onnx file the registry fetches (file://, http(s)://, s3://)')
-    .option('--sha256 <hex>', 'SHA-256 of the .onnx file (with --uri)')
+    .option(
+      '--uri <uri>',
+      'URI of the .onnx file the registry fetches (file://, http(s)://, s3://), or hf://<org>/<name>[@<revision>] ' +
+        'to import onnx/model.onnx (+ onnx/model.onnx_data) and the tokenizer files from the Hugging Face Hub',
+    )
+    .option('--sha256 <hex>', 'SHA-256 of the .onnx file (with a file, http(s) or s3 --uri)')
+    .option(
+      '--external-data-uri <uri>',
+      "URI of the model's ONNX external data file (weights outside the graph)",
+    )
+    .option('--external-data-sha256 <hex>', 'SHA-256 of the external data file')
+    .option(
+      '--external-data-name <file>',
+      'file name the graph records for its external data (default: model.onnx_data)',
+    )
     .option('--tokenizer-uri <uri>', 'URI of the tokenizer bundle (with --uri; required unless --task raw)')
     .option('--tokenizer-sha256 <hex>', 'SHA-256 of the tokenizer bundle')
     .addOption(new Option('--task <task>', 'what the model does').choices(MODEL_TASKS).makeOptionMandatory())
@@ -97,7 +110,7 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
     .action(async (options: { name?: string }, command: Command) => {
       const { client, output } = contextOf(command);
       const models = await client.listModels(options.name);
-      output.result(models, () => renderModelTable(models));
+      output.result(models, (wide) => renderModelTable(models, wide));
     });
 
   model
@@ -137,7 +150,7 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
     accepted = await client.uploadModel(await buildUploadForm(settings, files));
     output.note(`uploaded as ${accepted.id} in ${formatElapsed(Date.now() - started)}`);
   } else {
-    accepted = await client.registerModel({ ...settings, ...uriArtifacts(options) });
+    accepted = await client.registerModel({ ...settings, ...registrationFiles(options) });
     output.note(`registered ${accepted.id}`);
   }
   if (!options.wait) {
@@ -155,7 +168,7 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
 function modelSettings(
   name: string,
   options: ModelAddOptions,
-): Omit<ModelRegistration, 'artifact' | 'tokenizer'> {
+): Omit<ModelRegistration, 'artifact' | 'tokenizer' | 'externalData' | 'source'> {
   const batching = {
     ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
     ...(options.maxQueueDelayUs === undefined ? {} : { maxQueueDelayMicros: options.maxQueueDelayUs }),
@@ -175,23 +188,7 @@ function modelSettings(
   };
 }
 
-function uriArtifacts(options: ModelAddOptions): Pick<ModelRegistration, 'artifact' | 'tokenizer'> {
-  if (options.uri === undefined) {
-    throw new UsageError('give the model: --path <dir> to upload it, or --uri <uri> --sha256 <hex>');
-  }
-  if (options.sha256 === undefined) throw new UsageError('--uri needs --sha256 <hex> of the file');
-  if ((options.tokenizerUri === undefined) !== (options.tokenizerSha256 === undefined)) {
-    throw new UsageError('--tokenizer-uri and --tokenizer-sha256 go together');
-  }
-  return {
-    artifact: { uri: options.uri, sha256: options.sha256 },
-    ...(options.tokenizerUri === undefined || options.tokenizerSha256 === undefined
-      ? {}
-      : { tokenizer: { uri: options.tokenizerUri, sha256: options.tokenizerSha256 } }),
-  };
-}
-
-function renderModelTable(models: readonly ModelView[]): string {
+function renderModelTable(models: readonly ModelView[], wide: boolean): string {
   return formatTable(
     models,
     [
@@ -200,9 +197,13 @@ function renderModelTable(models: readonly ModelView[]): string {
       { header: 'STATUS', cell: (m) => m.status },
       { header: 'WORKER GROUP', cell: (m) => m.workerGroup },
       { header: 'PROVIDERS', cell: (m) => m.runtime.executionProviders.join(',') },
+      { header: 'INSTANCES', cell: (m) => String(m.runtime.instances), align: 'right', wide: true },
+      { header: 'MAX BATCH', cell: (m) => String(m.batching.maxBatchSize), align: 'right', wide: true },
+      { header: 'SHA256', cell: (m) => m.artifact?.sha256.slice(0, 12) ?? '-', wide: true },
+      { header: 'REASON', cell: (m) => m.statusReason ?? '-', wide: true },
       { header: 'CREATED', cell: (m) => m.createdAt },
     ],
-    { empty: '(no models)' },
+    { empty: '(no models)', wide },
   );
 }
 
@@ -218,7 +219,14 @@ function renderModel(model: ModelView): string {
     ['status', model.status],
     ['reason', model.statusReason ?? undefined],
     ['worker group', model.workerGroup],
-    ['artifact', describeArtifact(model.artifact)],
+    ['source', model.source ?? undefined],
+    ['artifact', model.artifact === null ? 'not yet imported' : describeArtifact(model.artifact)],
+    [
+      'external data',
+      model.externalData.length === 0
+        ? undefined
+        : model.externalData.map((file) => `${file.name}: ${describeArtifact(file)}`).join('; '),
+    ],
     ['tokenizer', model.tokenizer === null ? undefined : describeArtifact(model.tokenizer)],
     ['labels', model.labels?.join(', ')],
     ['inputs', tensors(model.inputs)],

@@ -1,4 +1,4 @@
-import { type Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { UsageError } from '../cli-errors.js';
 import { type PerfStep, formatStep, parseConcurrencyRange, parseDuration } from '../perf/perf-stats.js';
@@ -27,14 +27,18 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
     .description(
       'measure throughput and latency of an endpoint over a concurrency range (perf_analyzer style)',
     )
-    .option('--gateway <url>', `gateway base URL (default ${DEFAULT_GATEWAY_URL})`, DEFAULT_GATEWAY_URL)
-    .option(
-      '--concurrency-range <start:end:step>',
-      'concurrency levels, linear like perf_analyzer',
-      asArgParser(usage(parseConcurrencyRange)),
-      [1],
+    // Each default is printed once, by commander, in the form the option takes.
+    .option('--gateway <url>', 'gateway base URL', DEFAULT_GATEWAY_URL)
+    .addOption(
+      new Option('--concurrency-range <start:end:step>', 'concurrency levels, linear like perf_analyzer')
+        .argParser(asArgParser(usage(parseConcurrencyRange)))
+        .default([1], '1'),
     )
-    .option('--duration <time>', 'time per level, e.g. 10s', asArgParser(usage(parseDuration)), 10_000)
+    .addOption(
+      new Option('--duration <time>', 'time per level, e.g. 30s or 2m')
+        .argParser(asArgParser(usage(parseDuration)))
+        .default(10_000, '10s'),
+    )
     .action(
       async (
         endpoint: string,

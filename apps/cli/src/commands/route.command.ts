@@ -1,7 +1,8 @@
 import { type Command } from 'commander';
 import { type ContextFactory } from '../cli-context.js';
 import { renderEndpoint } from './endpoint.command.js';
-import { parseRouteSpec } from './parse-arguments.js';
+import { warnAboutWorkerGroups } from './fleet-warnings.js';
+import { parseModelRef, parseRouteSpec } from './parse-arguments.js';
 
 /** `modelgate route set`. */
 export function registerRouteCommands(program: Command, contextOf: ContextFactory): void {
@@ -20,5 +21,10 @@ export function registerRouteCommands(program: Command, contextOf: ContextFactor
       const { client, output } = contextOf(command);
       const updated = await client.setRoutes(endpoint, routes);
       output.result(updated, () => renderEndpoint(updated));
+      await warnAboutWorkerGroups(
+        client,
+        output,
+        routes.map((route) => parseModelRef(route.model)),
+      );
     });
 }

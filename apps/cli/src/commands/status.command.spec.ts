@@ -65,6 +65,31 @@ describe('renderStatus', () => {
     ]);
   });
 
+  it('lists each endpoint a gateway cannot serve with its reason, and not the servable ones', () => {
+    const text = renderStatus({
+      revision: 4,
+      nodes: [
+        {
+          role: 'gateway',
+          id: 'gw-1',
+          address: '10.0.0.2:8080',
+          revision: 4,
+          lag: 0,
+          models: {},
+          endpoints: {
+            sentiment: { ready: true },
+            orphan: { ready: false, reason: "model orphan:1: worker group 'nowhere' has no workers" },
+          },
+          lastSeenMs: 100,
+        },
+      ],
+    });
+    expect(text.split('\n').slice(-2)).toEqual([
+      'endpoints a gateway cannot serve (it stays ready for the others):',
+      "  gw-1 orphan: model orphan:1: worker group 'nowhere' has no workers",
+    ]);
+  });
+
   it('prints a dash for a node without models', () => {
     expect(describeModelStates({})).toBe('-');
   });

@@ -8,7 +8,9 @@ import { formatElapsed } from './preparation-progress.js';
 export function registerStatusCommand(program: Command, contextOf: ContextFactory): void {
   program
     .command('status')
-    .description("the latest config revision and every live node: applied revision, lag, models' states")
+    .description(
+      "the latest config revision and every live node: applied revision, lag, models' states, endpoints a gateway cannot serve",
+    )
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
       const status = await client.status();
@@ -46,6 +48,14 @@ export function renderStatus(status: FleetStatusView): string {
   );
   if (failures.length > 0)
     lines.push('', 'degraded (models that failed to load or stopped serving):', ...failures);
+  const unservable = status.nodes.flatMap((node) =>
+    Object.entries(node.endpoints ?? {})
+      .filter(([, verdict]) => !verdict.ready)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, verdict]) => `  ${node.id} ${name}: ${verdict.reason ?? 'not servable'}`),
+  );
+  if (unservable.length > 0)
+    lines.push('', 'endpoints a gateway cannot serve (it stays ready for the others):', ...unservable);
   if (status.note !== undefined) lines.push('', `note: ${status.note}`);
   return lines.join('\n');
 }

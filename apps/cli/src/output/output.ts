@@ -1,26 +1,45 @@
+import { stringify as stringifyYaml } from 'yaml';
+
 /** Where a command's result and its notes go. */
 export interface OutputStreams {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
+/** `-o`: a human table (`wide` adds columns to lists), or the API's answer as JSON or YAML. */
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
+
+/** One of OUTPUT_FORMATS. */
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
 /**
- * A command's output. With `--json`, stdout carries the API's JSON exactly and nothing else, so a
- * script can `JSON.parse` it; without, a human rendering. Progress and notes always go to stderr.
+ * A command's output. With `-o json` (or `--json`) or `-o yaml`, stdout carries the API's answer
+ * exactly and nothing else, so a script can parse it; otherwise a human rendering, with more
+ * columns under `-o wide`. Progress and notes always go to stderr.
  */
 export class Output {
   constructor(
-    readonly json: boolean,
+    readonly format: OutputFormat,
     readonly streams: OutputStreams,
   ) {}
 
-  /** Prints a result: `apiJson` with --json (nothing when the API answered no body), else `human()`. */
-  result(apiJson: unknown, human: () => string): void {
-    if (this.json) {
-      if (apiJson !== undefined) this.streams.stdout.write(`${JSON.stringify(apiJson, null, 2)}\n`);
+  /** True for -o json and -o yaml: stdout holds the API's answer only. */
+  get json(): boolean {
+    return this.format === 'json' || this.format === 'yaml';
+  }
+
+  /**
+   * Prints a result: `apiJson` as JSON or YAML (nothing when the API answered no body), else
+   * `human(wide)`.
+   */
+  result(apiJson: unknown, human: (wide: boolean) => string): void {
+    if (this.format === 'json' || this.format === 'yaml') {
+      if (apiJson === undefined) return;
+      const text = this.format === 'json' ? `${JSON.stringify(apiJson, null, 2)}\n` : stringifyYaml(apiJson);
+      this.streams.stdout.write(text);
       return;
     }
-    const text = human();
+    const text = human(this.format === 'wide');
     if (text !== '') this.streams.stdout.write(`${text}\n`);
   }
 

@@ -7,6 +7,8 @@ export interface Column<Row> {
   cell: (row: Row) => string;
   /** @defaultValue 'left' */
   align?: Align;
+  /** Shown under `-o wide` only. @defaultValue false */
+  wide?: boolean;
 }
 
 /** Space between columns. */
@@ -30,13 +32,14 @@ function flatten(text: string): string {
 /**
  * Rows as a column-aligned text table with a header line: each column as wide as its widest
  * cell, two spaces between columns, no trailing spaces. Ends without a newline. With no rows,
- * `empty` (when given) follows the header.
+ * `empty` (when given) follows the header. Columns marked `wide` appear only with `options.wide`.
  */
 export function formatTable<Row>(
   rows: readonly Row[],
-  columns: readonly Column<Row>[],
-  options: { empty?: string } = {},
+  allColumns: readonly Column<Row>[],
+  options: { empty?: string; wide?: boolean } = {},
 ): string {
+  const columns = allColumns.filter((column) => options.wide === true || column.wide !== true);
   const cells = rows.map((row) => columns.map((column) => flatten(column.cell(row))));
   const widths = columns.map((column, index) =>
     Math.max(widthOf(column.header), ...cells.map((line) => widthOf(line[index] ?? ''))),

@@ -1,27 +1,29 @@
 import { Controller, Get, Header, HttpStatus, Inject, Res } from '@nestjs/common';
-import { InferenceClient } from '@modelgate/inference-client';
 import { type FastifyReply } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
-import { workerGroupFor } from '../endpoints/worker-discovery.js';
+import { GatewayLifecycle } from '../lifecycle/gateway-lifecycle.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { type EndpointServability } from './endpoint-servability.js';
+import { EndpointServabilityMonitor } from './endpoint-servability-monitor.js';
+import { type ReadinessReason, decideReadiness } from './readiness.js';
 
-/** How long a readiness verdict is reused, in ms (probes come every few seconds). */
-const READY_CACHE_MS = 1000;
-
-interface Readiness {
+/** The body of `GET /health/ready`. */
+interface ReadinessBody {
   ready: boolean;
+  /** Why (readiness.ts): serving, no-revision or shutting-down. */
+  reason: ReadinessReason;
   revision: number | null;
-  endpoints: Record<string, boolean>;
+  /** Whether each endpoint can be served now, and why not (reported here, never a gate). */
+  endpoints: Record<string, EndpointServability>;
 }
 
 /** Probes and Prometheus metrics. */
 @Controller()
 export class HealthController {
-  private cached: { at: number; value: Promise<Readiness> } | undefined;
-
   constructor(
     @Inject(EndpointTables) private readonly tables: EndpointTables,
-    @Inject(InferenceClient) private readonly client: InferenceClient,
+    @Inject(EndpointServabilityMonitor) private readonly servability: EndpointServabilityMonitor,
+    @Inject(GatewayLifecycle) private readonly lifecycle: GatewayLifecycle,
     @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
   ) {}
 
@@ -30,46 +32,25 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Ready = a config revision is applied and every endpoint's serving models have a ready worker. */
+  /**
+   * Ready = a config revision is applied and the gateway is not shutting down (readiness.ts). The
+   * per-endpoint verdicts come along without being waited for (at most a second old).
+   */
   @Get('health/ready')
-  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness> {
-    const now = performance.now();
-    if (!this.cached || now - this.cached.at > READY_CACHE_MS) {
-      this.cached = { at: now, value: this.checkReadiness() };
-    }
-    const readiness = await this.cached.value;
-    void reply.status(readiness.ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
-    // The revision is always the current one; only the worker checks are reused.
-    return { ...readiness, revision: this.tables.current?.revision ?? null };
+  ready(@Res({ passthrough: true }) reply: FastifyReply): ReadinessBody {
+    const revision = this.tables.current?.revision;
+    const verdict = decideReadiness({ revision, shuttingDown: this.lifecycle.shuttingDown });
+    void reply.status(verdict.ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
+    return {
+      ...verdict,
+      revision: revision ?? null,
+      endpoints: Object.fromEntries(this.servability.latest()),
+    };
   }
 
   @Get('metrics')
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   metricsText(): Promise<string> {
     return this.metrics.registry.metrics();
-  }
-
-  private async checkReadiness(): Promise<Readiness> {
-    const table = this.tables.current;
-    if (!table) return { ready: false, revision: null, endpoints: {} };
-    const entries = await Promise.all(
-      [...table.endpoints.values()].map(async (endpoint) => {
-        const served = endpoint.routes.filter((route) => route.role !== 'shadow' && route.weight > 0);
-        const checks = await Promise.all(
-          served.map(async (route) => {
-            const model = table.models.get(route.model);
-            if (!model) return false;
-            return this.client.hasReadyWorker(
-              workerGroupFor(this.client, model.spec),
-              model.spec.name,
-              model.spec.version,
-            );
-          }),
-        );
-        return [endpoint.name, checks.length > 0 && checks.every(Boolean)] as const;
-      }),
-    );
-    const endpoints = Object.fromEntries(entries);
-    return { ready: entries.every(([, ok]) => ok), revision: table.revision, endpoints };
   }
 }

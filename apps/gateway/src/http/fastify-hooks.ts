@@ -1,6 +1,7 @@
 import { ErrorCode } from '@modelgate/contracts';
 import { type Logger, resolveRequestId } from '@modelgate/observability';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isKserveV2Path } from './http-exception.filter.js';
 
 /** JSON media types: application/json and any +json suffix. */
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -26,13 +27,14 @@ export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): v
       return;
     }
     // Answering ends the request here: Fastify skips the rest when a hook sends without `done`.
-    void reply.status(415).send({
-      error: {
-        code: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-        message: `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`,
-        request_id: request.id,
-      },
-    });
+    const message = `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`;
+    void reply
+      .status(415)
+      .send(
+        isKserveV2Path(request.url)
+          ? { error: message }
+          : { error: { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message, request_id: request.id } },
+      );
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     // The level check first: the log record is built per request even when the level drops it.

@@ -80,7 +80,18 @@ export function sendErrorReply(
 ): FastifyReply {
   const { status, body, retryAfterSeconds } = toErrorResponse(error, request.id, logger);
   if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(retryAfterSeconds));
+  // Says who answered, so a client aimed at the wrong component can tell (the CLI's hint when
+  // given the gateway's URL for the registry's). On errors only: nothing added to the hot path.
+  void reply.header('x-modelgate-component', 'gateway');
+  // The KServe v2 REST routes answer errors in that protocol's shape, `{"error": "<message>"}`,
+  // with the same status; the request id stays in the x-request-id header.
+  if (isKserveV2Path(request.url)) return reply.status(status).send({ error: body.error.message });
   return reply.status(status).send(body);
+}
+
+/** True for `/v2` and everything under `/v2/` (the KServe v2 REST surface). */
+export function isKserveV2Path(url: string): boolean {
+  return url === '/v2' || url.startsWith('/v2/') || url.startsWith('/v2?');
 }
 
 /** The one HTTP filter of the gateway's Nest controllers. */

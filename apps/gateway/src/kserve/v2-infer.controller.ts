@@ -1,9 +1,8 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { type ModelSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type InferInput, InferenceClient } from '@modelgate/inference-client';
 import { type OutputTensorJson, parseRawInferRequest, rawOutputs } from '@modelgate/processing';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
-import { notLoaded } from '../endpoints/endpoint-table.js';
+import { findV2Model } from './v2-models.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
 
 /** KServe v2 REST response body. */
@@ -43,7 +42,7 @@ export class V2InferController {
   }
 
   private async run(name: string, version: string | undefined, body: unknown): Promise<V2InferResponse> {
-    const spec = this.findModel(name, version);
+    const spec = findV2Model(this.tables.current, name, version);
     const request = parseRawInferRequest(body, spec.inputs.length > 0 ? { inputs: spec.inputs } : {});
     const result = await this.client.infer({
       modelName: spec.name,
@@ -69,20 +68,5 @@ export class V2InferController {
         })),
       ),
     };
-  }
-
-  /** The model by name (and version); without a version, the highest one in the snapshot. */
-  private findModel(name: string, version: string | undefined): ModelSpec {
-    const table = this.tables.current;
-    const specs = table ? [...table.models.values()].map((m) => m.spec).filter((s) => s.name === name) : [];
-    const spec = version
-      ? specs.find((s) => s.version === version)
-      : specs.sort((a, b) => Number(b.version) - Number(a.version))[0];
-    const unloaded = table && version ? table.unloaded.get(`${name}:${version}`) : undefined;
-    if (table && unloaded) throw notLoaded(table, unloaded);
-    if (!spec) {
-      throw new ModelgateError(ErrorCode.NOT_FOUND, `unknown model '${name}${version ? `:${version}` : ''}'`);
-    }
-    return spec;
   }
 }

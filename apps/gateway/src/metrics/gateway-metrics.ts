@@ -1,6 +1,7 @@
 import { type ClassificationAgreement } from '@modelgate/processing';
 import {
   Counter,
+  Gauge,
   Histogram,
   LATENCY_BUCKETS_SECONDS,
   type Registry,
@@ -57,6 +58,36 @@ export class GatewayMetrics {
     this.stages.queue.observe(queueMs / 1000);
     this.stages.infer.observe(inferMs / 1000);
     this.stages.post.observe(postMs / 1000);
+  }
+
+  /** Where modelgate_endpoint_ready reads its verdicts when scraped (set once the gateway is wired). */
+  private endpointVerdicts: (() => Promise<ReadonlyMap<string, { ready: boolean }>>) | undefined;
+
+  /**
+   * 1 when this gateway can serve the endpoint now (every route that takes traffic has its model
+   * loaded here and a ready worker), else 0; read fresh at each scrape. Labelled
+   * `serving_endpoint`: the Prometheus Operator sets `endpoint` on every target itself.
+   */
+  readonly endpointReady = new Gauge({
+    name: 'modelgate_endpoint_ready',
+    help: 'Whether this gateway can serve the endpoint now (1) or not (0), by serving endpoint.',
+    labelNames: ['serving_endpoint'] as const,
+    registers: [this.registry],
+    // Event loops that disagree (one checked a moment later) report the endpoint unservable.
+    aggregator: 'min',
+    collect: async () => {
+      if (!this.endpointVerdicts) return;
+      const verdicts = await this.endpointVerdicts();
+      this.endpointReady.reset(); // endpoints no longer configured disappear
+      for (const [name, verdict] of verdicts) {
+        this.endpointReady.set({ serving_endpoint: name }, verdict.ready ? 1 : 0);
+      }
+    },
+  });
+
+  /** Makes modelgate_endpoint_ready report the verdicts `source` resolves with at each scrape. */
+  reportEndpointReadiness(source: () => Promise<ReadonlyMap<string, { ready: boolean }>>): void {
+    this.endpointVerdicts = source;
   }
 
   /** Mirrored requests by endpoint, shadow model and outcome (ok, error, dropped). */

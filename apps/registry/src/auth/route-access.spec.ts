@@ -58,8 +58,13 @@ describe('route access rules', () => {
     expect(open).toEqual([]);
   });
 
-  it('leaves only health probes and metrics public', () => {
+  it('leaves only health probes, metrics and the version public', () => {
     const publicRoutes = routes.filter((r) => r.access?.kind === 'public').map((r) => r.route);
-    expect(publicRoutes.sort()).toEqual(['GET /health/live', 'GET /health/ready', 'GET /metrics']);
+    expect(publicRoutes.sort()).toEqual([
+      'GET /health/live',
+      'GET /health/ready',
+      'GET /metrics',
+      'GET /v1/version',
+    ]);
   });
 });

@@ -13,6 +13,8 @@ function model(version: number, status: ModelStatus): ModelEntity {
     task: 'text-classification',
     artifactUri: 'file:///models/model.onnx',
     artifactSha256: 'a'.repeat(64),
+    sourceUri: null,
+    externalData: [],
     tokenizerUri: 'file:///models/tokenizer.tar',
     tokenizerSha256: 'b'.repeat(64),
     io: {
@@ -70,6 +72,19 @@ describe('buildSnapshot', () => {
       timeoutMs: 500,
       postprocessing: { topK: 1 },
     });
+  });
+});
+
+describe('buildSnapshot: model files', () => {
+  it('publishes external data files beside the artifact, and leaves the field out when there are none', () => {
+    const externalData = [
+      { name: 'model.onnx_data', uri: 'file:///models/model.onnx_data', sha256: 'c'.repeat(64) },
+    ];
+    const snapshot = parseConfigSnapshot(
+      buildSnapshot(1, [{ ...model(1, 'READY'), externalData }, model(2, 'READY')], [], new Map()),
+    );
+    expect(snapshot.models[0]?.externalData).toEqual(externalData);
+    expect(snapshot.models[1]).not.toHaveProperty('externalData');
   });
 });
 

@@ -25,13 +25,20 @@ export function buildSnapshot(
 ): ConfigSnapshotInput {
   return {
     revision,
-    models: models.filter((model) => model.status === 'READY').map(toModelSpec),
+    models: models.filter(isServable).map(toModelSpec),
     endpoints: endpoints.map((endpoint) => toEndpointSpec(endpoint, routesByEndpoint.get(endpoint.id) ?? [])),
     versionPolicies: versionPolicies.map((row) => ({ model: row.modelName, policy: row.policy })),
   };
 }
 
-function toModelSpec(model: ModelEntity): ModelSpecInput {
+/** A READY model with its files (READY implies imported: the schema checks it too). */
+type ServableModel = ModelEntity & { artifactUri: string; artifactSha256: string };
+
+function isServable(model: ModelEntity): model is ServableModel {
+  return model.status === 'READY' && model.artifactUri !== null && model.artifactSha256 !== null;
+}
+
+function toModelSpec(model: ServableModel): ModelSpecInput {
   const version = String(model.version);
   return {
     id: formatModelId(model.name, version),
@@ -40,6 +47,7 @@ function toModelSpec(model: ModelEntity): ModelSpecInput {
     task: model.task,
     workerGroup: model.workerGroup,
     artifact: { uri: model.artifactUri, sha256: model.artifactSha256 },
+    ...(model.externalData.length > 0 ? { externalData: model.externalData } : {}),
     ...(model.tokenizerUri !== null && model.tokenizerSha256 !== null
       ? { tokenizer: { uri: model.tokenizerUri, sha256: model.tokenizerSha256 } }
       : {}),

@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { formatModelId, isModelgateError } from '@modelgate/contracts';
+import {
+  type ArtifactRef,
+  type ExternalDataRef,
+  formatModelId,
+  isModelgateError,
+} from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { DataSource, In } from 'typeorm';
 import { ModelEntity, type ModelStatus } from '../models/model.entity.js';
@@ -8,7 +13,8 @@ import { systemActor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { type RegistryConfig } from '../registry.config.js';
 import { LOGGER, REGISTRY_CONFIG } from '../registry.tokens.js';
-import { type PreparationDeps, isTransientFailure, prepareModel } from './prepare-model.js';
+import { type ImportedFiles, MODEL_IMPORTER, type ModelImporter } from '../model-import/hf-model-importer.js';
+import { type PreparationDeps, isTransientFailure, labelled, prepareModel } from './prepare-model.js';
 
 /** Which attempt of a job this is. */
 export interface Attempt {
@@ -38,6 +44,7 @@ export class ModelPreparationService {
     private readonly dataSource: DataSource,
     private readonly changes: ConfigChangesService,
     @Inject(PREPARATION_DEPS) private readonly deps: PreparationDeps,
+    @Inject(MODEL_IMPORTER) private readonly importer: ModelImporter,
     @Inject(REGISTRY_CONFIG) private readonly config: RegistryConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -59,19 +66,23 @@ export class ModelPreparationService {
 
     let result;
     try {
+      const files = await this.#files(model, attempt);
       result = await prepareModel(
         {
           task: model.task,
-          artifact: { uri: model.artifactUri, sha256: model.artifactSha256 },
-          tokenizer:
-            model.tokenizerUri !== null && model.tokenizerSha256 !== null
-              ? { uri: model.tokenizerUri, sha256: model.tokenizerSha256 }
-              : null,
+          artifact: files.artifact,
+          externalData: files.externalData,
+          tokenizer: files.tokenizer,
           labels: model.labels,
         },
         this.deps,
       );
+      if (files.importMs !== undefined) {
+        const { timings } = result;
+        result.timings = { importMs: files.importMs, ...timings, totalMs: timings.totalMs + files.importMs };
+      }
     } catch (error) {
+      if (error instanceof ModelGoneError) return;
       const reason = isModelgateError(error) ? error.message : `unexpected error: ${String(error)}`;
       if (!isModelgateError(error)) this.logger.error({ err: error, model: id }, 'preparation crashed');
       if (isTransientFailure(error) && attempt.number < attempt.max) {
@@ -113,6 +124,72 @@ export class ModelPreparationService {
         if (!(error instanceof ModelGoneError)) throw error;
       });
     this.logger.info({ model: id, timings: result.timings }, 'model READY');
+  }
+
+  /**
+   * The model's files: as registered, or, for a model registered from an hf:// source and not
+   * yet imported, imported into the artifact store first and recorded on the row (audited), so a
+   * later attempt or a restart does not import again.
+   */
+  async #files(
+    model: ModelEntity,
+    attempt: Attempt,
+  ): Promise<{
+    artifact: ArtifactRef;
+    externalData: ExternalDataRef[];
+    tokenizer: ArtifactRef | null;
+    importMs?: number;
+  }> {
+    const tokenizer =
+      model.tokenizerUri !== null && model.tokenizerSha256 !== null
+        ? { uri: model.tokenizerUri, sha256: model.tokenizerSha256 }
+        : null;
+    if (model.artifactUri !== null && model.artifactSha256 !== null) {
+      return {
+        artifact: { uri: model.artifactUri, sha256: model.artifactSha256 },
+        externalData: model.externalData,
+        tokenizer,
+      };
+    }
+    const source = model.sourceUri;
+    if (source === null) throw new Error(`model ${model.id} has neither an artifact nor a source`);
+    const prefix = attempt.number > 1 ? `attempt ${attempt.number} of ${attempt.max}: ` : '';
+    await this.#setStatus(model.id, 'PREPARING', `${prefix}importing ${source}`);
+    const started = performance.now();
+    const imported = await labelled('source', () => this.importer.importSource(source, model.task));
+    const importMs = Math.round((performance.now() - started) * 10) / 10;
+    await this.#recordImport(model, source, imported);
+    return { ...imported, importMs };
+  }
+
+  async #recordImport(model: ModelEntity, source: string, files: ImportedFiles): Promise<void> {
+    await this.changes.apply(ACTOR, { configChange: false }, async (manager) => {
+      const updated = await manager.getRepository(ModelEntity).update(
+        { id: model.id, status: 'PREPARING' },
+        {
+          artifactUri: files.artifact.uri,
+          artifactSha256: files.artifact.sha256,
+          externalData: files.externalData,
+          tokenizerUri: files.tokenizer?.uri ?? null,
+          tokenizerSha256: files.tokenizer?.sha256 ?? null,
+          statusReason: null,
+          updatedAt: () => 'now()',
+        },
+      );
+      if (updated.affected !== 1) throw new ModelGoneError();
+      return {
+        value: undefined,
+        action: 'model.imported',
+        target: `model:${formatModelId(model.name, String(model.version))}`,
+        details: {
+          source,
+          commit: files.commit ?? null,
+          artifact: files.artifact,
+          externalData: files.externalData,
+          tokenizer: files.tokenizer,
+        },
+      };
+    });
   }
 
   /** Marks a model FAILED with `reason` unless it already finished; audited. */

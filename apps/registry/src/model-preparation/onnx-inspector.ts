@@ -2,6 +2,7 @@
  * The registry's only onnxruntime-node import: opens a model on the CPU to read its declared
  * inputs and outputs and time one warm-up run. Spinning is off so the event loop keeps its core.
  */
+import { basename } from 'node:path';
 import {
   DATATYPE_BY_RUNTIME_TYPE,
   ErrorCode,
@@ -23,6 +24,9 @@ export interface InspectedModel {
 
 const OIP_BY_ORT_TYPE = DATATYPE_BY_RUNTIME_TYPE;
 
+/** onnxruntime's words for an initializer whose external data file is not beside the model. */
+const MISSING_EXTERNAL_DATA = /External data path does not exist: "([^"]+)"/;
+
 /** Sequence length of the warm-up request for dynamic non-batch dims. */
 const WARM_UP_SEQUENCE = 8;
 
@@ -38,7 +42,17 @@ export async function openOnnxModel(path: string, fileLabel: string): Promise<In
       logSeverityLevel: 3,
     });
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 400);
+    const message = error instanceof Error ? error.message : String(error);
+    const missing = MISSING_EXTERNAL_DATA.exec(message)?.[1];
+    if (missing !== undefined) {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `${fileLabel} keeps weights in the ONNX external data file "${basename(missing)}", which was not ` +
+          `registered with it: give it as externalData (upload: model.onnx_data beside model.onnx; ` +
+          `CLI: --external-data-uri/--external-data-sha256/--external-data-name)`,
+      );
+    }
+    const reason = message.split('\n')[0]?.slice(0, 400);
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
       `${fileLabel} could not be opened by onnxruntime: ${reason}`,

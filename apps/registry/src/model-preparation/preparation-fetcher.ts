@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type ArtifactRef, ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { ModelStore } from '@modelgate/model-store';
+import { type ArtifactRef, ErrorCode, type ExternalDataRef, ModelgateError } from '@modelgate/contracts';
+import { linkModelDirectory, ModelStore } from '@modelgate/model-store';
 import { type ArtifactStore } from '../artifacts/artifact-store.js';
 import { type RegistryConfig } from '../registry.config.js';
 import { type ArtifactFetcher } from './prepare-model.js';
@@ -13,6 +14,7 @@ import { type ArtifactFetcher } from './prepare-model.js';
 export class PreparationFetcher implements ArtifactFetcher {
   readonly #remote: ModelStore;
   readonly #local: ModelStore;
+  readonly #cacheDir: string;
 
   constructor(
     config: RegistryConfig,
@@ -28,6 +30,34 @@ export class PreparationFetcher implements ArtifactFetcher {
       s3: { endpointUrl: config.S3_ENDPOINT_URL },
     });
     this.#local = new ModelStore({ cacheDir: config.REGISTRY_CACHE_DIR, fileRoots: [artifacts.dir] });
+    this.#cacheDir = config.REGISTRY_CACHE_DIR;
+  }
+
+  /**
+   * The model file's path; with external data, a directory of links to the verified files under
+   * the names the graph records (own uploads linked straight from the artifact store, no copy).
+   */
+  async fetchModel(files: {
+    artifact: ArtifactRef;
+    externalData: readonly ExternalDataRef[];
+  }): Promise<{ path: string }> {
+    const model = {
+      ...(await this.fetchArtifact(files.artifact)),
+      sha256: files.artifact.sha256.toLowerCase(),
+    };
+    if (files.externalData.length === 0) return model;
+    const externalData = [];
+    for (const file of files.externalData) {
+      const fetched = await this.fetchArtifact(file);
+      externalData.push({ name: file.name, path: fetched.path, sha256: file.sha256.toLowerCase() });
+    }
+    const path = await linkModelDirectory(
+      join(this.#cacheDir, 'models'),
+      join(this.#cacheDir, 'tmp'),
+      model,
+      externalData,
+    );
+    return { path };
   }
 
   async fetchArtifact(ref: ArtifactRef): Promise<{ path: string }> {

@@ -28,7 +28,7 @@ function deps(
   let clock = 0;
   return {
     fetcher: overrides.fetcher ?? {
-      fetchArtifact: () => Promise.resolve({ path: '/cache/model' }),
+      fetchModel: () => Promise.resolve({ path: '/cache/model' }),
       fetchBundle: () => Promise.reject(new Error('no bundle in this test')),
     },
     open:
@@ -44,7 +44,7 @@ function deps(
 describe('prepareModel', () => {
   it('returns the tensors, the labels given and the time of each step', async () => {
     const result = await prepareModel(
-      { task: 'text-classification', artifact, tokenizer: null, labels: ['neg', 'pos'] },
+      { task: 'text-classification', artifact, externalData: [], tokenizer: null, labels: ['neg', 'pos'] },
       deps({}),
     );
     expect(result.io.outputs).toEqual([{ name: 'logits', datatype: 'FP32', dims: [-1, 2] }]);
@@ -57,7 +57,7 @@ describe('prepareModel', () => {
     const outputs = [{ name: 'last_hidden_state', datatype: 'FP32' as const, dims: [-1, -1, 8] }];
     await expect(
       prepareModel(
-        { task: 'text-classification', artifact, tokenizer: null, labels: null },
+        { task: 'text-classification', artifact, externalData: [], tokenizer: null, labels: null },
         deps({ outputs, released }),
       ),
     ).rejects.toThrow(/needs a 2-D FP32 output named logits/);
@@ -70,10 +70,10 @@ describe('prepareModel', () => {
       'refusing to fetch http://10.0.0.1/m: host "10.0.0.1" resolves to 10.0.0.1, a private network address; list the host or address in allowedHosts to allow it',
     );
     const failing = deps({
-      fetcher: { fetchArtifact: () => Promise.reject(refused), fetchBundle: () => Promise.reject(refused) },
+      fetcher: { fetchModel: () => Promise.reject(refused), fetchBundle: () => Promise.reject(refused) },
     });
     await expect(
-      prepareModel({ task: 'raw', artifact, tokenizer: null, labels: null }, failing),
+      prepareModel({ task: 'raw', artifact, externalData: [], tokenizer: null, labels: null }, failing),
     ).rejects.toThrow(/^artifact: refusing to fetch .*\(setting: REGISTRY_ARTIFACT_ALLOWED_HOSTS\)$/);
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   type ArtifactRef,
   ErrorCode,
+  type ExternalDataRef,
   isModelgateError,
   type ModelTask,
   ModelgateError,
@@ -13,7 +14,11 @@ import { type InspectedModel } from './onnx-inspector.js';
 
 /** Fetches verified artifacts (the registry's ModelStore, or its own upload store). */
 export interface ArtifactFetcher {
-  fetchArtifact(ref: ArtifactRef): Promise<{ path: string }>;
+  /** The model file's path, its external data files beside it under their names. */
+  fetchModel(files: {
+    artifact: ArtifactRef;
+    externalData: readonly ExternalDataRef[];
+  }): Promise<{ path: string }>;
   fetchBundle(ref: ArtifactRef): Promise<{ dir: string }>;
 }
 
@@ -28,6 +33,8 @@ export interface PreparationDeps {
 export interface PreparationRequest {
   task: ModelTask;
   artifact: ArtifactRef;
+  /** ONNX external data files of the model. */
+  externalData: readonly ExternalDataRef[];
   tokenizer: ArtifactRef | null;
   /** Labels given at registration; config.json's id2label fills in when null. */
   labels: string[] | null;
@@ -51,7 +58,9 @@ export async function prepareModel(
 ): Promise<PreparationResult> {
   const now = deps.now ?? (() => performance.now());
   const started = now();
-  const { path } = await labelled('artifact', () => deps.fetcher.fetchArtifact(request.artifact));
+  const { path } = await labelled('artifact', () =>
+    deps.fetcher.fetchModel({ artifact: request.artifact, externalData: request.externalData }),
+  );
   let labels = request.labels;
   if (request.tokenizer !== null) {
     const tokenizer = request.tokenizer;
@@ -113,7 +122,11 @@ const SETTING_HINTS: [RegExp, string][] = [
   [/allowHttp is false/, 'REGISTRY_ALLOW_HTTP_ARTIFACTS'],
 ];
 
-async function labelled<T>(what: 'artifact' | 'tokenizer', fetch: () => Promise<T>): Promise<T> {
+/** Runs a fetch of `what`, prefixing a failure's message with it and the setting that would allow it. */
+export async function labelled<T>(
+  what: 'artifact' | 'tokenizer' | 'source',
+  fetch: () => Promise<T>,
+): Promise<T> {
   try {
     return await fetch();
   } catch (error) {

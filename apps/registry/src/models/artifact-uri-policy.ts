@@ -16,6 +16,8 @@ export interface ArtifactUriPolicyOptions {
   fileRoots: readonly string[];
   allowHttp: boolean;
   allowedHosts: readonly string[];
+  /** Base URL of the Hugging Face Hub that hf:// sources are imported from (HF_ENDPOINT). */
+  hfEndpoint: string;
   /** How long a DNS lookup of an http(s) host may take before the check leaves it to preparation. */
   dnsTimeoutMs?: number;
 }
@@ -36,6 +38,16 @@ export class ArtifactUriPolicy {
     private readonly store: ArtifactStore,
   ) {
     this.#allowlist = parseHostAllowlist(options.allowedHosts);
+  }
+
+  /**
+   * Throws INVALID_ARGUMENT (field `source`) when the Hub an hf:// source would be imported from
+   * is a loopback, private, link-local or metadata address that is not allowlisted. The URI itself
+   * was parsed by the registration schema.
+   */
+  async checkSource(): Promise<void> {
+    const endpoint = new URL(this.options.hfEndpoint);
+    await this.#checkHost(endpoint, 'source', `the Hub endpoint ${redactUri(endpoint.href)} (HF_ENDPOINT)`);
   }
 
   /** Throws INVALID_ARGUMENT (field `<field>.uri`) saying why `ref` cannot be fetched. */
@@ -86,14 +98,19 @@ export class ArtifactUriPolicy {
         `${shown}: http(s) artifact URIs are disabled (REGISTRY_ALLOW_HTTP_ARTIFACTS=false)`,
       );
     }
+    await this.#checkHost(url, `${field}.uri`, shown);
+  }
+
+  /** Refuses a host that is (or resolves to) a forbidden address, unless allowlisted. */
+  async #checkHost(url: URL, path: string, shown: string): Promise<void> {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (this.#allowlist.allowsHost(host)) return;
     const addresses = isIP(host) ? [host] : await this.#resolve(host);
     for (const address of addresses) {
       const reason = isForbiddenAddress(address);
       if (reason !== undefined && !this.#allowlist.allowsAddress(address)) {
-        throw refuse(
-          field,
+        throw refuseAt(
+          path,
           `${shown} resolves to ${address}, a ${reason} address (allowlist it with REGISTRY_ARTIFACT_ALLOWED_HOSTS)`,
         );
       }
@@ -113,9 +130,11 @@ export class ArtifactUriPolicy {
 }
 
 function refuse(field: string, message: string): ModelgateError {
-  return new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${field}.uri: ${message}`, {
-    field: `${field}.uri`,
-  });
+  return refuseAt(`${field}.uri`, message);
+}
+
+function refuseAt(path: string, message: string): ModelgateError {
+  return new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${path}: ${message}`, { field: path });
 }
 
 /** An s3:// URI must name a bucket and a key; whether the object exists is preparation's to find. */

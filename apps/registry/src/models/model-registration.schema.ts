@@ -1,11 +1,13 @@
 import {
   artifactRefSchema,
   batchingSchema,
+  externalDataListSchema,
   MODEL_VERSION_PATTERN,
   modelTaskSchema,
   resourceNameSchema,
   runtimeSchema,
 } from '@modelgate/contracts';
+import { formatHfUri, isHfUri, parseHfUri } from '@modelgate/model-store';
 import { z } from 'zod';
 
 /** A model version in a request: "3" or 3. */
@@ -37,20 +39,71 @@ const modelSettingsShape = {
   workerGroup: resourceNameSchema.default('default'),
 };
 
-/** `POST /v1/models`: register a model whose files are already reachable by URI. */
+/**
+ * `POST /v1/models`: register a model whose files are already reachable by URI (`artifact`, with
+ * `externalData` and `tokenizer`), or one whose files preparation imports from the Hugging Face
+ * Hub (`source`: hf://org/name[@revision]; the registry computes the digests).
+ */
 export const registerModelSchema = z
   .strictObject({
     ...modelSettingsShape,
-    /** The .onnx file. */
-    artifact: artifactRefSchema,
-    /** The tokenizer bundle (ustar of tokenizer.json, tokenizer_config.json, config.json, ...). */
+    /** The .onnx file; not with `source`. */
+    artifact: artifactRefSchema.optional(),
+    /** ONNX external data files the graph reads (e.g. model.onnx_data), with `artifact`. @defaultValue [] */
+    externalData: externalDataListSchema.default([]),
+    /** The tokenizer bundle (ustar of tokenizer.json, tokenizer_config.json, config.json, ...), with `artifact`. */
     tokenizer: artifactRefSchema.optional(),
+    /**
+     * `hf://org/name[@revision]` (revision `main` when left out): preparation fetches
+     * onnx/model.onnx, onnx/model.onnx_data when the repository has it, and the tokenizer files
+     * from the Hub (HF_ENDPOINT) into this registry's artifact store. Stored in canonical form.
+     */
+    source: z.string().max(400).optional(),
   })
   .superRefine((input, ctx) => {
+    if (input.source !== undefined) {
+      if (!isHfUri(input.source)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['source'],
+          message: 'must be an hf://<org>/<name>[@<revision>] URI (files by URI go in artifact)',
+        });
+      } else {
+        try {
+          parseHfUri(input.source);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', path: ['source'], message: (error as Error).message });
+        }
+      }
+      const given = [
+        ...(input.artifact === undefined ? [] : ['artifact']),
+        ...(input.tokenizer === undefined ? [] : ['tokenizer']),
+        ...(input.externalData.length === 0 ? [] : ['externalData']),
+      ];
+      for (const key of given) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'comes from the source when registering from hf://; leave it out',
+        });
+      }
+      return;
+    }
+    if (input.artifact === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['artifact'],
+        message: 'is required: give artifact {uri, sha256}, or source hf://<org>/<name>[@<revision>]',
+      });
+      return;
+    }
     if (input.task !== 'raw' && input.tokenizer === undefined) {
       ctx.addIssue({ code: 'custom', path: ['tokenizer'], message: `is required for task ${input.task}` });
     }
-  });
+  })
+  .transform((input) =>
+    input.source === undefined ? input : { ...input, source: formatHfUri(parseHfUri(input.source)) },
+  );
 
 /** A validated registration. */
 export type RegisterModelInput = z.output<typeof registerModelSchema>;

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { type Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { DEFAULT_EXTERNAL_DATA_NAME, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { type FastifyRequest } from 'fastify';
 import { parseInput } from '../admin-api/parse-body.js';
@@ -15,6 +15,9 @@ import { ModelsService } from './models.service.js';
 
 /** The model file of an upload. */
 export const MODEL_FILE = 'model.onnx';
+
+/** The model's ONNX external data file, when its export keeps the weights outside the graph. */
+export const EXTERNAL_DATA_FILE = DEFAULT_EXTERNAL_DATA_NAME;
 
 /** Files packed into the tokenizer bundle, when uploaded (tokenizer.json is required unless raw). */
 export const TOKENIZER_FILES = [
@@ -32,7 +35,8 @@ const JSON_FIELDS = new Set(['batching', 'runtime', 'labels']);
 
 /**
  * `POST /v1/models/upload`: a Hugging Face export directory as multipart/form-data. model.onnx
- * streams into the artifact store (hashed on the way, never buffered whole); the tokenizer files
+ * and its external data model.onnx_data, when the export has one, stream into the artifact store
+ * (hashed on the way, never buffered whole); the tokenizer files
  * become one ustar bundle; the model is then registered with URIs of this registry's
  * /v1/artifacts. A file part is recognised by its field name or its file name.
  */
@@ -55,6 +59,7 @@ export class ModelUploadService {
     const tokenizerFiles: Record<string, Buffer> = {};
     const problems: string[] = [];
     let model: StoredArtifact | undefined;
+    let externalData: StoredArtifact | undefined;
 
     for await (const part of request.parts()) {
       if (part.type === 'field') {
@@ -64,6 +69,12 @@ export class ModelUploadService {
       const name = fileNameOf(part.fieldname, part.filename);
       if (name === MODEL_FILE) {
         model = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, MODEL_FILE);
+      } else if (name === EXTERNAL_DATA_FILE) {
+        externalData = await this.store.write(
+          part.file,
+          this.config.REGISTRY_ARTIFACT_MAX_BYTES,
+          EXTERNAL_DATA_FILE,
+        );
       } else if (isTokenizerFile(name)) {
         tokenizerFiles[name] = await readLimited(part.file, TOKENIZER_FILE_MAX_BYTES, name);
         if (part.file.truncated) {
@@ -72,7 +83,7 @@ export class ModelUploadService {
       } else {
         part.file.resume();
         problems.push(
-          `unexpected file '${part.filename || part.fieldname}'; expected ${[MODEL_FILE, ...TOKENIZER_FILES].join(', ')}`,
+          `unexpected file '${part.filename || part.fieldname}'; expected ${[MODEL_FILE, EXTERNAL_DATA_FILE, ...TOKENIZER_FILES].join(', ')}`,
         );
       }
     }
@@ -98,6 +109,16 @@ export class ModelUploadService {
     return this.models.register(actor, {
       ...settings,
       artifact: { uri: this.store.uriOf(model.sha256), sha256: model.sha256 },
+      externalData:
+        externalData === undefined
+          ? []
+          : [
+              {
+                name: EXTERNAL_DATA_FILE,
+                uri: this.store.uriOf(externalData.sha256),
+                sha256: externalData.sha256,
+              },
+            ],
       tokenizer: bundle && { uri: this.store.uriOf(bundle.sha256), sha256: bundle.sha256 },
     });
   }
@@ -115,7 +136,9 @@ export class ModelUploadService {
 
 function fileNameOf(fieldname: string, filename: string): string {
   const byField = basename(fieldname);
-  return byField === MODEL_FILE || isTokenizerFile(byField) ? byField : basename(filename);
+  return byField === MODEL_FILE || byField === EXTERNAL_DATA_FILE || isTokenizerFile(byField)
+    ? byField
+    : basename(filename);
 }
 
 function isTokenizerFile(name: string): name is (typeof TOKENIZER_FILES)[number] {

@@ -1,6 +1,7 @@
 import {
   type ArtifactRef,
   type BatchingConfig,
+  type ExternalDataRef,
   formatModelId,
   type ModelTask,
   type RuntimeConfig,
@@ -19,7 +20,12 @@ export interface ModelView {
   /** Why it FAILED, or how preparation is going; null when there is nothing to say. */
   statusReason: string | null;
   workerGroup: string;
-  artifact: ArtifactRef;
+  /** Where the files were imported from (`hf://org/name@revision`); null when registered by URI or upload. */
+  source: string | null;
+  /** The .onnx file; null until the import from `source` is done. */
+  artifact: ArtifactRef | null;
+  /** ONNX external data files placed beside the .onnx file under their names. */
+  externalData: ExternalDataRef[];
   tokenizer: ArtifactRef | null;
   labels: string[] | null;
   inputs: TensorMetadata[];
@@ -43,7 +49,12 @@ export function toModelView(row: ModelEntity): ModelView {
     status: row.status,
     statusReason: row.statusReason,
     workerGroup: row.workerGroup,
-    artifact: { uri: row.artifactUri, sha256: row.artifactSha256 },
+    source: row.sourceUri,
+    artifact:
+      row.artifactUri !== null && row.artifactSha256 !== null
+        ? { uri: row.artifactUri, sha256: row.artifactSha256 }
+        : null,
+    externalData: row.externalData,
     tokenizer:
       row.tokenizerUri !== null && row.tokenizerSha256 !== null
         ? { uri: row.tokenizerUri, sha256: row.tokenizerSha256 }

@@ -1,5 +1,6 @@
 import {
   type BatchingConfig,
+  type ExternalDataRef,
   type ModelTask,
   type RuntimeConfig,
   type TensorMetadata,
@@ -20,6 +21,8 @@ export interface ModelIo {
 
 /** How long preparation's steps took, in milliseconds. */
 export interface PreparationTimings {
+  /** Copying the files from their source (hf://) into the artifact store; absent otherwise. */
+  importMs?: number;
   fetchMs: number;
   openMs: number;
   warmUpMs?: number;
@@ -41,11 +44,20 @@ export class ModelEntity {
   @Column('varchar', { length: 32 })
   task!: ModelTask;
 
-  @Column('text', { name: 'artifact_uri' })
-  artifactUri!: string;
+  /** The .onnx file; null only while a model registered from `sourceUri` waits for its import. */
+  @Column('text', { name: 'artifact_uri', nullable: true })
+  artifactUri!: string | null;
 
-  @Column('char', { name: 'artifact_sha256', length: 64 })
-  artifactSha256!: string;
+  @Column('char', { name: 'artifact_sha256', length: 64, nullable: true })
+  artifactSha256!: string | null;
+
+  /** Where preparation imports the files from (`hf://org/name@revision`); null when registered by URI or upload. */
+  @Column('text', { name: 'source_uri', nullable: true })
+  sourceUri!: string | null;
+
+  /** ONNX external data files, placed beside the .onnx file under their names. */
+  @Column('jsonb', { name: 'external_data', default: () => "'[]'" })
+  externalData!: ExternalDataRef[];
 
   @Column('text', { name: 'tokenizer_uri', nullable: true })
   tokenizerUri!: string | null;

@@ -29,7 +29,11 @@ export class ModelsService {
 
   /** Registers a version in PENDING and queues its preparation. */
   async register(actor: Actor, input: RegisterModelInput): Promise<ModelView> {
-    await this.uriPolicy.check(input.artifact, 'artifact');
+    if (input.source !== undefined) await this.uriPolicy.checkSource();
+    if (input.artifact !== undefined) await this.uriPolicy.check(input.artifact, 'artifact');
+    for (const [index, file] of input.externalData.entries()) {
+      await this.uriPolicy.check(file, `externalData[${index}]`);
+    }
     if (input.tokenizer !== undefined) await this.uriPolicy.check(input.tokenizer, 'tokenizer');
 
     const model = await this.changes.apply(actor, { configChange: true }, async (manager) => {
@@ -44,8 +48,10 @@ export class ModelsService {
         name: input.name,
         version,
         task: input.task,
-        artifactUri: input.artifact.uri,
-        artifactSha256: input.artifact.sha256,
+        artifactUri: input.artifact?.uri ?? null,
+        artifactSha256: input.artifact?.sha256 ?? null,
+        sourceUri: input.source ?? null,
+        externalData: input.externalData,
         tokenizerUri: input.tokenizer?.uri ?? null,
         tokenizerSha256: input.tokenizer?.sha256 ?? null,
         io: null,
@@ -64,7 +70,13 @@ export class ModelsService {
         value: saved,
         action: 'model.register',
         target: `model:${id}`,
-        details: { task: input.task, artifact: input.artifact, tokenizer: input.tokenizer ?? null },
+        details: {
+          task: input.task,
+          ...(input.source === undefined ? {} : { source: input.source }),
+          artifact: input.artifact ?? null,
+          ...(input.externalData.length === 0 ? {} : { externalData: input.externalData }),
+          tokenizer: input.tokenizer ?? null,
+        },
       };
     });
 

@@ -51,6 +51,20 @@ describe('buildFleetStatus', () => {
     });
   });
 
+  it('passes on what a gateway reports of each endpoint’s servability', () => {
+    const endpoints = {
+      sentiment: { ready: true },
+      orphan: { ready: false, reason: "model orphan:1: worker group 'nowhere' has no workers" },
+    };
+    const [gateway, worker] = buildFleetStatus(
+      1,
+      [beat({ role: 'gateway', id: 'g1', endpoints }), beat({ role: 'worker', id: 'w1' })],
+      1_000,
+    ).nodes;
+    expect(gateway?.endpoints).toEqual(endpoints);
+    expect(worker).not.toHaveProperty('endpoints');
+  });
+
   it('gives a node that has applied no revision yet a null lag', () => {
     const [node] = buildFleetStatus(3, [beat({ role: 'worker', id: 'w1', revision: null })], 1_000).nodes;
     expect(node?.lag).toBeNull();

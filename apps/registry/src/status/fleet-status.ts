@@ -21,6 +21,8 @@ export interface NodeStatus {
   models: Record<string, string>;
   /** Model id → why it FAILED on the node (only failed models). */
   reasons: Record<string, string>;
+  /** On a gateway: endpoint name → whether it can serve it now, and why not. */
+  endpoints?: Record<string, { ready: boolean; reason?: string }>;
   /** Milliseconds since the node's last heartbeat. */
   lastSeenMs: number;
 }
@@ -53,6 +55,7 @@ export function buildFleetStatus(
       lag: beat.revision === null ? null : Math.max(0, latestRevision - beat.revision),
       models: beat.models,
       reasons: beat.reasons,
+      ...(beat.endpoints === undefined ? {} : { endpoints: beat.endpoints }),
       lastSeenMs: Math.max(0, nowMs - beat.at),
     }))
     .sort((a, b) => compare(a.role, b.role) || compare(a.id, b.id));

@@ -51,6 +51,9 @@ export interface ModelBody {
   inputs: { name: string; datatype: string; dims: number[] }[];
   outputs: { name: string; datatype: string; dims: number[] }[];
   artifact: { uri: string; sha256: string };
+  /** The hf:// source the files were imported from, if any. */
+  source?: string | null;
+  externalData?: { name: string; uri: string; sha256: string }[];
   tokenizer: { uri: string; sha256: string } | null;
   timings: Record<string, number> | null;
 }

@@ -42,6 +42,7 @@ describe('app environments', () => {
     expect(gatewayEnvironment({}, launch, 'mgt_node')).toMatchObject({
       GATEWAY_PORT: '8080',
       GATEWAY_WORKERS: '1',
+      GATEWAY_DRAIN_TIMEOUT_MS: '5000',
     });
   });
 

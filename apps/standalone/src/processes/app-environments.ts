@@ -121,6 +121,9 @@ export function gatewayEnvironment(
       GATEWAY_CACHE_DIR: layout.gatewayCache,
       // One event loop: the worker and the registry share this machine's cores.
       GATEWAY_WORKERS: '1',
+      // Nothing balances by readiness here: no shutdown delay (the default); drains end well within
+      // the launcher's stop grace, like the worker's.
+      GATEWAY_DRAIN_TIMEOUT_MS: '5000',
       ...(config.REDIS_URL === undefined
         ? {
             GATEWAY_RECONCILE_INTERVAL_MS: String(POLL_INTERVAL_MS),

@@ -1,5 +1,5 @@
 /**
- * Opens one copy of a model: fetch and verify its artifact, create its sessions (falling back
+ * Opens one copy of a model: fetch and verify its artifact (and external data), create its sessions (falling back
  * through the execution providers), warm them up and put a batching runner in front. Either the
  * copy comes back READY or the attempt throws with nothing left open.
  */
@@ -15,9 +15,13 @@ import { openOnnxSession } from './onnx-session.adapter.js';
 import { type ServedModel } from './served-model.js';
 import { warmUp } from './warm-up.js';
 
-/** Fetches an artifact into a local, verified file (the model store). */
+/**
+ * Fetches a model's files into local, verified files (the model store) and answers the path
+ * onnxruntime opens: the model file, with its ONNX external data files beside it under the names
+ * the graph records.
+ */
 export interface ArtifactFetcher {
-  fetchArtifact(ref: { uri: string; sha256: string }): Promise<{ path: string }>;
+  fetchModel(files: Pick<ModelSpec, 'artifact' | 'externalData'>): Promise<{ path: string }>;
 }
 
 export interface ModelLoaderDeps {
@@ -36,7 +40,7 @@ export async function openModel(
   const { logger, metrics } = deps;
   const model: ServedModel = { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
   try {
-    const artifact = await deps.fetcher.fetchArtifact(spec.artifact);
+    const artifact = await deps.fetcher.fetchModel(spec);
     const attempts = planProviderAttempts(spec.runtime.executionProviders, deps.gpu);
     const { instances } = spec.runtime;
     const intraOpThreads = resolveIntraOpThreads(

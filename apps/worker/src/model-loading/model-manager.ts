@@ -289,9 +289,15 @@ function formatDelay(ms: number): string {
 function needsReload(current: ModelSpec, next: ModelSpec): boolean {
   return (
     current.artifact.sha256 !== next.artifact.sha256 ||
+    externalDataKey(current) !== externalDataKey(next) ||
     JSON.stringify(current.runtime) !== JSON.stringify(next.runtime) ||
     JSON.stringify(current.batching) !== JSON.stringify(next.batching)
   );
+}
+
+/** The external data files as the loaded copy sees them: names and digests (URIs may move). */
+function externalDataKey(spec: ModelSpec): string {
+  return (spec.externalData ?? []).map((file) => `${file.name}\0${file.sha256}`).join('\n');
 }
 
 function rank(model: ServedModel): number {

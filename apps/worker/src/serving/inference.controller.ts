@@ -3,6 +3,7 @@ import { GrpcMethod } from '@nestjs/microservices';
 import { type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import {
   ErrorCode,
+  MODELGATE_VERSION,
   ModelgateError,
   type TensorDatatype,
   encodeTensor,
@@ -26,7 +27,7 @@ export const TEST_HOLD_HEADER = 'x-modelgate-test-hold-ms';
 export const TEST_CRASH_HEADER = 'x-modelgate-test-crash-session';
 
 const SERVER_NAME = 'modelgate-worker';
-const SERVER_VERSION = '0.1.0';
+const SERVER_VERSION = MODELGATE_VERSION;
 const PLATFORM = 'onnxruntime_onnx';
 
 /** The Open Inference Protocol v2 service (inference.GRPCInferenceService). */

@@ -84,6 +84,42 @@ describe('modelSpecSchema', () => {
     expect(model.artifact.sha256).toBe('ab'.repeat(32));
   });
 
+  it('accepts ONNX external data files by plain file name, digests lowercased', () => {
+    const model = parseModelSpec(
+      minimalModel({
+        externalData: [{ name: 'model.onnx_data', uri: 's3://bucket/m.onnx_data', sha256: 'CD'.repeat(32) }],
+      }),
+    );
+    expect(model.externalData).toEqual([
+      { name: 'model.onnx_data', uri: 's3://bucket/m.onnx_data', sha256: 'cd'.repeat(32) },
+    ]);
+    expect(parseModelSpec(minimalModel()).externalData).toBeUndefined();
+  });
+
+  it('refuses external data names that would leave the model directory, repeat, or take the model file name', () => {
+    const file = (name: string) => ({ name, uri: 'file:///m/x', sha256: SHA });
+    expect(
+      pathsOf(
+        minimalModel({
+          externalData: [
+            file('../weights.bin'),
+            file('sub/model.onnx_data'),
+            file('..'),
+            file('model.onnx'),
+            file('w.bin'),
+            file('w.bin'),
+          ],
+        }),
+      ),
+    ).toEqual([
+      'externalData[0].name',
+      'externalData[1].name',
+      'externalData[2].name',
+      'externalData[3].name',
+      'externalData[5].name',
+    ]);
+  });
+
   it('drops unknown keys so older nodes can read newer snapshots', () => {
     const model = parseModelSpec({ ...minimalModel(), addedInAFutureRelease: true });
     expect(model).not.toHaveProperty('addedInAFutureRelease');

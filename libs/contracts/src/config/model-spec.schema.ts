@@ -3,6 +3,7 @@ import { modelTaskSchema } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
 import {
   artifactRefSchema,
+  externalDataListSchema,
   formatModelId,
   modelIdSchema,
   modelVersionSchema,
@@ -101,6 +102,8 @@ export const modelSpecSchema = z
     workerGroup: resourceNameSchema.default('default'),
     /** The .onnx file; only workers fetch it. */
     artifact: artifactRefSchema,
+    /** ONNX external data files placed beside the .onnx file under their names; only workers fetch them. */
+    externalData: externalDataListSchema.optional(),
     /** Tokenizer bundle (tokenizer.json, tokenizer_config.json, config.json); required unless task is raw. */
     tokenizer: artifactRefSchema.optional(),
     /** Class labels by output index (text-classification). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reportDuplicates } from './report-duplicates.js';
 
 /** Names of models, endpoints and worker groups: lowercase DNS-label style, 1-63 characters. */
 export const RESOURCE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -60,6 +61,63 @@ export const artifactRefSchema = z.object({
 
 /** A fetchable artifact: URI plus SHA-256. */
 export type ArtifactRef = z.infer<typeof artifactRefSchema>;
+
+/**
+ * File names an ONNX graph may record for its external data (`location` of a TensorProto whose
+ * data_location is EXTERNAL): one plain file name beside the model file, e.g. `model.onnx_data`.
+ * Sub-directories and `..` are refused, so every file lands inside the model's own directory.
+ */
+export const EXTERNAL_DATA_NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** True when `name` is a plain file name an external data file may have (the pattern, and not `.` or `..`). */
+export function isExternalDataName(name: string): boolean {
+  return EXTERNAL_DATA_NAME_PATTERN.test(name) && name !== '.' && name !== '..';
+}
+
+/** The model file's own name inside its directory; no external data file may take it. */
+export const MODEL_FILE_NAME = 'model.onnx';
+
+/** The name Hugging Face exports (optimum, transformers.js) give a model's external data. */
+export const DEFAULT_EXTERNAL_DATA_NAME = 'model.onnx_data';
+
+/** Most external data files one model may have. */
+export const MAX_EXTERNAL_DATA_FILES = 16;
+
+/** One external data file: the name the graph records for it, where it is, and its SHA-256. */
+export const externalDataRefSchema = artifactRefSchema.extend({
+  /** File name the graph's initializers point at (their `location`), e.g. `model.onnx_data`. */
+  name: z
+    .string()
+    .regex(
+      EXTERNAL_DATA_NAME_PATTERN,
+      'must be a plain file name (letters, digits, . _ -), e.g. "model.onnx_data"',
+    )
+    .refine((name) => name !== '.' && name !== '..', 'must be a file name, not "." or ".."')
+    .refine(
+      (name) => name !== MODEL_FILE_NAME,
+      `must not be "${MODEL_FILE_NAME}", the model file's own name`,
+    ),
+});
+
+/** One external data file of a model. */
+export type ExternalDataRef = z.infer<typeof externalDataRefSchema>;
+
+/**
+ * ONNX external data (weights kept outside the .onnx file, as exports over 2 GB must): the files
+ * are placed beside the model file under their names before onnxruntime opens it.
+ */
+export const externalDataListSchema = z
+  .array(externalDataRefSchema)
+  .max(MAX_EXTERNAL_DATA_FILES)
+  .superRefine((files, ctx) =>
+    reportDuplicates(
+      ctx,
+      files,
+      (file) => file.name,
+      (i) => [i, 'name'],
+      'external data file name',
+    ),
+  );
 
 /** The id of version `version` of model `name`: `name:version`. */
 export function formatModelId(name: string, version: string): string {

@@ -24,18 +24,19 @@ export interface HttpAnswer {
 }
 
 /**
- * Starts `node apps/gateway/dist/main.js` on a free port with one event loop, serving `snapshot`,
- * and waits until it has applied it (its /health/ready reports the revision).
+ * Starts `node apps/gateway/dist/main.js` on a free port (or GATEWAY_PORT in `env`, e.g. to
+ * replace a stopped gateway at its address) with one event loop, serving `snapshot`, and waits
+ * until it has applied it (its /health/ready reports the revision).
  */
 export async function startGateway(
   snapshot: string,
   env: Record<string, string> = {},
 ): Promise<RunningGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'modelgate-gateway-'));
-  const port = await freePort();
+  const port = env.GATEWAY_PORT ?? String(await freePort());
   const process = startServiceProcess(GATEWAY_MAIN, {
     GATEWAY_HOST: '127.0.0.1',
-    GATEWAY_PORT: String(port),
+    GATEWAY_PORT: port,
     GATEWAY_WORKERS: '1',
     GATEWAY_CONFIG_FILE: snapshot,
     GATEWAY_CACHE_DIR: join(dir, 'cache'),

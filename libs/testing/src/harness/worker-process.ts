@@ -44,7 +44,8 @@ export interface SnapshotExtras {
 /**
  * Writes a ConfigSnapshot for `models` and returns its path. The tokenizer artifact is a ustar
  * bundle of the fixture's tokenizer.json, tokenizer_config.json and config.json, as the registry
- * publishes it; inputs and outputs are declared as model preparation would read them.
+ * publishes it; a fixture with ONNX external data lists its data file; inputs and outputs are
+ * declared as model preparation would read them.
  */
 export async function writeSnapshot(
   dir: string,
@@ -59,6 +60,7 @@ export async function writeSnapshot(
       const spec = getFixtureSpec(model.fixture);
       const output = modelOutput(spec);
       const version = model.version ?? '1';
+      const dataFile = spec.externalDataFile;
       return {
         id: `${model.name}:${version}`,
         name: model.name,
@@ -66,6 +68,17 @@ export async function writeSnapshot(
         task: model.task ?? 'text-classification',
         workerGroup: model.workerGroup ?? 'default',
         artifact: { uri: `file://${onnx}`, sha256: model.sha256 ?? (await sha256Of(onnx)) },
+        ...(dataFile === undefined
+          ? {}
+          : {
+              externalData: [
+                {
+                  name: dataFile,
+                  uri: `file://${join(fixtureDir, 'onnx', dataFile)}`,
+                  sha256: await sha256Of(join(fixtureDir, 'onnx', dataFile)),
+                },
+              ],
+            }),
         tokenizer: { uri: `file://${bundle.path}`, sha256: bundle.sha256 },
         inputs: modelInputNames(spec).map((name) => ({ name, datatype: 'INT64', dims: [-1, -1] })),
         outputs: [
