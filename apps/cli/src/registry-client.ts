@@ -11,6 +11,7 @@ import {
   type TokenView,
   type VersionPolicyView,
 } from './api-types.js';
+import { type StreamedBody, countingBody } from './output/upload-progress.js';
 
 /** The header a modelgate gateway sets on its error answers. */
 const COMPONENT_HEADER = 'x-modelgate-component';
@@ -69,9 +70,14 @@ export class RegistryClient {
     return this.#json('POST', '/v1/models', registration);
   }
 
-  /** Uploads a model directory as multipart/form-data (the Blobs stream from disk); it starts PENDING. */
-  uploadModel(form: FormData): Promise<ModelView> {
-    return this.#json('POST', '/v1/models/upload', form, { timeoutMs: null });
+  /**
+   * Uploads a model directory as multipart/form-data (the Blobs stream from disk); it starts
+   * PENDING. `onBytes` hears the bytes sent so far as the body streams out.
+   */
+  uploadModel(form: FormData, onBytes?: (sentBytes: number) => void): Promise<ModelView> {
+    return this.#json('POST', '/v1/models/upload', onBytes ? countingBody(form, onBytes) : form, {
+      timeoutMs: null,
+    });
   }
 
   async removeModel(key: ModelKey): Promise<void> {
@@ -152,9 +158,12 @@ export class RegistryClient {
   ): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
-    let payload: FormData | string | undefined;
+    let payload: FormData | ReadableStream<Uint8Array> | string | undefined;
     if (body instanceof FormData) payload = body;
-    else if (body !== undefined) {
+    else if (isStreamedBody(body)) {
+      headers['content-type'] = body.contentType;
+      payload = body.stream;
+    } else if (body !== undefined) {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
@@ -165,6 +174,8 @@ export class RegistryClient {
         method,
         headers,
         ...(payload === undefined ? {} : { body: payload }),
+        // A stream body must say it is sent while the answer may already arrive (undici).
+        ...(payload instanceof ReadableStream ? { duplex: 'half' } : {}),
         ...(options.timeoutMs === null ? {} : { signal: AbortSignal.timeout(options.timeoutMs) }),
       });
     } catch (error) {
@@ -193,6 +204,10 @@ export class RegistryClient {
     if (response.headers.get(COMPONENT_HEADER) === 'gateway') message += GATEWAY_HINT;
     return new RegistryApiError(response.status, code, message, error?.field, error?.request_id);
   }
+}
+
+function isStreamedBody(body: unknown): body is StreamedBody {
+  return typeof body === 'object' && body !== null && (body as StreamedBody).stream instanceof ReadableStream;
 }
 
 function versionPolicyPath(name: string): string {

@@ -62,6 +62,13 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     const transitions = [...run.stderr.matchAll(/^tiny:1 {2}(\w+) +[\d.]+s/gm)].map((match) => match[1]);
     expect(transitions).toEqual(['PENDING', 'PREPARING', 'READY']);
     expect(run.stderr).not.toContain('\r'); // no spinner when stderr is not a terminal
+    // Byte progress as lines (not a terminal): ending with every byte of the files sent.
+    const progress = [...run.stderr.matchAll(/^uploaded (\d+)% \(/gm)].map((match) => Number(match[1]));
+    expect(progress.at(-1)).toBe(100);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(run.stderr).toContain(
+      "warning: no live worker in group 'default': model tiny:1 is not served until one starts",
+    );
     expect(run.stdout).toMatch(/^model: +tiny:1$/m);
     expect(run.stdout).toMatch(/^status: +READY$/m);
     expect(run.stdout).toContain('max batch 4');

@@ -4,7 +4,7 @@ import { type ModelRegistration, type ModelView } from '../api-types.js';
 import { asArgParser, type CommandContext, type ContextFactory } from '../cli-context.js';
 import { CliFailure } from '../cli-errors.js';
 import { formatDetails, formatTable } from '../output/table.js';
-import { buildUploadForm, findModelFiles, formatBytes } from './model-directory.js';
+import { buildUploadForm, findModelFiles } from './model-directory.js';
 import { type ModelFileOptions, registrationFiles } from './model-files.js';
 import {
   parseExecutionProviders,
@@ -16,6 +16,8 @@ import {
 } from './parse-arguments.js';
 import { formatElapsed, waitForPreparation } from './preparation-progress.js';
 import { registerVersionPolicyCommand } from './version-policy.command.js';
+import { warnAboutWorkerGroups } from './fleet-warnings.js';
+import { UploadProgress, formatBytes } from '../output/upload-progress.js';
 
 /** Longest `model add` waits for preparation by default, in seconds. */
 const DEFAULT_WAIT_TIMEOUT_S = 900;
@@ -147,7 +149,17 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
       `uploading ${files.map((file) => file.name).join(', ')} (${formatBytes(total)}) from ${options.path}`,
     );
     const started = Date.now();
-    accepted = await client.uploadModel(await buildUploadForm(settings, files));
+    const progress = new UploadProgress({
+      totalBytes: total,
+      interactive: output.interactive,
+      write: (text) => void output.streams.stderr.write(text),
+    });
+    let sent = 0;
+    accepted = await client.uploadModel(await buildUploadForm(settings, files), (bytes) => {
+      sent = bytes;
+      progress.update(bytes);
+    });
+    progress.finish(sent);
     output.note(`uploaded as ${accepted.id} in ${formatElapsed(Date.now() - started)}`);
   } else {
     accepted = await client.registerModel({ ...settings, ...registrationFiles(options) });
@@ -162,6 +174,7 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
   if (prepared.status === 'FAILED') {
     throw new CliFailure(`model ${prepared.id} FAILED: ${prepared.statusReason ?? 'no reason given'}`);
   }
+  await warnAboutWorkerGroups(client, output, [{ name: prepared.name, version: prepared.version }]);
 }
 
 /** Name, task and the limits given on the command line; unset limits are left to the registry's defaults. */
