@@ -6,6 +6,7 @@ import {
   type PostprocessingConfig,
   type PreprocessingConfig,
   type Route,
+  type RolloutSummary,
   type RouteRole,
   type RuntimeConfig,
   type TensorMetadata,
@@ -90,6 +91,8 @@ export interface FleetStatusView {
   revision: number;
   nodes: NodeStatusView[];
   note?: string;
+  /** Rollouts in progress (absent from registries older than this CLI). */
+  rollouts?: RolloutSummary[];
 }
 
 /** Body of `POST /v1/models` (register by URI); the upload sends the same settings as form fields. */

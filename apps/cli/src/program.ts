@@ -7,6 +7,7 @@ import { registerEndpointCommands } from './commands/endpoint.command.js';
 import { registerModelCommands } from './commands/model.command.js';
 import { parseRegistryUrl } from './commands/parse-arguments.js';
 import { registerPerfCommand } from './commands/perf.command.js';
+import { registerRolloutCommands } from './commands/rollout.command.js';
 import { registerRouteCommands } from './commands/route.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
 import { registerTokenCommands } from './commands/token.command.js';
@@ -22,7 +23,7 @@ export const CLI_VERSION = MODELGATE_VERSION;
 export function buildProgram(streams: OutputStreams): Command {
   const program = new Command('modelgate')
     .description(
-      'Admin CLI of the modelgate registry: models, endpoints, canary routes, tokens, fleet status.',
+      'Admin CLI of the modelgate registry: models, endpoints, canary routes, rollouts, tokens, fleet status.',
     )
     // -V prints the CLI's version alone; `modelgate --version` runs `modelgate version` (runCli),
     // which adds the registry's; `--version` after `model add` is the version number to register.
@@ -54,6 +55,7 @@ export function buildProgram(streams: OutputStreams): Command {
   registerModelCommands(program, contextOf);
   registerEndpointCommands(program, contextOf);
   registerRouteCommands(program, contextOf);
+  registerRolloutCommands(program, contextOf);
   registerTokenCommands(program, contextOf);
   registerStatusCommand(program, contextOf);
   registerPerfCommand(program, contextOf);

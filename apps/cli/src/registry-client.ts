@@ -1,4 +1,4 @@
-import { type VersionPolicy } from '@modelgate/contracts';
+import { type RolloutView, type StartRolloutRequest, type VersionPolicy } from '@modelgate/contracts';
 import {
   type EndpointCreation,
   type EndpointView,
@@ -117,6 +117,21 @@ export class RegistryClient {
     return this.#json('PUT', `/v1/endpoints/${encodeURIComponent(endpoint)}/routes`, { routes });
   }
 
+  /** Starts a rollout of `endpoint` to `request.to`; the registry then moves it window by window. */
+  startRollout(endpoint: string, request: StartRolloutRequest): Promise<RolloutView> {
+    return this.#json('POST', `/v1/endpoints/${encodeURIComponent(endpoint)}/rollouts`, request);
+  }
+
+  /** The endpoint's latest rollout, with the running window's numbers. */
+  getRollout(endpoint: string): Promise<RolloutView> {
+    return this.#json('GET', rolloutPath(endpoint));
+  }
+
+  /** Pauses, resumes, aborts (previous routes back) or promotes (to 100 %) the rollout in progress. */
+  moveRollout(endpoint: string, move: 'pause' | 'resume' | 'abort' | 'promote'): Promise<RolloutView> {
+    return this.#json('POST', `${rolloutPath(endpoint)}/${move}`);
+  }
+
   /** Creates a token; the answer carries its secret, which the registry never shows again. */
   createToken(name: string, role: TokenRole): Promise<TokenView & { token: string }> {
     return this.#json('POST', '/v1/tokens', { name, role });
@@ -204,6 +219,10 @@ export class RegistryClient {
     if (response.headers.get(COMPONENT_HEADER) === 'gateway') message += GATEWAY_HINT;
     return new RegistryApiError(response.status, code, message, error?.field, error?.request_id);
   }
+}
+
+function rolloutPath(endpoint: string): string {
+  return `/v1/endpoints/${encodeURIComponent(endpoint)}/rollout`;
 }
 
 function isStreamedBody(body: unknown): body is StreamedBody {

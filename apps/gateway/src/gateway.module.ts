@@ -155,6 +155,7 @@ export class GatewayModule {
               models: {},
               reasons: Object.fromEntries(tables.current?.unservable ?? []),
               endpoints: Object.fromEntries(servability.latest()),
+              traffic: metrics.traffic.report(), // rollouts judge candidates by these counters
             }),
             onError,
           }),

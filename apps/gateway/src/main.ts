@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { MODELGATE_VERSION } from '@modelgate/contracts';
 import { createLogger, toNestLogger } from '@modelgate/observability';
 import { type GatewayConfig, loadGatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
@@ -56,7 +57,7 @@ async function serve(config: GatewayConfig): Promise<void> {
       new DocumentBuilder()
         .setTitle('modelgate gateway')
         .setDescription('POST /serve/<endpoint> with raw text; KServe v2 REST for raw tensors.')
-        .setVersion('0.1.0')
+        .setVersion(MODELGATE_VERSION)
         .build(),
     );
     SwaggerModule.setup('docs', app, addServeRoutesToDocument(document));

@@ -79,6 +79,8 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   REGISTRY_PREPARATION_LOCK_MS: z.coerce.number().int().min(100).default(30_000),
   /** How often dead workers' jobs are looked for and requeued, in milliseconds (BullMQ stalledInterval). */
   REGISTRY_PREPARATION_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /** How often the registry looks for rollouts whose window ended (or whose candidate became ready), in ms. */
+  REGISTRY_ROLLOUT_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Apply pending migrations at start-up (standalone mode); otherwise run `npm run migrate`. */
   REGISTRY_MIGRATE_ON_START: booleanFromEnv.default(false),
   /** Log level. */

@@ -7,6 +7,7 @@ import { VersionController } from './health/version.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { VersionPolicyController } from './models/version-policy.controller.js';
+import { RolloutsController } from './rollouts/rollouts.controller.js';
 import { StatusController } from './status/status.controller.js';
 
 /** Every controller of the registry; the route-access test walks this list. */
@@ -14,6 +15,7 @@ export const REGISTRY_CONTROLLERS = [
   ModelsController,
   VersionPolicyController,
   EndpointsController,
+  RolloutsController,
   ConfigSnapshotController,
   ArtifactsController,
   TokensController,

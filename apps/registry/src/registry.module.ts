@@ -30,6 +30,15 @@ import { CONFIG_BUS, type ConfigBus, InProcessConfigBus, RedisConfigBus } from '
 import { ConfigChangesService } from './outbox/config-changes.service.js';
 import { OutboxRelay } from './outbox/outbox-relay.service.js';
 import { type RegistryConfig } from './registry.config.js';
+import { ROLLOUT_CLOCK } from './rollouts/rollout-clock.js';
+import { RolloutDriver } from './rollouts/rollout-driver.service.js';
+import {
+  type HeartbeatSource,
+  NoHeartbeatSource,
+  ROLLOUT_HEARTBEATS,
+  RedisHeartbeatSource,
+} from './rollouts/rollout-heartbeats.js';
+import { RolloutsService } from './rollouts/rollouts.service.js';
 import { FleetStatusService } from './status/fleet-status.service.js';
 import { REGISTRY_CONTROLLERS } from './registry.controllers.js';
 import { LOGGER, REGISTRY_CONFIG } from './registry.tokens.js';
@@ -72,6 +81,11 @@ export class RegistryModule {
       redisUrl === undefined
         ? new InProcessConfigBus()
         : new RedisConfigBus(redisUrl, config.REDIS_KEY_PREFIX);
+    // Rollouts judge candidates by the gateways' heartbeats, which only Redis carries.
+    const heartbeats: HeartbeatSource =
+      redisUrl === undefined
+        ? new NoHeartbeatSource()
+        : new RedisHeartbeatSource(redisUrl, config.REDIS_KEY_PREFIX);
     const queueImports =
       redisUrl === undefined
         ? []
@@ -104,6 +118,8 @@ export class RegistryModule {
         { provide: PREPARATION_DEPS, useValue: deps },
         { provide: MODEL_IMPORTER, useValue: importer },
         { provide: CONFIG_BUS, useValue: bus },
+        { provide: ROLLOUT_HEARTBEATS, useValue: heartbeats },
+        { provide: ROLLOUT_CLOCK, useValue: () => Date.now() },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         OutboxRelay,
@@ -114,6 +130,8 @@ export class RegistryModule {
         VersionPolicyService,
         ModelUploadService,
         EndpointsService,
+        RolloutsService,
+        RolloutDriver,
         ConfigSnapshotService,
         FleetStatusService,
         ModelPreparationService,

@@ -18,6 +18,7 @@ const ALL_MIGRATIONS = [
   'InitialSchema1763683200000',
   'ModelVersionPolicies1795348800000',
   'ModelSourcesAndExternalData1795352400000',
+  'RolloutProgress1795356000000',
 ];
 
 describe('migrations', () => {
@@ -102,6 +103,34 @@ describe('migrations', () => {
     await expect(insert(null, 'READY')).rejects.toThrow(/models_ready_has_artifact/);
     await expect(insert(null, 'PENDING', null)).rejects.toThrow(/models_artifact_or_source/);
     await isolation.sql(`DELETE FROM models`);
+  });
+
+  it('keep one rollout in progress per endpoint, and let the models of a rollout be deleted', async () => {
+    const [model] = await isolation.sql<{ id: string }>(
+      `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
+       VALUES ('r', 1, 'raw', 'file:///m.onnx', repeat('a', 64)) RETURNING id`,
+    );
+    const [endpoint] = await isolation.sql<{ id: string }>(
+      `INSERT INTO endpoints (name, task, preprocessing, postprocessing) VALUES ('r', 'raw', '{}', '{}') RETURNING id`,
+    );
+    const insertRollout = (state: string) =>
+      isolation.sql(
+        `INSERT INTO rollouts (endpoint_id, from_model_id, to_model_id, to_model, interval_seconds, state)
+         VALUES ($1, $2, $2, 'r:1', 60, $3)`,
+        [endpoint!.id, model!.id, state],
+      );
+    await insertRollout('COMPLETED');
+    await insertRollout('RUNNING');
+    await expect(insertRollout('PAUSED')).rejects.toThrow(/rollouts_one_active_per_endpoint/);
+    await isolation.sql(`DELETE FROM models WHERE id = $1`, [model!.id]);
+    const kept = await isolation.sql<{ to_model: string; to_model_id: string | null }>(
+      `SELECT to_model, to_model_id FROM rollouts`,
+    );
+    expect(kept).toEqual([
+      { to_model: 'r:1', to_model_id: null },
+      { to_model: 'r:1', to_model_id: null },
+    ]);
+    await isolation.sql(`DELETE FROM endpoints`);
   });
 
   it('revert the last migration with down, and apply it again', async () => {

@@ -25,4 +25,15 @@ describe('loadWorkerConfig', () => {
       config.WORKER_LOAD_RETRY_ATTEMPTS,
     ]).toEqual([250, 30_000, 3]);
   });
+
+  it('takes models to fail at run time only as a test hook, and refuses them without WORKER_TEST_HOOKS', () => {
+    const config = loadWorkerConfig({
+      WORKER_TEST_HOOKS: 'true',
+      WORKER_TEST_FAILING_MODELS: 'tiny:2,tiny:3',
+    });
+    expect(config.WORKER_TEST_FAILING_MODELS).toEqual(['tiny:2', 'tiny:3']);
+    expect(() => loadWorkerConfig({ WORKER_TEST_FAILING_MODELS: 'tiny:2' })).toThrow(
+      /WORKER_TEST_FAILING_MODELS: a test hook, honoured only with WORKER_TEST_HOOKS=true/,
+    );
+  });
 });

@@ -55,6 +55,12 @@ export const workerConfigSchema = z.object({
    * carries it. Never enable in production.
    */
   WORKER_TEST_HOOKS: booleanFromEnv.default(false),
+  /**
+   * Test hook (with WORKER_TEST_HOOKS only): comma-separated model ids (`name:version`) whose every
+   * ModelInfer fails with INTERNAL although the model loaded, as a model broken at run time would.
+   * Never in production.
+   */
+  WORKER_TEST_FAILING_MODELS: listFromEnv.default([]),
 });
 
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;
@@ -75,7 +81,13 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   refuseRetiredKeys(env, RETIRED_KEYS, 'worker');
-  return parseEnv(workerConfigSchema, env, 'worker');
+  const config = parseEnv(workerConfigSchema, env, 'worker');
+  if (config.WORKER_TEST_FAILING_MODELS.length > 0 && !config.WORKER_TEST_HOOKS) {
+    throw new Error(
+      'invalid worker configuration:\n  WORKER_TEST_FAILING_MODELS: a test hook, honoured only with WORKER_TEST_HOOKS=true',
+    );
+  }
+  return config;
 }
 
 /** The env var names the worker reads (the Helm chart and compose file are checked against it). */

@@ -242,6 +242,25 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
       .catch((e: ServiceError) => e);
     expect(error).toMatchObject({ code: status.UNAVAILABLE });
     expect((error as ServiceError).details).toContain("the list has no 'cpu', so CPU fallback is off");
+    // The fall back shows in the metrics too: the provider it runs on, and each load's outcome.
+    const metrics = await worker.metrics();
+    const labels = { model: 'gpu-preferred', version: '1' };
+    expect(metricValue(metrics, 'modelgate_model_execution_provider', { ...labels, provider: 'cpu' })).toBe(
+      1,
+    );
+    expect(metricValue(metrics, 'modelgate_model_execution_provider', { ...labels, provider: 'cuda' })).toBe(
+      0,
+    );
+    expect(
+      metricValue(metrics, 'modelgate_model_load_duration_seconds_count', { ...labels, outcome: 'loaded' }),
+    ).toBe(1);
+    expect(
+      metricValue(metrics, 'modelgate_model_load_duration_seconds_count', {
+        model: 'gpu-only',
+        version: '1',
+        outcome: 'failed',
+      }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('never serves a model whose artifact does not match its sha256', async () => {

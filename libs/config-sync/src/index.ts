@@ -5,4 +5,5 @@ export * from './heartbeat.js';
 export * from './load-retry.js';
 export * from './node-heartbeat.js';
 export * from './registry-config-source.js';
+export * from './traffic-report.js';
 export * from './node-config-source.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trafficReportSchema } from './traffic-report.js';
 
 /** Whether a gateway can serve one endpoint now; `reason` says what is missing when not. */
 export const endpointServabilitySchema = z.object({
@@ -27,6 +28,11 @@ export const nodeHeartbeatSchema = z.object({
    * (reported, never a readiness gate). Absent from nodes older than this field.
    */
   endpoints: z.record(z.string(), endpointServabilitySchema).optional(),
+  /**
+   * On a gateway: its per-model traffic counters, which rollouts judge candidates by. A malformed
+   * report is dropped, never the heartbeat (discovery must not lose a node over it).
+   */
+  traffic: trafficReportSchema.optional().catch(undefined),
   /** When it was written (ms since epoch). */
   at: z.number(),
 });

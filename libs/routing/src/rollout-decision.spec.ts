@@ -4,6 +4,7 @@ import {
   type RolloutWindow,
   decideRolloutStep,
   quantileMs,
+  windowNumbers,
 } from './rollout-decision.js';
 
 const BOUNDS = [0.01, 0.05, 0.1, 0.25, 0.5, Infinity];
@@ -95,6 +96,24 @@ describe('decideRolloutStep, shadow phase (no live traffic yet)', () => {
       'hold',
       /30 mirrored rows, fewer than the 100/,
     ],
+    [
+      'mirrors that fail, before any agreement is looked at',
+      { agreeing: 200, disagreeing: 0, mirrored: 200, mirrorErrors: 20 },
+      'rollback',
+      /mirror error rate 10\.0 % \(20 of 200\) above 1\.00 %/,
+    ],
+    [
+      'answered mirrors of an endpoint without labels, enough of them',
+      { comparesLabels: false, mirrored: 150, mirrorErrors: 1 },
+      'promote',
+      /149 answered mirrors/,
+    ],
+    [
+      'answered mirrors of an endpoint without labels, too few',
+      { comparesLabels: false, mirrored: 50, mirrorErrors: 0 },
+      'hold',
+      /50 answered mirrors, fewer than the 100 needed/,
+    ],
   ])('%s → %s', (_what, overrides, decision, reason) => {
     const verdict = decideRolloutStep(
       window({ requests: 0, latency: fast(0), ...overrides }),
@@ -103,5 +122,30 @@ describe('decideRolloutStep, shadow phase (no live traffic yet)', () => {
     );
     expect(verdict.decision).toBe(decision);
     expect(verdict.reason).toMatch(reason);
+  });
+});
+
+describe('windowNumbers', () => {
+  it('works out the rates and p99 of a window, null where nothing was measured', () => {
+    expect(
+      windowNumbers(
+        window({ requests: 200, errors: 2, latency: fast(200), agreeing: 9, disagreeing: 1, mirrored: 10 }),
+      ),
+    ).toEqual({
+      requests: 200,
+      errors: 2,
+      errorRate: 0.01,
+      p99Ms: expect.closeTo(9.9, 6) as number,
+      mirrored: 10,
+      mirrorErrors: 0,
+      agreeing: 9,
+      disagreeing: 1,
+      agreement: 0.9,
+    });
+    expect(windowNumbers(window({ requests: 0, latency: fast(0) }))).toMatchObject({
+      errorRate: null,
+      p99Ms: null,
+      agreement: null,
+    });
   });
 });

@@ -32,6 +32,15 @@ export interface RolloutWindow {
   /** Mirrored classification rows whose top-1 label agreed / disagreed (shadow comparison). */
   readonly agreeing: number;
   readonly disagreeing: number;
+  /** Requests mirrored to the candidate (answered or failed); 0 when it is not a shadow. @defaultValue 0 */
+  readonly mirrored?: number;
+  /** Mirrored requests the candidate failed. @defaultValue 0 */
+  readonly mirrorErrors?: number;
+  /**
+   * Whether the endpoint's answers have a top-1 label to agree on (text-classification). When
+   * false, the shadow phase counts answered mirrors instead of compared rows. @defaultValue true
+   */
+  readonly comparesLabels?: boolean;
 }
 
 export type RolloutVerdict =
@@ -63,10 +72,11 @@ export function quantileMs(latency: LatencyBuckets, q: number): number | undefin
 }
 
 /**
- * The verdict on a window. `phase` 'shadow' judges the mirrored comparison only (the candidate
- * takes no live traffic yet); 'live' judges errors and p99 and, where mirrored rows exist,
- * agreement. A breach rolls back at once, whatever the volume; a clean window with too little
- * traffic holds the step.
+ * The verdict on a window. `phase` 'shadow' judges what was mirrored (the candidate takes no live
+ * traffic yet): 1. mirror error rate, 2. agreement, 3. volume (compared rows, or answered mirrors
+ * where answers have no label). 'live' judges 1. error rate, 2. p99, 3. agreement where mirrored
+ * rows exist, 4. volume. A breach rolls back at once, whatever the volume; a clean window with too
+ * little traffic holds the step.
  */
 export function decideRolloutStep(
   window: RolloutWindow,
@@ -80,7 +90,25 @@ export function decideRolloutStep(
     `agreement ${percent(agreement!)} below ${percent(thresholds.minAgreement)} over ${compared} mirrored rows`;
 
   if (phase === 'shadow') {
+    const mirrored = window.mirrored ?? 0;
+    const mirrorErrors = window.mirrorErrors ?? 0;
+    if (mirrored > 0 && mirrorErrors / mirrored > thresholds.maxErrorRate) {
+      return {
+        decision: 'rollback',
+        reason: `mirror error rate ${percent(mirrorErrors / mirrored)} (${mirrorErrors} of ${mirrored}) above ${percent(thresholds.maxErrorRate)}`,
+      };
+    }
     if (agreementLow) return { decision: 'rollback', reason: agreementText() };
+    if (window.comparesLabels === false) {
+      const answered = mirrored - mirrorErrors;
+      if (answered < thresholds.minRequests) {
+        return {
+          decision: 'hold',
+          reason: `${answered} answered mirrors, fewer than the ${thresholds.minRequests} needed`,
+        };
+      }
+      return { decision: 'promote', reason: `${answered} answered mirrors without errors above the limit` };
+    }
     if (compared < thresholds.minRequests) {
       return {
         decision: 'hold',
@@ -117,6 +145,35 @@ export function decideRolloutStep(
   return {
     decision: 'promote',
     reason: `error rate ${percent(window.errors / window.requests)}, p99 ${p99 === undefined ? '-' : `${p99.toFixed(1)} ms`} over ${window.requests} requests`,
+  };
+}
+
+/** A window's numbers as people read them: rates and p99 worked out, null where nothing was measured. */
+export interface RolloutWindowNumbers {
+  readonly requests: number;
+  readonly errors: number;
+  readonly errorRate: number | null;
+  readonly p99Ms: number | null;
+  readonly mirrored: number;
+  readonly mirrorErrors: number;
+  readonly agreeing: number;
+  readonly disagreeing: number;
+  readonly agreement: number | null;
+}
+
+/** The numbers of `window` for status and history (the decision reads the window itself). */
+export function windowNumbers(window: RolloutWindow): RolloutWindowNumbers {
+  const compared = window.agreeing + window.disagreeing;
+  return {
+    requests: window.requests,
+    errors: window.errors,
+    errorRate: window.requests > 0 ? window.errors / window.requests : null,
+    p99Ms: quantileMs(window.latency, 0.99) ?? null,
+    mirrored: window.mirrored ?? 0,
+    mirrorErrors: window.mirrorErrors ?? 0,
+    agreeing: window.agreeing,
+    disagreeing: window.disagreeing,
+    agreement: compared > 0 ? window.agreeing / compared : null,
   };
 }
 

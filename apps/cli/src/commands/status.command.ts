@@ -3,13 +3,14 @@ import { type FleetStatusView, type NodeStatusView } from '../api-types.js';
 import { type ContextFactory } from '../cli-context.js';
 import { formatTable } from '../output/table.js';
 import { formatElapsed } from './preparation-progress.js';
+import { describeRolloutSummary } from './rollout-render.js';
 
 /** `modelgate status`: the fleet as the registry sees it through heartbeats. */
 export function registerStatusCommand(program: Command, contextOf: ContextFactory): void {
   program
     .command('status')
     .description(
-      "the latest config revision and every live node: applied revision, lag, models' states, endpoints a gateway cannot serve",
+      "the latest config revision and every live node: applied revision, lag, models' states, endpoints a gateway cannot serve; rollouts in progress",
     )
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
@@ -56,6 +57,13 @@ export function renderStatus(status: FleetStatusView): string {
   );
   if (unservable.length > 0)
     lines.push('', 'endpoints a gateway cannot serve (it stays ready for the others):', ...unservable);
+  const rollouts = status.rollouts ?? [];
+  if (rollouts.length > 0)
+    lines.push(
+      '',
+      'rollouts in progress (modelgate rollout status <endpoint>):',
+      ...rollouts.map((r) => `  ${describeRolloutSummary(r)}`),
+    );
   if (status.note !== undefined) lines.push('', `note: ${status.note}`);
   return lines.join('\n');
 }

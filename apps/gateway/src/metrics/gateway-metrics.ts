@@ -7,10 +7,14 @@ import {
   type Registry,
   createMetricsRegistry,
 } from '@modelgate/observability';
+import { RolloutTraffic } from './rollout-traffic.js';
 
 /** The gateway's Prometheus metrics (DESIGN §3.7). */
 export class GatewayMetrics {
   readonly registry: Registry = createMetricsRegistry('gateway');
+
+  /** Per-model counters the heartbeat carries to the registry for rollouts (not Prometheus metrics). */
+  readonly traffic = new RolloutTraffic();
 
   /** Answered requests by endpoint, model, route and HTTP status code. */
   readonly requests = new Counter({
@@ -141,6 +145,7 @@ export class GatewayMetrics {
     startedMs?: number,
   ): void {
     this.shadowRequests.inc({ endpoint, model, outcome });
+    this.traffic.recordMirror(endpoint, model, outcome);
     if (startedMs !== undefined) {
       this.shadowDuration.observe({ endpoint, model }, (performance.now() - startedMs) / 1000);
     }
@@ -148,6 +153,7 @@ export class GatewayMetrics {
 
   recordClassificationAgreement(endpoint: string, model: string, agreement: ClassificationAgreement): void {
     const disagreeing = agreement.rows - agreement.agreeing;
+    this.traffic.recordAgreement(endpoint, model, agreement.agreeing, disagreeing);
     if (agreement.agreeing > 0)
       this.shadowAgreement.inc({ endpoint, model, result: 'agree' }, agreement.agreeing);
     if (disagreeing > 0) this.shadowAgreement.inc({ endpoint, model, result: 'disagree' }, disagreeing);

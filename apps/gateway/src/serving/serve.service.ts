@@ -1,20 +1,14 @@
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { type InferOutput, type InferResult, type InferenceClient } from '@modelgate/inference-client';
+import { type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
-import {
-  type ClassScore,
-  classify,
-  embed,
-  encodeInputs,
-  type ServeRequest,
-  parseServeRequest,
-  resolveClassifyOptions,
-} from '@modelgate/processing';
+import { encodeInputs, type ServeRequest, parseServeRequest } from '@modelgate/processing';
 import { pickRoute, pinVersion, shouldMirror } from '@modelgate/routing';
 import { type EndpointTable, type ServableModel, servableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
+import { postProcess } from './post-process.js';
 import { requestTimeoutMs } from './request-timeout.js';
 import { type ShadowMirror } from './shadow-mirror.js';
 
@@ -73,7 +67,32 @@ export class ServeService {
     const started = performance.now();
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
-    const { model, role, shadows } = this.chooseModel(table, endpoint, call);
+    const choice = this.chooseModel(table, endpoint, call);
+    // The chosen model's own numbers, failures included, for rollouts (metrics/rollout-traffic.ts).
+    const record = (failed: boolean, until: number) =>
+      this.metrics.traffic.recordServed(
+        endpoint.name,
+        choice.model.spec.id,
+        failed,
+        (until - started) / 1000,
+      );
+    try {
+      const answer = await this.serveChoice(call, endpoint, choice, started);
+      record(false, answer.doneAt);
+      return answer.answer;
+    } catch (error) {
+      record(countsAsModelFailure(error), performance.now());
+      throw error;
+    }
+  }
+
+  /** Runs the call on the chosen route, then starts its mirrors. */
+  private async serveChoice(
+    call: ServeCall,
+    endpoint: EndpointSpec,
+    { model, role, shadows }: { model: ServableModel; role: string; shadows: ServableModel[] },
+    started: number,
+  ): Promise<{ answer: ServeAnswer; doneAt: number }> {
     const spec = model.spec;
     const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint, spec);
     const request = parseServeRequest(call.body, endpoint.preprocessing, { task: spec.task });
@@ -118,7 +137,7 @@ export class ServeService {
           }).then((answer) => answer.predictions),
       });
     }
-    return {
+    const answer: ServeAnswer = {
       body: {
         endpoint: endpoint.name,
         model: spec.name,
@@ -130,6 +149,7 @@ export class ServeService {
       serverTiming: formatServerTiming(stages),
       promptTokens,
     };
+    return { answer, doneAt: done };
   }
 
   /** Tokenizes `request` for `model`, runs it on a worker and post-processes the answer. */
@@ -231,51 +251,6 @@ export function requireEndpoint(table: EndpointTable, name: string): EndpointSpe
   const endpoint = ENDPOINT_NAME.test(name) ? table.endpoints.get(name) : undefined;
   if (!endpoint) throw new ModelgateError(ErrorCode.NOT_FOUND, `unknown endpoint '${name.slice(0, 80)}'`);
   return endpoint;
-}
-
-function postProcess(
-  model: ServableModel,
-  endpoint: EndpointSpec,
-  outputs: Record<string, InferOutput>,
-  attentionMask: BigInt64Array | undefined,
-  requestTopK: number | undefined,
-): unknown[] {
-  switch (model.spec.task) {
-    case 'text-classification': {
-      const logits = firstOutput(outputs, 'logits');
-      const options = resolveClassifyOptions({
-        requestTopK,
-        postprocessing: endpoint.postprocessing,
-        modelLabels: model.labels,
-        modelConfig: model.tokenizer?.modelConfig,
-      });
-      return classify(logits.data as Float32Array, logits.dims, options) satisfies ClassScore[][];
-    }
-    case 'feature-extraction': {
-      const hidden = firstOutput(outputs, 'last_hidden_state');
-      if (hidden.dims.length === 2) {
-        return embed(hidden.data as Float32Array, [hidden.dims[0] ?? 0, 1, hidden.dims[1] ?? 0], undefined, {
-          pooling: 'cls',
-          normalize: endpoint.postprocessing.normalize,
-        }).map((embedding) => ({ embedding }));
-      }
-      return embed(hidden.data as Float32Array, hidden.dims, attentionMask, {
-        pooling: endpoint.postprocessing.pooling,
-        normalize: endpoint.postprocessing.normalize,
-      }).map((embedding) => ({ embedding }));
-    }
-    case 'raw':
-      throw new ModelgateError(
-        ErrorCode.INVALID_ARGUMENT,
-        'raw models are served at /v2/models/:model/infer',
-      );
-  }
-}
-
-function firstOutput(outputs: Record<string, InferOutput>, preferred: string): InferOutput {
-  const output = outputs[preferred] ?? Object.values(outputs)[0];
-  if (!output) throw new ModelgateError(ErrorCode.INTERNAL, 'the worker returned no outputs');
-  return output;
 }
 
 /**

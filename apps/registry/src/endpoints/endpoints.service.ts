@@ -12,6 +12,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { type Actor } from '../outbox/actor.js';
 import { type ModelEntity } from '../models/model.entity.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
+import { refuseRouteChangeDuringRollout } from '../rollouts/route-change-guard.js';
 import { type CreateEndpointInput, type UpdateEndpointInput } from './endpoint.schemas.js';
 import { EndpointEntity } from './endpoint.entity.js';
 import { EndpointRouteEntity } from './endpoint-route.entity.js';
@@ -135,6 +136,7 @@ export class EndpointsService {
     const routes = planRoutes(requested);
     return this.changes.apply(actor, { configChange: true }, async (manager) => {
       const row = await findEndpoint(manager, name, true);
+      await refuseRouteChangeDuringRollout(manager, row);
       const models: ModelEntity[] = [];
       for (const [index, route] of routes.entries()) {
         models.push(await findRoutableModel(manager, route.model, row.task, `routes[${index}].model`));
@@ -163,7 +165,7 @@ export class EndpointsService {
 }
 
 /** The endpoint row named `name` (locked for update when `forUpdate`), or NOT_FOUND. */
-async function findEndpoint(
+export async function findEndpoint(
   manager: EntityManager,
   name: string,
   forUpdate = false,

@@ -1,16 +1,25 @@
 import { Controller, Get } from '@nestjs/common';
+import { type RolloutSummary } from '@modelgate/contracts';
 import { RequireRole } from '../auth/access.decorator.js';
+import { RolloutsService } from '../rollouts/rollouts.service.js';
 import { type FleetStatus } from './fleet-status.js';
 import { FleetStatusService } from './fleet-status.service.js';
 
-/** `GET /v1/status`: the latest config revision and every live node's applied revision, lag and model states. */
+/**
+ * `GET /v1/status`: the latest config revision, every live node's applied revision, lag and model
+ * states, and the rollouts in progress.
+ */
 @Controller('v1/status')
 export class StatusController {
-  constructor(private readonly fleet: FleetStatusService) {}
+  constructor(
+    private readonly fleet: FleetStatusService,
+    private readonly rollouts: RolloutsService,
+  ) {}
 
   @Get()
   @RequireRole('viewer')
-  async status(): Promise<FleetStatus> {
-    return this.fleet.current();
+  async status(): Promise<FleetStatus & { rollouts: RolloutSummary[] }> {
+    const [fleet, rollouts] = await Promise.all([this.fleet.current(), this.rollouts.active()]);
+    return { ...fleet, rollouts };
   }
 }

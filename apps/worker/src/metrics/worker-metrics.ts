@@ -65,6 +65,29 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Time to open one copy of a model, fetch to warm-up, by outcome (`loaded` or `failed`): slow
+   * or failing loads show here before anyone reads a log. Labels: model name and version.
+   */
+  readonly modelLoadDuration = new Histogram({
+    name: 'modelgate_model_load_duration_seconds',
+    help: 'Time to load one copy of a model (fetch, sessions, warm-up), by model, version and outcome.',
+    labelNames: ['model', 'version', 'outcome'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+
+  /**
+   * 1 for the execution provider each loaded model's sessions actually run on (tensorrt, cuda or
+   * cpu): a silent fall back from TensorRT to CPU is a change of this series, not only a log line.
+   */
+  readonly executionProvider = new Gauge({
+    name: 'modelgate_model_execution_provider',
+    help: 'The execution provider a loaded model runs on (value 1), by model, version and provider.',
+    labelNames: ['model', 'version', 'provider'] as const,
+    registers: [this.registry],
+  });
+
   /** 1 while the model is READY, else 0. */
   readonly modelReady = new Gauge({
     name: 'modelgate_model_ready',

@@ -39,6 +39,9 @@ export async function openModel(
 ): Promise<ServedModel> {
   const { logger, metrics } = deps;
   const model: ServedModel = { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
+  const startedMs = performance.now();
+  const loadSeconds = () => (performance.now() - startedMs) / 1000;
+  const labels = { model: spec.name, version: spec.version };
   try {
     const artifact = await deps.fetcher.fetchModel(spec);
     const attempts = planProviderAttempts(spec.runtime.executionProviders, deps.gpu);
@@ -79,9 +82,11 @@ export async function openModel(
       onSessionLost: (reason) => onSessionLost(model, reason),
     });
     model.state = 'READY';
+    metrics.modelLoadDuration.observe({ ...labels, outcome: 'loaded' }, loadSeconds());
     logger.info({ model: spec.id, provider: model.provider, warmUpMs: Math.round(warmUpMs) }, 'model ready');
     return model;
   } catch (error) {
+    metrics.modelLoadDuration.observe({ ...labels, outcome: 'failed' }, loadSeconds());
     await releaseSessions(model);
     throw error;
   }

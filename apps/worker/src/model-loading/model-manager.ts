@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type ConfigSnapshot,
   type ModelSpec,
+  EXECUTION_PROVIDERS,
   ErrorCode,
   ModelgateError,
   isModelgateError,
@@ -226,6 +227,7 @@ export class ModelManager {
         const previous = this.models.get(spec.id);
         this.models.set(spec.id, loaded);
         metrics.modelReady.set({ model: spec.id }, 1);
+        this.reportProvider(spec, loaded.provider);
         if (previous?.runner) await retire(previous);
         return;
       } catch (error) {
@@ -267,6 +269,14 @@ export class ModelManager {
     }
   }
 
+  /** modelgate_model_execution_provider: 1 for the provider the serving copy runs on, nothing once unloaded. */
+  private reportProvider(spec: ModelSpec, provider: string | undefined): void {
+    const gauge = this.deps.metrics.executionProvider;
+    for (const name of EXECUTION_PROVIDERS)
+      gauge.remove({ model: spec.name, version: spec.version, provider: name });
+    if (provider !== undefined) gauge.set({ model: spec.name, version: spec.version, provider }, 1);
+  }
+
   private async unload(id: string): Promise<void> {
     this.cancelLoad(id);
     const model = this.models.get(id);
@@ -274,6 +284,7 @@ export class ModelManager {
     this.models.delete(id);
     await retire(model);
     this.deps.metrics.modelReady.remove({ model: id });
+    this.reportProvider(model.spec, undefined);
     this.deps.logger.info({ model: id }, 'model unloaded');
   }
 }

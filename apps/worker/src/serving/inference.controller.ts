@@ -92,6 +92,9 @@ export class InferenceController {
     try {
       const model = this.models.require(request.model_name, request.model_version || undefined);
       label = model.spec.id;
+      if (this.config.WORKER_TEST_HOOKS && this.config.WORKER_TEST_FAILING_MODELS.includes(label)) {
+        throw new ModelgateError(ErrorCode.INTERNAL, `test hook: model ${label} fails every inference`);
+      }
       const decoded = decodeInferRequest(request, model.inputs, model.outputs);
       // grpc-js emits 'cancelled' on every call once it ends, answered or not: only a cancel that
       // comes while the request still waits may abort it (an abort costs a DOMException).

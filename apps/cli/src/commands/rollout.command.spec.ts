@@ -1,0 +1,184 @@
+import { Writable } from 'node:stream';
+import { type RolloutView } from '@modelgate/contracts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runCli } from '../program.js';
+import { renderRollout } from './rollout-render.js';
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const code = await runCli(argv, {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+  });
+  return { code, stdout, stderr };
+}
+
+const view: RolloutView = {
+  id: 'r1',
+  endpoint: 'sentiment',
+  from: 'sst2:1',
+  to: 'sst2:2',
+  state: 'RUNNING',
+  phase: 'live',
+  percent: 25,
+  stepIndex: 1,
+  steps: [5, 25, 50, 100],
+  intervalSeconds: 120,
+  shadowFirstSeconds: 300,
+  shadowPercent: 100,
+  thresholds: { maxErrorRate: 0.01, maxP99Ms: 250, minAgreement: 0.95, minRequests: 100 },
+  window: {
+    startedAt: '2026-11-22T12:00:00.000Z',
+    endsAt: '2026-11-22T12:02:00.000Z',
+    numbers: {
+      requests: 40,
+      errors: 2,
+      errorRate: 0.05,
+      p99Ms: 31.5,
+      mirrored: 0,
+      mirrorErrors: 0,
+      agreeing: 0,
+      disagreeing: 0,
+      agreement: null,
+    },
+  },
+  waitingFor: null,
+  previousRoutes: [{ model: 'sst2:1', weight: 100, role: 'primary' }],
+  history: [
+    {
+      at: '2026-11-22T11:58:00.000Z',
+      event: 'promote',
+      actor: 'system:rollouts',
+      state: 'RUNNING',
+      phase: 'live',
+      percent: 25,
+      reason: 'error rate 0.00 %, p99 12.0 ms over 400 requests',
+    },
+  ],
+  createdAt: '2026-11-22T11:50:00.000Z',
+  updatedAt: '2026-11-22T12:00:00.000Z',
+};
+
+function answer(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+describe('modelgate rollout', () => {
+  const fetchMock = vi.fn<typeof fetch>();
+
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock);
+    vi.stubEnv('MODELGATE_REGISTRY', 'http://registry.test:8081');
+    vi.stubEnv('MODELGATE_TOKEN', 'secret-token');
+  });
+
+  afterEach(() => {
+    fetchMock.mockReset();
+    vi.unstubAllGlobals();
+    vi.unstubAllEnvs();
+  });
+
+  it('start sends every option in the API’s units and prints the answer as JSON with --json', async () => {
+    fetchMock.mockResolvedValueOnce(answer(201, view));
+    const result = await run(
+      'rollout',
+      'start',
+      'sentiment',
+      '--to',
+      'sst2:2',
+      '--steps',
+      '10,50,100',
+      '--interval',
+      '1m30s',
+      '--max-error-rate',
+      '2%',
+      '--max-p99-ms',
+      '250',
+      '--min-agreement',
+      '0.9',
+      '--min-requests',
+      '20',
+      '--shadow-first',
+      '5m',
+      '--shadow-percent',
+      '50',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(view);
+    const [url, init] = fetchMock.mock.calls[0] ?? [];
+    expect(url).toBe('http://registry.test:8081/v1/endpoints/sentiment/rollouts');
+    expect(init?.method).toBe('POST');
+    expect(JSON.parse(init?.body as string)).toEqual({
+      to: 'sst2:2',
+      steps: [10, 50, 100],
+      intervalSeconds: 90,
+      maxErrorRate: 0.02,
+      maxP99Ms: 250,
+      minAgreement: 0.9,
+      minRequests: 20,
+      shadowFirstSeconds: 300,
+      shadowPercent: 50,
+    });
+  });
+
+  it('start leaves out what was not given, so the registry’s defaults apply', async () => {
+    fetchMock.mockResolvedValueOnce(answer(201, view));
+    expect((await run('rollout', 'start', 'sentiment', '--to', 'sst2:2')).code).toBe(0);
+    expect(JSON.parse(fetchMock.mock.calls[0]?.[1]?.body as string)).toEqual({ to: 'sst2:2' });
+  });
+
+  it.each([
+    [['--interval', '90'], /--interval <duration>' argument '90' is invalid.*give a unit/],
+    [['--steps', '10,50'], /must end at 100/],
+    [['--shadow-percent', '50'], /--shadow-percent applies to the shadow phase: give --shadow-first too/],
+    [['--max-error-rate', '5'], /share from 0 to 1/],
+  ])('exits 2 without calling the registry for %j', async (extra, message) => {
+    const result = await run('rollout', 'start', 'sentiment', '--to', 'sst2:2', ...extra);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it.each(['pause', 'resume', 'abort', 'promote'])('%s posts to the rollout’s %s action', async (move) => {
+    fetchMock.mockResolvedValueOnce(answer(200, view));
+    expect((await run('rollout', move, 'sentiment')).code).toBe(0);
+    const [url, init] = fetchMock.mock.calls[0] ?? [];
+    expect(url).toBe(`http://registry.test:8081/v1/endpoints/sentiment/rollout/${move}`);
+    expect(init?.method).toBe('POST');
+  });
+
+  it('status reads the latest rollout and exits 1 with the registry’s message when there is none', async () => {
+    fetchMock.mockResolvedValueOnce(
+      answer(404, {
+        error: { code: 'NOT_FOUND', message: 'endpoint sentiment has had no rollout', request_id: 'r' },
+      }),
+    );
+    const result = await run('rollout', 'status', 'sentiment');
+    expect(fetchMock.mock.calls[0]?.[0]).toBe('http://registry.test:8081/v1/endpoints/sentiment/rollout');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: endpoint sentiment has had no rollout');
+  });
+});
+
+describe('renderRollout', () => {
+  it('shows the step, the window’s numbers against the thresholds, and the history', () => {
+    const text = renderRollout(view, Date.parse('2026-11-22T12:01:00.000Z'));
+    expect(text).toContain('rollout: sentiment: sst2:1 → sst2:2');
+    expect(text).toContain('traffic: 25 % to sst2:2 (step 2 of 4: 5, 25, 50, 100)');
+    expect(text).toContain('2m per step; shadow first for 5m, 100 % mirrored');
+    expect(text).toContain('judged in 1m');
+    expect(text).toMatch(/error rate\s+5\.00 % \(2 of 40\)\s+≤ 1\.00 %\s+over/);
+    expect(text).toMatch(/p99\s+31\.5 ms\s+≤ 250 ms\s+ok/);
+    expect(text).toMatch(/requests\s+40\s+≥ 100\s+short/);
+    expect(text).toMatch(/promote\s+RUNNING\s+25 %\s+system:rollouts\s+error rate 0\.00 %/);
+  });
+});

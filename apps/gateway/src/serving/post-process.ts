@@ -1,0 +1,51 @@
+// Tensors → JSON for /serve answers, by the model's task (text-classification, feature-extraction).
+import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type InferOutput } from '@modelgate/inference-client';
+import { type ClassScore, classify, embed, resolveClassifyOptions } from '@modelgate/processing';
+import { type ServableModel } from '../endpoints/endpoint-table.js';
+
+/** The predictions of one answer: a row per input, in the shape the endpoint's task gives. */
+export function postProcess(
+  model: ServableModel,
+  endpoint: EndpointSpec,
+  outputs: Record<string, InferOutput>,
+  attentionMask: BigInt64Array | undefined,
+  requestTopK: number | undefined,
+): unknown[] {
+  switch (model.spec.task) {
+    case 'text-classification': {
+      const logits = firstOutput(outputs, 'logits');
+      const options = resolveClassifyOptions({
+        requestTopK,
+        postprocessing: endpoint.postprocessing,
+        modelLabels: model.labels,
+        modelConfig: model.tokenizer?.modelConfig,
+      });
+      return classify(logits.data as Float32Array, logits.dims, options) satisfies ClassScore[][];
+    }
+    case 'feature-extraction': {
+      const hidden = firstOutput(outputs, 'last_hidden_state');
+      if (hidden.dims.length === 2) {
+        return embed(hidden.data as Float32Array, [hidden.dims[0] ?? 0, 1, hidden.dims[1] ?? 0], undefined, {
+          pooling: 'cls',
+          normalize: endpoint.postprocessing.normalize,
+        }).map((embedding) => ({ embedding }));
+      }
+      return embed(hidden.data as Float32Array, hidden.dims, attentionMask, {
+        pooling: endpoint.postprocessing.pooling,
+        normalize: endpoint.postprocessing.normalize,
+      }).map((embedding) => ({ embedding }));
+    }
+    case 'raw':
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        'raw models are served at /v2/models/:model/infer',
+      );
+  }
+}
+
+function firstOutput(outputs: Record<string, InferOutput>, preferred: string): InferOutput {
+  const output = outputs[preferred] ?? Object.values(outputs)[0];
+  if (!output) throw new ModelgateError(ErrorCode.INTERNAL, 'the worker returned no outputs');
+  return output;
+}

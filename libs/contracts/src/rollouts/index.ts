@@ -1,0 +1,2 @@
+export * from './rollout.schema.js';
+export * from './rollout-view.js';

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { modelIdSchema } from '../config/spec-fields.schema.js';
+
+/** Every state of a rollout (the `rollouts.state` CHECK). */
+export const ROLLOUT_STATES = [
+  'PENDING',
+  'RUNNING',
+  'PAUSED',
+  'COMPLETED',
+  'ROLLED_BACK',
+  'ABORTED',
+] as const;
+
+/** One of ROLLOUT_STATES. */
+export type RolloutState = (typeof ROLLOUT_STATES)[number];
+
+/** The states of a rollout still in progress: an endpoint has one at most. */
+export const ACTIVE_ROLLOUT_STATES: readonly RolloutState[] = ['PENDING', 'RUNNING', 'PAUSED'];
+
+/** Whether a rollout in `state` is still in progress. */
+export function isActiveRollout(state: RolloutState): boolean {
+  return ACTIVE_ROLLOUT_STATES.includes(state);
+}
+
+/** warmup (PENDING: workers load the candidate), shadow (mirrored only), live (a canary step), done. */
+export const ROLLOUT_PHASES = ['warmup', 'shadow', 'live', 'done'] as const;
+
+/** One of ROLLOUT_PHASES. */
+export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
+
+/** What a rollout's history records. */
+export type RolloutEventKind =
+  'start' | 'ready' | 'promote' | 'hold' | 'rollback' | 'pause' | 'resume' | 'abort' | 'force-promote';
+
+/** Canary steps when none are given, in percent of served traffic. */
+export const DEFAULT_ROLLOUT_STEPS = [5, 25, 50, 100] as const;
+
+/** Window length when none is given, in seconds. */
+export const DEFAULT_ROLLOUT_INTERVAL_SECONDS = 120;
+
+/**
+ * Candidate requests (or mirrored rows, in the shadow phase) a window needs before it may promote,
+ * when not given: enough to tell a 1 % error rate from zero; a window with fewer holds the step.
+ */
+export const DEFAULT_ROLLOUT_MIN_REQUESTS = 100;
+
+const rateSchema = z.number().min(0).max(1);
+
+/** `POST /v1/endpoints/:name/rollouts`: start moving an endpoint's traffic to `to`, step by step. */
+export const startRolloutSchema = z.strictObject({
+  /** The candidate, `name:version`: a READY model the endpoint's task can serve. */
+  to: modelIdSchema,
+  /** Live canary percentages, strictly ascending, ending at 100. @defaultValue [5, 25, 50, 100] */
+  steps: z
+    .array(z.int().min(1).max(100))
+    .min(1)
+    .refine((steps) => steps.every((step, i) => i === 0 || step > (steps[i - 1] ?? 0)), {
+      message: 'must be strictly ascending, e.g. [5, 25, 50, 100]',
+    })
+    .refine((steps) => steps.at(-1) === 100, { message: 'must end at 100' })
+    .default([...DEFAULT_ROLLOUT_STEPS]),
+  /** Length of each step's window, in seconds (1 s to 7 days). @defaultValue 120 */
+  intervalSeconds: z
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .default(DEFAULT_ROLLOUT_INTERVAL_SECONDS),
+  /** Largest share of failed candidate requests (5xx), 0–1. @defaultValue 0.01 */
+  maxErrorRate: rateSchema.default(0.01),
+  /** Largest candidate p99 latency in the gateway, in ms; not checked when absent. */
+  maxP99Ms: z.number().positive().optional(),
+  /** Smallest share of mirrored rows whose top-1 label agrees with the primary, 0–1. @defaultValue 0.95 */
+  minAgreement: rateSchema.default(0.95),
+  /** Fewest candidate requests (or mirrored rows) a window needs to promote. @defaultValue 100 */
+  minRequests: z.int().min(1).default(DEFAULT_ROLLOUT_MIN_REQUESTS),
+  /** Mirror to the candidate this long before its first live step, in seconds; no shadow phase when absent. */
+  shadowFirstSeconds: z
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional(),
+  /** Percent of requests mirrored during the shadow phase. @defaultValue 100 */
+  shadowPercent: z.int().min(1).max(100).default(100),
+});
+
+/** A validated rollout start. */
+export type StartRolloutInput = z.output<typeof startRolloutSchema>;
+
+/** A rollout start as a client sends it (defaults may be left out). */
+export type StartRolloutRequest = z.input<typeof startRolloutSchema>;

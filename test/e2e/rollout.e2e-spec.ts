@@ -1,0 +1,264 @@
+// Progressive rollouts with real processes (issue 13): a registry, a gateway and a worker on real
+// Postgres and Redis, windows of 2 s, client traffic flowing throughout. A healthy v2 goes
+// 10 → 50 → 100 on its own; a v2 that fails at run time is rolled back after its first window; a
+// v2 whose labels disagree with v1 is rolled back in its shadow phase before taking a live
+// request; the primary's clients never see an error caused by a shadow.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RolloutView } from '@modelgate/contracts';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  findRepoRoot,
+  startGateway,
+  startWorkerWithSnapshot,
+  waitFor,
+} from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runModelgate } from '../../apps/cli/test/support/cli-process.js';
+import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
+import {
+  ADMIN_TOKEN,
+  type Isolation,
+  type RunningRegistry,
+  isolate,
+  startRegistryProcess,
+} from '../../apps/registry/test/support/registry-harness.js';
+
+/** The failing version: its worker's test hook fails every inference of it. */
+const FAILING = 'tiny:3';
+const HOOK_MESSAGE = `test hook: model ${FAILING} fails every inference`;
+
+/** One client sending requests to an endpoint back to back until stopped, keeping every answer. */
+class Client {
+  readonly answers: { status: number; version?: string; message?: string }[] = [];
+  private running = true;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly gateway: RunningGateway,
+    private readonly endpoint: string,
+  ) {
+    this.loop = this.run();
+  }
+
+  /** Answers that were not 200. */
+  get errors() {
+    return this.answers.filter((answer) => answer.status !== 200);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    for (let i = 0; this.running; i++) {
+      const answer = await this.gateway.post(`/serve/${this.endpoint}`, {
+        text: `sentence ${i} is rather nice`,
+      });
+      const body = answer.body as { version?: string; error?: { message?: string } };
+      this.answers.push({
+        status: answer.status,
+        ...(body.version === undefined ? {} : { version: body.version }),
+        ...(body.error?.message === undefined ? {} : { message: body.error.message }),
+      });
+    }
+  }
+}
+
+describe('rollouts end to end: registry + gateway + worker, real Postgres and Redis', () => {
+  let iso: Isolation;
+  let registry: RunningRegistry;
+  let worker: RunningWorker;
+  let gateway: RunningGateway;
+
+  const cli = (...args: string[]) => runModelgate(args, { registryUrl: registry.url, token: ADMIN_TOKEN });
+  const rollout = async (endpoint: string) =>
+    (await registry.admin.get<RolloutView>(`/v1/endpoints/${endpoint}/rollout`)).body;
+  /** Polls the rollout's status until `done` (events, never time). */
+  const until = async (endpoint: string, done: (view: RolloutView) => boolean): Promise<RolloutView> => {
+    let last: RolloutView | undefined;
+    await waitFor(async () => done((last = await rollout(endpoint))), {
+      timeoutMs: 40_000,
+      intervalMs: 200,
+      describe: () => JSON.stringify(last, null, 1),
+    });
+    return last!;
+  };
+  /** Waits until the gateway serves the registry's latest revision. */
+  const gatewayCaughtUp = async (): Promise<void> => {
+    const latest = Number(
+      (await registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body.revision,
+    );
+    await waitFor(async () => {
+      const ready = (await (await fetch(`${gateway.url}/health/ready`)).json()) as {
+        revision: number | null;
+      };
+      return (ready.revision ?? -1) >= latest;
+    });
+  };
+  const start = async (endpoint: string, ...options: string[]): Promise<void> => {
+    const run = await cli('rollout', 'start', endpoint, ...options, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as RolloutView).state).toBe('PENDING');
+  };
+
+  beforeAll(async () => {
+    iso = await isolate();
+    registry = await startRegistryProcess({ ...iso.env, REGISTRY_ROLLOUT_TICK_MS: '200' });
+    const files = join(iso.dir, 'files');
+    const body = await fixtureRegistration('tiny-bert-sst2', 'tiny', 'text-classification', files);
+    // 1: the primary; 2: the same weights (healthy); 3: fails at run time; 4: its labels swapped,
+    // so its top-1 label disagrees with 1's on every row.
+    for (const [version, extra] of [
+      ['1', {}],
+      ['2', {}],
+      ['3', {}],
+      ['4', { labels: ['POSITIVE', 'NEGATIVE'] }],
+    ] as const) {
+      expect((await registry.admin.post('/v1/models', { ...body, ...extra, version })).status).toBe(202);
+      expect((await waitForPrepared(registry.admin, `tiny:${version}`)).status).toBe('READY');
+    }
+    for (const name of ['calm', 'flaky', 'moody']) {
+      const created = await registry.admin.post('/v1/endpoints', {
+        name,
+        task: 'text-classification',
+        model: 'tiny:1',
+      });
+      expect(created.status).toBe(201);
+    }
+
+    const dir = await mkdtemp(join(tmpdir(), 'rollout-e2e-'));
+    const unused = join(dir, 'unused-snapshot.json'); // REGISTRY_URL takes precedence
+    await writeFile(unused, JSON.stringify({ revision: 0, models: [], endpoints: [] }));
+    const live = {
+      REGISTRY_URL: registry.url,
+      REGISTRY_TOKEN: ADMIN_TOKEN,
+      REDIS_URL: iso.env.REDIS_URL!,
+      REDIS_KEY_PREFIX: iso.keyPrefix,
+    };
+    const roots = `${join(findRepoRoot(), '.cache')},${files}`;
+    worker = await startWorkerWithSnapshot(unused, {
+      ...live,
+      WORKER_ARTIFACT_ROOTS: roots,
+      WORKER_HEARTBEAT_TTL_MS: '1500',
+      WORKER_RECONCILE_INTERVAL_MS: '1000',
+      WORKER_TEST_HOOKS: 'true',
+      WORKER_TEST_FAILING_MODELS: FAILING,
+    });
+    gateway = await startGateway(unused, {
+      ...live,
+      GATEWAY_ARTIFACT_ROOTS: roots,
+      GATEWAY_RECONCILE_INTERVAL_MS: '1000',
+      GATEWAY_DISCOVERY_INTERVAL_MS: '250',
+      // Beats every 500 ms, so a 2 s window sees the counters of most of it.
+      GATEWAY_HEARTBEAT_TTL_MS: '1500',
+    });
+    await waitFor(async () => (await gateway.post('/serve/calm', { text: 'warm' })).status === 200, {
+      timeoutMs: 30_000,
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await worker?.stop();
+    await registry?.stop();
+    await iso?.dispose().catch(() => undefined);
+  });
+
+  it('takes a healthy v2 through 10 → 50 → 100 on its own, failing no client', async () => {
+    const client = new Client(gateway, 'calm');
+    try {
+      await start(
+        'calm',
+        '--to',
+        'tiny:2',
+        '--steps',
+        '10,50,100',
+        '--interval',
+        '2s',
+        '--min-requests',
+        '5',
+      );
+      const status = await cli('status', '--json');
+      expect(JSON.parse(status.stdout)).toMatchObject({
+        rollouts: [expect.objectContaining({ endpoint: 'calm', to: 'tiny:2' })],
+      });
+      const done = await until('calm', (view) => view.state !== 'PENDING' && view.state !== 'RUNNING');
+      expect(done.state).toBe('COMPLETED');
+      const promotions = done.history.filter((entry) => entry.event === 'promote' || entry.event === 'ready');
+      expect(promotions.map((entry) => entry.percent)).toEqual([10, 50, 100]);
+      for (const entry of done.history.filter((e) => e.event === 'promote')) {
+        expect(entry.window).toMatchObject({ errors: 0 });
+        expect(entry.window!.requests).toBeGreaterThanOrEqual(5);
+      }
+      await gatewayCaughtUp();
+    } finally {
+      await client.stop();
+    }
+    expect(client.errors).toEqual([]);
+    expect(new Set(client.answers.map((answer) => answer.version))).toEqual(new Set(['1', '2']));
+    const after = await gateway.post('/serve/calm', { text: 'after the rollout' });
+    expect(after.body).toMatchObject({ version: '2', route: 'primary' });
+    const shown = await cli('rollout', 'status', 'calm');
+    expect(shown.stdout).toMatch(/state:\s+COMPLETED/);
+  });
+
+  it('rolls a v2 that fails at run time back after its first window; clients saw only its share fail', async () => {
+    const client = new Client(gateway, 'flaky');
+    let back: RolloutView;
+    try {
+      await start('flaky', '--to', FAILING, '--steps', '10,100', '--interval', '2s', '--min-requests', '5');
+      back = await until('flaky', (view) => view.state !== 'PENDING' && view.state !== 'RUNNING');
+      await gatewayCaughtUp();
+    } finally {
+      await client.stop();
+    }
+    expect(back.state).toBe('ROLLED_BACK');
+    expect(back.history.some((entry) => entry.event === 'promote')).toBe(false);
+    expect(back.history.at(-1)).toMatchObject({ event: 'rollback', percent: 0 });
+    expect(back.history.at(-1)?.reason).toMatch(/error rate 100\.0 % \(\d+ of \d+\) above 1\.00 %/);
+    // Every failure is the candidate's own (the hook's message), and only a share of requests failed.
+    expect(client.errors.length).toBeGreaterThan(0);
+    for (const error of client.errors) expect(error).toEqual({ status: 500, message: HOOK_MESSAGE });
+    expect(client.errors.length).toBeLessThan(client.answers.length / 2);
+    // Once the previous routes are back, nothing fails.
+    for (let i = 0; i < 20; i++) {
+      expect((await gateway.post('/serve/flaky', { text: `after ${i}` })).body).toMatchObject({
+        version: '1',
+      });
+    }
+  });
+
+  it('rolls a v2 whose labels disagree back during --shadow-first, before it takes a live request', async () => {
+    const client = new Client(gateway, 'moody');
+    let back: RolloutView;
+    try {
+      await start(
+        'moody',
+        '--to',
+        'tiny:4',
+        '--steps',
+        '10,100',
+        '--interval',
+        '2s',
+        '--shadow-first',
+        '2s',
+        '--min-requests',
+        '5',
+      );
+      back = await until('moody', (view) => view.state !== 'PENDING' && view.state !== 'RUNNING');
+    } finally {
+      await client.stop();
+    }
+    expect(back.state).toBe('ROLLED_BACK');
+    expect(back.history.map((entry) => entry.phase)).not.toContain('live');
+    expect(back.history.at(-1)?.reason).toMatch(/agreement 0\.00 % below 95\.0 %/);
+    expect(back.history.at(-1)?.window?.mirrored).toBeGreaterThan(0);
+    // The shadow never answered a client, and mirroring it never failed one.
+    expect(client.errors).toEqual([]);
+    expect(new Set(client.answers.map((answer) => answer.version))).toEqual(new Set(['1']));
+  });
+});
