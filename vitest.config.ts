@@ -20,7 +20,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['apps/*/src/**/*.spec.ts', 'libs/*/src/**/*.spec.ts'],
+          include: ['apps/*/src/**/*.spec.ts', 'libs/*/src/**/*.spec.ts', 'bench/**/*.spec.ts'],
         },
       },
       {

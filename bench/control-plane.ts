@@ -9,7 +9,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeSnapshot } from '@modelgate/testing';
-import { type RegistryProcess, registerDeployment, tryStartRegistry } from './registry-control-plane.js';
+import { registerDeployment } from './register-deployment.js';
+import { type RegistryProcess, tryStartRegistry } from './registry-control-plane.js';
 
 /** One model behind (optionally) one endpoint, served by the workers of one worker group. */
 export interface Deployment {
@@ -92,20 +93,29 @@ function liveSync(dir: string, registry: RegistryProcess): ControlPlane {
         await registerDeployment(registry, deployment, dir);
         registered.add(deployment.model);
       }
-      const snapshotPath = join(dir, 'unused-snapshot.json');
-      await writeFile(snapshotPath, JSON.stringify({ revision: 0, models: [], endpoints: [] }));
-      const node = registry.nodeEnv;
-      return {
-        snapshotPath,
-        workerEnv: {
-          ...node,
-          WORKER_GROUP: deployment.workerGroup,
-          WORKER_ARTIFACT_ROOTS: registry.artifactRoots,
-        },
-        gatewayEnv: { ...node, GATEWAY_ARTIFACT_ROOTS: registry.artifactRoots },
-      };
+      return liveSyncNodeConfig(registry, deployment, dir);
     },
     stop: () => registry.stop(),
+  };
+}
+
+/** How a worker or gateway of `deployment` follows `registry` (live sync), with its files in `dir`. */
+export async function liveSyncNodeConfig(
+  registry: Pick<RegistryProcess, 'nodeEnv' | 'artifactRoots'>,
+  deployment: Deployment,
+  dir: string,
+): Promise<NodeConfig> {
+  const snapshotPath = join(dir, 'unused-snapshot.json');
+  await writeFile(snapshotPath, JSON.stringify({ revision: 0, models: [], endpoints: [] }));
+  const node = registry.nodeEnv;
+  return {
+    snapshotPath,
+    workerEnv: {
+      ...node,
+      WORKER_GROUP: deployment.workerGroup,
+      WORKER_ARTIFACT_ROOTS: registry.artifactRoots,
+    },
+    gatewayEnv: { ...node, GATEWAY_ARTIFACT_ROOTS: registry.artifactRoots },
   };
 }
 

@@ -6,22 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import {
-  type ServiceProcess,
-  ensureFixture,
-  freePort,
-  sha256Of,
-  startServiceProcess,
-  waitFor,
-  writeTokenizerBundle,
-} from '@modelgate/testing';
+import { type ServiceProcess, freePort, startServiceProcess, waitFor } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { REPO_ROOT } from './child-process.js';
-import { type Deployment } from './control-plane.js';
+import { type AdminCall, adminCall } from './registry-admin.js';
 
 /** The built registry entry point. */
 export const REGISTRY_MAIN = join(REPO_ROOT, 'apps', 'registry', 'dist', 'main.js');
@@ -42,7 +32,7 @@ export interface RegistryProcess {
   /** Directories `file://` artifact URIs of the run point into (fixtures cache, the run's scratch dir). */
   artifactRoots: string;
   /** An admin API call; rejects on a non-2xx answer. */
-  call(method: string, path: string, body?: unknown): Promise<unknown>;
+  call: AdminCall;
   stop(): Promise<void>;
 }
 
@@ -87,6 +77,57 @@ async function missingServices(): Promise<string | undefined> {
   return problems.length > 0 ? problems.join('; ') : undefined;
 }
 
+/** Where and how one registry process runs (the bench's, or the chaos run's on its own Postgres and Redis). */
+export interface RegistryServiceSettings {
+  databaseUrl: string;
+  redisUrl: string;
+  /** DATABASE_SCHEMA: the run's own schema. */
+  schema: string;
+  /** REDIS_KEY_PREFIX shared with the run's nodes. */
+  keyPrefix: string;
+  /** REGISTRY_BOOTSTRAP_TOKEN: the admin token of the run. */
+  adminToken: string;
+  /** REGISTRY_PORT on 127.0.0.1; a restarted registry keeps its address. */
+  port: number;
+  /** Scratch directory: artifacts and cache below it, and a `file://` artifact root. */
+  dir: string;
+}
+
+/** `file://` artifact roots of a run in `dir`: the fixtures cache and the run's scratch directory. */
+export function artifactRootsOf(dir: string): string {
+  return [join(REPO_ROOT, '.cache'), dir].join(',');
+}
+
+/**
+ * Starts a registry process with `settings` (migrations on start) and waits until it is ready;
+ * rejects with the reason when it exits first (e.g. Postgres or Redis cannot be reached).
+ */
+export async function launchRegistry(settings: RegistryServiceSettings): Promise<ServiceProcess> {
+  const url = `http://127.0.0.1:${settings.port}`;
+  const registry = startServiceProcess(REGISTRY_MAIN, {
+    DATABASE_URL: settings.databaseUrl,
+    DATABASE_SCHEMA: settings.schema,
+    REDIS_URL: settings.redisUrl,
+    REDIS_KEY_PREFIX: settings.keyPrefix,
+    REGISTRY_HOST: '127.0.0.1',
+    REGISTRY_PORT: String(settings.port),
+    REGISTRY_PUBLIC_URL: url,
+    REGISTRY_BOOTSTRAP_TOKEN: settings.adminToken,
+    REGISTRY_MIGRATE_ON_START: 'true',
+    REGISTRY_ARTIFACT_DIR: join(settings.dir, 'registry-artifacts'),
+    REGISTRY_CACHE_DIR: join(settings.dir, 'registry-cache'),
+    REGISTRY_ARTIFACT_ROOTS: artifactRootsOf(settings.dir),
+    REGISTRY_LOG_LEVEL: 'warn',
+  });
+  try {
+    await waitUntilReady(url, registry);
+  } catch (error) {
+    await registry.stop('SIGKILL');
+    throw error;
+  }
+  return registry;
+}
+
 /** Starts the registry and a viewer token for the nodes, or says why not (and leaves nothing behind). */
 export async function tryStartRegistry(dir: string): Promise<Attempt> {
   if (!existsSync(REGISTRY_MAIN)) return { ok: false, reason: `${REGISTRY_MAIN} is not built` };
@@ -98,29 +139,23 @@ export async function tryStartRegistry(dir: string): Promise<Attempt> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const keyPrefix = `mgbench-${id}`;
-  const registry = startServiceProcess(REGISTRY_MAIN, {
-    DATABASE_URL,
-    DATABASE_SCHEMA: schema,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: keyPrefix,
-    REGISTRY_HOST: '127.0.0.1',
-    REGISTRY_PORT: String(port),
-    REGISTRY_PUBLIC_URL: url,
-    REGISTRY_BOOTSTRAP_TOKEN: adminToken,
-    REGISTRY_MIGRATE_ON_START: 'true',
-    REGISTRY_ARTIFACT_DIR: join(dir, 'registry-artifacts'),
-    REGISTRY_CACHE_DIR: join(dir, 'registry-cache'),
-    REGISTRY_ARTIFACT_ROOTS: [join(REPO_ROOT, '.cache'), dir].join(','),
-    REGISTRY_LOG_LEVEL: 'warn',
-  });
+  let registry: ServiceProcess | undefined;
   const stop = async () => {
-    await registry.stop();
+    await registry?.stop();
     await dropSchema(schema).catch(() => undefined);
     await deleteKeys(keyPrefix).catch(() => undefined);
   };
   const call = adminCall(url, adminToken);
   try {
-    await waitUntilReady(url, registry);
+    registry = await launchRegistry({
+      databaseUrl: DATABASE_URL,
+      redisUrl: REDIS_URL,
+      schema,
+      keyPrefix,
+      adminToken,
+      port,
+      dir,
+    });
     const { token } = (await call('POST', '/v1/tokens', { name: 'bench-nodes', role: 'viewer' })) as {
       token: string;
     };
@@ -130,7 +165,7 @@ export async function tryStartRegistry(dir: string): Promise<Attempt> {
         url,
         pid: registry.child.pid ?? -1,
         nodeEnv: { REGISTRY_URL: url, REGISTRY_TOKEN: token, REDIS_URL, REDIS_KEY_PREFIX: keyPrefix },
-        artifactRoots: [join(REPO_ROOT, '.cache'), dir].join(','),
+        artifactRoots: artifactRootsOf(dir),
         call,
         stop,
       },
@@ -140,19 +175,6 @@ export async function tryStartRegistry(dir: string): Promise<Attempt> {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     return { ok: false, reason: `registry attempt failed: ${message}` };
   }
-}
-
-function adminCall(url: string, token: string): RegistryProcess['call'] {
-  return async (method, path, body) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-    return text ? (JSON.parse(text) as unknown) : undefined;
-  };
 }
 
 async function waitUntilReady(url: string, registry: ServiceProcess): Promise<void> {
@@ -166,54 +188,6 @@ async function waitUntilReady(url: string, registry: ServiceProcess): Promise<vo
     const lines = registry.output().trim().split('\n');
     const reason = lines.filter((line) => /error/i.test(line)).at(-1) ?? lines.at(-1) ?? '';
     throw new Error(`the registry exited: ${reason.trim().slice(0, 200)}`);
-  }
-}
-
-/** Registers `deployment`'s model (waiting for READY) and, when it has one, its endpoint. */
-export async function registerDeployment(
-  registry: RegistryProcess,
-  deployment: Deployment,
-  dir: string,
-): Promise<void> {
-  const fixtureDir = await ensureFixture(deployment.fixture);
-  const onnx = join(fixtureDir, 'onnx', 'model.onnx');
-  await mkdir(dir, { recursive: true });
-  const bundle = await writeTokenizerBundle(fixtureDir, dir);
-  const call = (method: string, path: string, body?: unknown) => registry.call(method, path, body);
-  await call('POST', '/v1/models', {
-    name: deployment.model,
-    version: 1,
-    task: 'text-classification',
-    workerGroup: deployment.workerGroup,
-    artifact: { uri: pathToFileURL(onnx).href, sha256: await sha256Of(onnx) },
-    tokenizer: { uri: pathToFileURL(bundle.path).href, sha256: bundle.sha256 },
-    batching: deployment.batching,
-    runtime: {
-      executionProviders: ['cpu'],
-      instances: deployment.instances,
-      intraOpThreads: deployment.intraOpThreads,
-    },
-  });
-  let status = '';
-  await waitFor(
-    async () => {
-      const model = (await call('GET', `/v1/models/${deployment.model}/1`)) as {
-        status: string;
-        statusReason?: string | null;
-      };
-      status = `${model.status}${model.statusReason ? ` (${model.statusReason})` : ''}`;
-      return model.status === 'READY' || model.status === 'FAILED';
-    },
-    { timeoutMs: 120_000, intervalMs: 200, describe: () => `model status ${status}` },
-  );
-  if (!status.startsWith('READY'))
-    throw new Error(`model preparation of ${deployment.model} ended ${status}`);
-  if (deployment.endpoint) {
-    await call('POST', '/v1/endpoints', {
-      name: deployment.endpoint,
-      task: 'text-classification',
-      model: `${deployment.model}:1`,
-    });
   }
 }
 

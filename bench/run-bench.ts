@@ -4,15 +4,14 @@
  * minilm-sst2. Every comparison runs in interleaved rounds. Benchmarks are not tests: nothing
  * here runs in `npm test`. Writes bench/results/<date>-<host>[-<suites>].{md,json,svg}.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureFixture } from '@modelgate/testing';
 import { type BenchOptions, FULL_SUITES, parseBenchOptions } from './bench-options.js';
 import { type BenchResults } from './bench-results.js';
 import { checkTargets } from './bench-targets.js';
-import { BENCH_DIR, REPO_ROOT } from './child-process.js';
+import { BENCH_DIR } from './child-process.js';
 import { type Deployment, startControlPlane } from './control-plane.js';
 import { runGatewaySuite } from './gateway-suite.js';
 import { runMixedSuite } from './mixed-suite.js';
@@ -21,25 +20,10 @@ import { waitForQuietMachine } from './process-cpu.js';
 import { runProfileSuite } from './profile-suite.js';
 import { renderChartSvg } from './report-chart.js';
 import { renderMarkdown } from './report-markdown.js';
+import { gitCommit, onnxruntimeVersion } from './run-facts.js';
 import { runSharedSuite } from './shared-suite.js';
 
 const FIXTURE = 'minilm-sst2';
-
-/** The measured tree's commit (read-only git calls), or undefined outside a checkout. */
-function gitCommit(): string | undefined {
-  try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'apps', 'libs') !== '';
-    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted changes in apps/ or libs/' : ''}`;
-  } catch {
-    return undefined;
-  }
-}
-
-async function onnxruntimeVersion(): Promise<string> {
-  const manifest = join(REPO_ROOT, 'node_modules', 'onnxruntime-node', 'package.json');
-  return (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version;
-}
 
 function deploymentOf(options: BenchOptions): Deployment {
   return {

@@ -148,6 +148,21 @@ describe('npm start (standalone mode)', () => {
     });
     expect(((await models.json()) as { id: string }[]).map((model) => model.id)).toEqual(['demo:1']);
 
+    // Without Redis the gateway and the worker report to the registry over HTTP: status sees both.
+    let status: { nodes: { role: string; models: Record<string, string> }[] } = { nodes: [] };
+    await waitFor(
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${ports[1]}/v1/status`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        status = (await response.json()) as typeof status;
+        return status.nodes.length === 2;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, describe: () => JSON.stringify(status) },
+    );
+    expect(status.nodes.map((node) => node.role).sort()).toEqual(['gateway', 'worker']);
+    expect(status.nodes.find((node) => node.role === 'worker')?.models).toEqual({ 'demo:1': 'READY' });
+
     expect(await stopWithSigint(second)).toBe(0);
   }, 300_000);
 });

@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import {
   type ConfigSource,
   HeartbeatPublisher,
+  registryTarget,
   HeartbeatReader,
   createNodeConfigSource,
   dialableHost,
@@ -134,33 +135,43 @@ export class GatewayModule {
       configFile: config.GATEWAY_CONFIG_FILE,
       onError,
     });
-    const live: LiveSync = config.REDIS_URL
-      ? {
-          discovery: new WorkerDiscovery(
-            new HeartbeatReader(config.REDIS_URL, config.REDIS_KEY_PREFIX),
-            client,
-            config.GATEWAY_DISCOVERY_INTERVAL_MS,
-            logger,
-          ),
-          heartbeat: new HeartbeatPublisher({
-            redisUrl: config.REDIS_URL,
-            keyPrefix: config.REDIS_KEY_PREFIX,
-            ttlMs: config.GATEWAY_HEARTBEAT_TTL_MS,
-            describe: () => ({
-              role: 'gateway',
-              id: nodeId(hostname(), process.pid),
-              address: `${dialableHost(config.GATEWAY_HOST, hostname())}:${config.GATEWAY_PORT}`,
-              // Applied once every model of the revision is servable or given up on.
-              revision: tables.applied ?? null,
-              models: {},
-              reasons: Object.fromEntries(tables.current?.unservable ?? []),
-              endpoints: Object.fromEntries(servability.latest()),
-              traffic: metrics.traffic.report(), // rollouts judge candidates by these counters
-            }),
-            onError,
+    const live: LiveSync = {
+      ...(config.REDIS_URL === undefined
+        ? {}
+        : {
+            discovery: new WorkerDiscovery(
+              new HeartbeatReader(config.REDIS_URL, config.REDIS_KEY_PREFIX),
+              client,
+              config.GATEWAY_DISCOVERY_INTERVAL_MS,
+              logger,
+            ),
           }),
-        }
-      : {};
+      // To Redis (discovery and status), else — or when Redis writes fail — to the registry (status).
+      ...(config.REDIS_URL === undefined && config.REGISTRY_URL === undefined
+        ? {}
+        : {
+            heartbeat: new HeartbeatPublisher({
+              ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }),
+              ...(config.REGISTRY_URL === undefined
+                ? {}
+                : { registry: registryTarget(config.REGISTRY_URL, config.REGISTRY_TOKEN) }),
+              keyPrefix: config.REDIS_KEY_PREFIX,
+              ttlMs: config.GATEWAY_HEARTBEAT_TTL_MS,
+              describe: () => ({
+                role: 'gateway',
+                id: nodeId(hostname(), process.pid),
+                address: `${dialableHost(config.GATEWAY_HOST, hostname())}:${config.GATEWAY_PORT}`,
+                // Applied once every model of the revision is servable or given up on.
+                revision: tables.applied ?? null,
+                models: {},
+                reasons: Object.fromEntries(tables.current?.unservable ?? []),
+                endpoints: Object.fromEntries(servability.latest()),
+                traffic: metrics.traffic.report(), // rollouts judge candidates by these counters
+              }),
+              onError,
+            }),
+          }),
+    };
     return {
       module: GatewayModule,
       // POST /serve/* is not here: plain Fastify routes serve it (serving/serve-routes.ts).

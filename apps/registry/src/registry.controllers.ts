@@ -8,6 +8,7 @@ import { MetricsController } from './metrics/metrics.controller.js';
 import { ModelsController } from './models/models.controller.js';
 import { VersionPolicyController } from './models/version-policy.controller.js';
 import { RolloutsController } from './rollouts/rollouts.controller.js';
+import { NodeReportsController } from './status/node-reports.controller.js';
 import { StatusController } from './status/status.controller.js';
 
 /** Every controller of the registry; the route-access test walks this list. */
@@ -20,6 +21,7 @@ export const REGISTRY_CONTROLLERS = [
   ArtifactsController,
   TokensController,
   StatusController,
+  NodeReportsController,
   HealthController,
   VersionController,
   MetricsController,

@@ -40,6 +40,7 @@ import {
 } from './rollouts/rollout-heartbeats.js';
 import { RolloutsService } from './rollouts/rollouts.service.js';
 import { FleetStatusService } from './status/fleet-status.service.js';
+import { NodeReports } from './status/node-reports.js';
 import { REGISTRY_CONTROLLERS } from './registry.controllers.js';
 import { LOGGER, REGISTRY_CONFIG } from './registry.tokens.js';
 
@@ -134,6 +135,7 @@ export class RegistryModule {
         RolloutDriver,
         ConfigSnapshotService,
         FleetStatusService,
+        { provide: NodeReports, useValue: new NodeReports() },
         ModelPreparationService,
         queueProvider,
       ],

@@ -1,10 +1,11 @@
-import { type NodeReport, writeHeartbeat as publish } from '@modelgate/config-sync';
+import { HeartbeatPublisher, type NodeReport, writeHeartbeat as publish } from '@modelgate/config-sync';
+import { freePort } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FleetStatus } from '../src/status/fleet-status.js';
-import { NO_REDIS_NOTE } from '../src/status/fleet-status.service.js';
 import { type ApiErrorBody } from './support/registry-client.js';
 import {
+  ADMIN_TOKEN,
   type Isolation,
   isolate,
   type RunningRegistry,
@@ -124,17 +125,68 @@ describe('GET /v1/status', () => {
     expect(anonymous.body.error.code).toBe('UNAUTHENTICATED');
   });
 
-  it('answers an empty node list with a note when the registry runs without Redis', async () => {
+  it('without Redis, lists the nodes that report over HTTP and drops one that stops', async () => {
     const { REDIS_URL: _redis, ...env } = isolation.env;
     const standalone = await startRegistryInProcess(env);
+    const publisher = new HeartbeatPublisher({
+      registry: { url: standalone.url, token: ADMIN_TOKEN },
+      ttlMs: 30_000,
+      describe: () => ({
+        role: 'worker',
+        id: 'http-worker',
+        address: '127.0.0.1:8001',
+        workerGroup: 'default',
+        revision: 2,
+        models: { 'm:1': 'READY' },
+      }),
+    });
     try {
+      const before = await standalone.admin.get<FleetStatus>('/v1/status');
+      expect(before.body.nodes).toEqual([]);
+      expect(before.body.note).toBeUndefined();
+      await publisher.beat();
       const response = await standalone.admin.get<FleetStatus>('/v1/status');
-      expect(response.status).toBe(200);
-      expect(response.body.nodes).toEqual([]);
-      expect(response.body.note).toBe(NO_REDIS_NOTE);
-      expect(response.body.revision).toBeGreaterThanOrEqual(3);
+      expect(response.body.nodes.map((node) => [node.role, node.id, node.address, node.models])).toEqual([
+        ['worker', 'http-worker', '127.0.0.1:8001', { 'm:1': 'READY' }],
+      ]);
+      await publisher.stop();
+      expect((await standalone.admin.get<FleetStatus>('/v1/status')).body.nodes).toEqual([]);
     } finally {
+      await publisher.stop();
       await standalone.stop();
     }
+  });
+
+  it('takes a node whose Redis write fails over HTTP, beside the nodes Redis has', async () => {
+    const publisher = new HeartbeatPublisher({
+      redisUrl: `redis://127.0.0.1:${await freePort()}`, // nothing listens: every write fails
+      registry: { url: registry.url, token: ADMIN_TOKEN },
+      ttlMs: 30_000,
+      describe: () => ({
+        role: 'gateway',
+        id: 'cut-off-gateway',
+        address: '10.9.9.9:8080',
+        revision: null,
+        models: {},
+      }),
+    });
+    try {
+      await publisher.beat();
+      const ids = (await registry.admin.get<FleetStatus>('/v1/status')).body.nodes.map((node) => node.id);
+      expect(ids).toContain('cut-off-gateway');
+      expect(ids).toContain('worker-a'); // from Redis, written by the first test
+    } finally {
+      await publisher.stop();
+    }
+  });
+
+  it('refuses a malformed heartbeat with the field named', async () => {
+    const response = await registry.admin.post<ApiErrorBody>('/v1/nodes/heartbeat', {
+      report: { role: 'toaster' },
+      ttlMs: 5,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toContain('report.role');
+    expect(response.body.error.message).toContain('ttlMs');
   });
 });

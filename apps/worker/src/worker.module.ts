@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import {
   type ConfigSource,
   HeartbeatPublisher,
+  registryTarget,
   createNodeConfigSource,
   dialableHost,
   nodeId,
@@ -114,24 +115,29 @@ export class WorkerModule {
       onError,
     });
     const address = advertisedAddress(config);
-    const heartbeat = config.REDIS_URL
-      ? new HeartbeatPublisher({
-          redisUrl: config.REDIS_URL,
-          keyPrefix: config.REDIS_KEY_PREFIX,
-          ttlMs: config.WORKER_HEARTBEAT_TTL_MS,
-          describe: () => ({
-            role: 'worker',
-            id: nodeId(hostname(), process.pid),
-            address,
-            workerGroup: config.WORKER_GROUP,
-            revision: models.revision ?? null,
-            // A draining worker must leave routing at once.
-            models: models.isDraining ? {} : models.states(),
-            reasons: models.isDraining ? {} : models.failureReasons(),
-          }),
-          onError,
-        })
-      : undefined;
+    // To Redis (discovery and status), else — or when Redis writes fail — to the registry (status).
+    const heartbeat =
+      config.REDIS_URL !== undefined || config.REGISTRY_URL !== undefined
+        ? new HeartbeatPublisher({
+            ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }),
+            ...(config.REGISTRY_URL === undefined
+              ? {}
+              : { registry: registryTarget(config.REGISTRY_URL, config.REGISTRY_TOKEN) }),
+            keyPrefix: config.REDIS_KEY_PREFIX,
+            ttlMs: config.WORKER_HEARTBEAT_TTL_MS,
+            describe: () => ({
+              role: 'worker',
+              id: nodeId(hostname(), process.pid),
+              address,
+              workerGroup: config.WORKER_GROUP,
+              revision: models.revision ?? null,
+              // A draining worker must leave routing at once.
+              models: models.isDraining ? {} : models.states(),
+              reasons: models.isDraining ? {} : models.failureReasons(),
+            }),
+            onError,
+          })
+        : undefined;
     return {
       module: WorkerModule,
       controllers: [InferenceController, GrpcHealthController, HttpProbesController],

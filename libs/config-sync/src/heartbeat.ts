@@ -1,10 +1,17 @@
 import { Redis } from 'ioredis';
 import { heartbeatIndexKey, heartbeatKey } from './channels.js';
 import { type NodeHeartbeat, type NodeReport, parseHeartbeat } from './node-heartbeat.js';
+import { type RegistryReportTarget, postHeartbeat, withdrawHeartbeat } from './registry-heartbeat.js';
 
-/** How a node heartbeats. */
+/** How a node heartbeats: to Redis, to the registry over HTTP, or to Redis with the registry as fallback. */
 export interface HeartbeatOptions {
-  redisUrl: string;
+  /** Redis, where heartbeats serve discovery and status. */
+  redisUrl?: string;
+  /**
+   * The registry, which takes heartbeats over HTTP for its status view: the only path without
+   * Redis (standalone), and the fallback when a Redis write fails.
+   */
+  registry?: RegistryReportTarget;
   /** Key prefix shared with the registry. @defaultValue 'modelgate' */
   keyPrefix?: string;
   /** How long a heartbeat stays without renewal, in ms: a dead node drops out after this. @defaultValue 6000 */
@@ -16,20 +23,30 @@ export interface HeartbeatOptions {
   onError?: (message: string, error: unknown) => void;
 }
 
-/** Writes the node's heartbeat to Redis with a TTL, renewed on an interval (DESIGN §3.4.3). */
+/**
+ * Writes the node's heartbeat with a TTL, renewed on an interval (DESIGN §3.4.3): to Redis, and to
+ * the registry over HTTP when there is no Redis or a Redis write failed.
+ */
 export class HeartbeatPublisher {
-  private readonly redis: Redis;
+  private readonly redis: Redis | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly ttlMs: number;
+  /** Whether a report went to the registry over HTTP (then stop withdraws it there too). */
+  private reportedOverHttp = false;
 
   constructor(private readonly options: HeartbeatOptions) {
+    if (options.redisUrl === undefined && options.registry === undefined) {
+      throw new Error('a heartbeat needs a Redis URL or a registry to report to');
+    }
     this.ttlMs = options.ttlMs ?? 6000;
-    this.redis = new Redis(options.redisUrl, {
-      connectionName: 'modelgate-heartbeat',
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-    });
-    this.redis.on('error', (error) => options.onError?.('redis heartbeat connection error', error));
+    if (options.redisUrl !== undefined) {
+      this.redis = new Redis(options.redisUrl, {
+        connectionName: 'modelgate-heartbeat',
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+      });
+      this.redis.on('error', (error) => options.onError?.('redis heartbeat connection error', error));
+    }
   }
 
   /**
@@ -38,8 +55,8 @@ export class HeartbeatPublisher {
    * stale beat is never written late.
    */
   start(): void {
-    if (this.redis.status === 'ready') void this.beat();
-    this.redis.on('ready', () => void this.beat());
+    if (!this.redis || this.redis.status === 'ready') void this.beat();
+    this.redis?.on('ready', () => void this.beat());
     this.timer = setInterval(() => void this.beat(), this.options.intervalMs ?? Math.floor(this.ttlMs / 3));
     this.timer.unref();
   }
@@ -47,10 +64,20 @@ export class HeartbeatPublisher {
   /** Writes one heartbeat now (e.g. right after a state change). */
   async beat(): Promise<void> {
     const report = this.options.describe();
+    if (this.redis) {
+      try {
+        await writeHeartbeat(this.redis, this.options.keyPrefix ?? 'modelgate', report, this.ttlMs);
+        return;
+      } catch (error) {
+        this.options.onError?.('writing the heartbeat failed', error);
+      }
+    }
+    if (!this.options.registry) return;
     try {
-      await writeHeartbeat(this.redis, this.options.keyPrefix ?? 'modelgate', report, this.ttlMs);
+      await postHeartbeat(this.options.registry, report, this.ttlMs);
+      this.reportedOverHttp = true;
     } catch (error) {
-      this.options.onError?.('writing the heartbeat failed', error);
+      this.options.onError?.('reporting the heartbeat to the registry failed', error);
     }
   }
 
@@ -58,6 +85,10 @@ export class HeartbeatPublisher {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     const report = this.options.describe();
+    if (this.options.registry && this.reportedOverHttp) {
+      await withdrawHeartbeat(this.options.registry, report.role, report.id).catch(() => undefined);
+    }
+    if (!this.redis) return;
     const prefix = this.options.keyPrefix ?? 'modelgate';
     const key = heartbeatKey(prefix, report.role, report.id);
     await this.redis

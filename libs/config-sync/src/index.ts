@@ -5,5 +5,6 @@ export * from './heartbeat.js';
 export * from './load-retry.js';
 export * from './node-heartbeat.js';
 export * from './registry-config-source.js';
+export * from './registry-heartbeat.js';
 export * from './traffic-report.js';
 export * from './node-config-source.js';

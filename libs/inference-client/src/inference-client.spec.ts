@@ -11,7 +11,7 @@ class FakeFleet {
   readonly answers = new Map<string, Answer>();
   readonly channels: FakeChannel[] = [];
   readonly requests: { address: string; request: ModelInferRequestMessage }[] = [];
-  private held: (() => void)[] = [];
+  private held: { address: string; release: () => void; fail: (error: Error) => void }[] = [];
   readonly time = { now: 0 };
 
   client(options: InferenceClientOptions = {}): InferenceClient {
@@ -41,14 +41,22 @@ class FakeFleet {
       options.signal?.addEventListener('abort', () =>
         reject(new WorkerCallError(GrpcStatus.CANCELLED, 'Cancelled on client')),
       );
-      this.held.push(() => resolve(okResponse(request)));
+      this.held.push({ address, release: () => resolve(okResponse(request)), fail: reject });
     });
   }
 
   releaseAll(): void {
     const held = this.held;
     this.held = [];
-    for (const release of held) release();
+    for (const call of held) call.release();
+  }
+
+  /** Fails every call `address` holds at once, as a worker that dies does. */
+  failHeld(address: string, status: keyof typeof GrpcStatus): void {
+    const failing = this.held.filter((call) => call.address === address);
+    this.held = this.held.filter((call) => call.address !== address);
+    for (const call of failing)
+      call.fail(new WorkerCallError(GrpcStatus[status], `${status} from ${address}`));
   }
 }
 
@@ -229,11 +237,35 @@ describe('InferenceClient', () => {
       retryBudget: { ratio: 0, minRetries: 2 },
       outlierEjection: { consecutiveFailures: 1000 },
     });
-    for (let i = 0; i < 5; i++) await failureOf(client.infer(request()));
+    for (let i = 0; i < 5; i++) {
+      fleet.time.now += 1; // each call starts after the workers' failure streaks began
+      await failureOf(client.infer(request()));
+    }
     expect(fleet.requests).toHaveLength(2 * 2 + 3);
     fleet.time.now += 1_000;
     await failureOf(client.infer(request()));
     expect(fleet.requests).toHaveLength(9);
+  });
+
+  it('retries every call a dying worker held, beyond the budget (later calls: see the budget test)', async () => {
+    const fleet = new FakeFleet();
+    for (const address of ['a', 'b']) fleet.answers.set(address, 'hold');
+    const client = fleet.client({
+      workerGroups: [{ name: 'g', addresses: ['a', 'b'] }],
+      retryBudget: { ratio: 0, minRetries: 0 }, // the budget alone allows no retry at all
+      outlierEjection: { consecutiveFailures: 1000 },
+    });
+    const calls = Array.from({ length: 40 }, () => client.infer(request()));
+    await Promise.resolve();
+    expect(fleet.callsTo('a')).toBe(20);
+    fleet.answers.set('b', 'ok');
+    fleet.answers.set('a', 'UNAVAILABLE');
+    fleet.time.now += 1;
+    fleet.failHeld('a', 'UNAVAILABLE'); // a dies with 20 calls in flight
+    fleet.releaseAll();
+    const results = await Promise.all(calls);
+    expect(results.every((result) => result.worker === 'b')).toBe(true);
+    expect(results.filter((result) => result.attempts === 2)).toHaveLength(20);
   });
 
   it('keeps the channels of addresses that stay and closes removed ones after their running calls', async () => {

@@ -87,6 +87,8 @@ export class InferenceClient {
   private readonly pool: WorkerPool;
   private readonly ejector: OutlierEjector;
   private readonly budget: RetryBudget;
+  /** When each failing worker's streak of connection failures began (cleared by an answer). */
+  private readonly failingSince = new Map<string, number>();
   private readonly maxAttempts: number;
   private readonly healthTimeoutMs: number;
   private readonly now: () => number;
@@ -152,11 +154,13 @@ export class InferenceClient {
       const pick = this.pick(addresses, tried);
       if (pick === undefined) throw noReadyWorkerError(model);
       tried.add(pick.address);
+      const dispatchedAt = this.now();
       try {
         const response = await this.pool.run(pick.address, (channel) =>
           channel.modelInfer(message, callOptions),
         );
         this.ejector.recordSuccess(pick.address);
+        this.failingSince.delete(pick.address);
         const decoded = decodeInferResponse(response);
         return {
           ...decoded,
@@ -168,7 +172,7 @@ export class InferenceClient {
       } catch (error) {
         if (!(error instanceof WorkerCallError)) throw error;
         this.recordOutcome(pick.address, error.status);
-        if (!this.mayRetry(error.status, attempt, addresses, tried, request)) {
+        if (!this.mayRetry(error.status, attempt, addresses, tried, request, pick.address, dispatchedAt)) {
           throw workerCallToModelgateError(error.status, error.details, model, error);
         }
       }
@@ -229,13 +233,35 @@ export class InferenceClient {
     return pickWorker(loads, { exclude: tried, turn: this.turn++ });
   }
 
-  /** Feeds the ejector: connection failures count against a worker, any other answer for it. */
+  /**
+   * Feeds the ejector: connection failures count against a worker, any other answer for it. The
+   * first connection failure of a worker that was answering starts its failure streak.
+   */
   private recordOutcome(address: string, status: number): void {
-    if (isWorkerFailureStatus(status)) this.ejector.recordFailure(address);
+    if (isWorkerFailureStatus(status)) {
+      if (!this.failingSince.has(address)) this.failingSince.set(address, this.now());
+      this.ejector.recordFailure(address);
+      return;
+    }
     // A deadline or a cancel says nothing about the worker: it may be slow, or never reached.
-    else if (status !== GrpcStatus.DEADLINE_EXCEEDED && status !== GrpcStatus.CANCELLED) {
+    if (status !== GrpcStatus.DEADLINE_EXCEEDED && status !== GrpcStatus.CANCELLED) {
+      this.failingSince.delete(address);
       this.ejector.recordSuccess(address);
     }
+  }
+
+  /**
+   * Whether the retry may start: outside the budget when the call was already with the worker
+   * when its failure streak began (a worker that dies takes all its calls down at once, and each
+   * deserves its retry), within the budget otherwise (calls sent to a worker already failing).
+   */
+  private acquireRetry(address: string, dispatchedAt: number): boolean {
+    const since = this.failingSince.get(address);
+    if (since !== undefined && dispatchedAt <= since) {
+      this.budget.recordRetry();
+      return true;
+    }
+    return this.budget.tryAcquireRetry();
   }
 
   private mayRetry(
@@ -244,6 +270,8 @@ export class InferenceClient {
     addresses: readonly string[],
     tried: ReadonlySet<string>,
     request: InferRequest,
+    failedAddress: string,
+    dispatchedAt: number,
   ): boolean {
     return (
       isRetryableStatus(status) &&
@@ -251,7 +279,7 @@ export class InferenceClient {
       request.signal?.aborted !== true &&
       Date.now() < request.deadlineEpochMs &&
       addresses.some((address) => !tried.has(address)) &&
-      this.budget.tryAcquireRetry()
+      this.acquireRetry(failedAddress, dispatchedAt)
     );
   }
 }

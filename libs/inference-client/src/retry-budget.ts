@@ -34,9 +34,10 @@ interface Slot {
  * request still gets its one retry; when every worker fails, retries add at most `ratio` more
  * load instead of doubling it.
  *
- * The window counts requests *started* rather than requests in flight: a worker that dies takes
- * about 1/N of the calls in flight down at the same instant, so a budget of 20 % of the in-flight
- * calls would fail most of them; a second of traffic is a steadier measure of the load.
+ * The window counts requests *started* rather than requests in flight: a second of traffic is a
+ * steadier measure of the load. The calls a worker held when it died are retried outside the
+ * budget (InferenceClient, `recordRetry`): at high concurrency and latency they can outnumber a
+ * second's 20 %, and each of them deserves its retry on a survivor.
  *
  * Time comes from `now` (ms, monotonic), so tests move it by hand.
  */
@@ -76,6 +77,11 @@ export class RetryBudget {
     if (state.retries + 1 > state.limit) return false;
     this.currentSlot().retries++;
     return true;
+  }
+
+  /** Counts a retry that was allowed outside the budget, so the window still sees its load. */
+  recordRetry(): void {
+    this.currentSlot().retries++;
   }
 
   /** The counts over the current window. */

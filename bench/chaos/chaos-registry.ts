@@ -1,0 +1,62 @@
+/**
+ * The chaos run's registry: one process on the run's own Postgres and Redis, always at the same
+ * address, so it can be killed and started again while workers and gateways keep its URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { type ServiceProcess, freePort } from '@modelgate/testing';
+import { type AdminAnswer, type AdminCall, adminCall, adminRequest } from '../registry-admin.js';
+import { launchRegistry } from '../registry-control-plane.js';
+
+/** A registry that can go down and come back at the same address. */
+export interface ChaosRegistry {
+  readonly url: string;
+  readonly keyPrefix: string;
+  running(): boolean;
+  /** Starts it (migrations on start) and waits until /health/ready answers 200. */
+  start(): Promise<void>;
+  /** SIGKILL, as a crash or an evicted pod: resolves once it has exited. */
+  kill(): Promise<void>;
+  /** Admin API call that resolves with any answer; rejects when none came. */
+  request(method: string, path: string, body?: unknown): Promise<AdminAnswer>;
+  /** Admin API call that rejects on a non-2xx answer. */
+  call: AdminCall;
+  /** Output of every run of the process so far. */
+  output(): string;
+}
+
+/** Starts the run's registry on `databaseUrl` and `redisUrl`, with its files under `dir`. */
+export async function startChaosRegistry(
+  databaseUrl: string,
+  redisUrl: string,
+  dir: string,
+): Promise<ChaosRegistry> {
+  const id = randomBytes(4).toString('hex');
+  const adminToken = `chaos-admin-token-${id}-0123456789`;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const keyPrefix = `mgchaos-${id}`;
+  const settings = { databaseUrl, redisUrl, schema: 'modelgate', keyPrefix, adminToken, port, dir };
+  const runs: ServiceProcess[] = [];
+  const current = () => runs.at(-1);
+  const running = () => {
+    const child = current()?.child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  };
+  const registry: ChaosRegistry = {
+    url,
+    keyPrefix,
+    running,
+    async start() {
+      if (running()) return;
+      runs.push(await launchRegistry(settings));
+    },
+    async kill() {
+      if (running()) await current()?.stop('SIGKILL');
+    },
+    request: adminRequest(url, adminToken),
+    call: adminCall(url, adminToken),
+    output: () => runs.map((run, i) => `--- registry run ${i + 1}\n${run.output()}`).join('\n'),
+  };
+  await registry.start();
+  return registry;
+}

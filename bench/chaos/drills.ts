@@ -1,0 +1,96 @@
+/**
+ * The six fault drills of issue 12: what each one breaks, how it is repaired, and what the
+ * registry should answer to a config change made meanwhile. Process faults hit the second worker
+ * or gateway and last until a replacement starts (as a Deployment controller would start one);
+ * outages of Redis, Postgres and the registry last `--down-seconds`.
+ */
+import { type ChaosStack } from './chaos-stack.js';
+import { type ExpectedAnswer } from './config-change.js';
+
+/** Drill names, in the order a full run takes them. */
+export const DRILL_NAMES = [
+  'worker-kill',
+  'worker-sigterm',
+  'gateway-sigterm',
+  'redis-down',
+  'postgres-down',
+  'registry-down',
+] as const;
+
+/** One of DRILL_NAMES. */
+export type DrillName = (typeof DRILL_NAMES)[number];
+
+/** How long a fault lasts: a replaced process's fixed delay, or the run's --down-seconds. */
+export type FaultDuration = 'replacement' | 'outage';
+
+/** Seconds a killed or terminated process stays gone before its replacement starts. */
+export const REPLACEMENT_AFTER_S = 10;
+
+/** One drill. */
+export interface Drill {
+  name: DrillName;
+  /** The fault, as the report says it. */
+  fault: string;
+  duration: FaultDuration;
+  /** What the registry should answer to the config change made during the fault. */
+  changeDuringFault: ExpectedAnswer;
+  inject(stack: ChaosStack): Promise<void>;
+  /** Brings the broken part back and resolves once it serves again. */
+  repair(stack: ChaosStack): Promise<void>;
+}
+
+/** The part a process fault hits: the second of two. */
+const VICTIM = 1;
+
+export const DRILLS: Readonly<Record<DrillName, Drill>> = {
+  'worker-kill': {
+    name: 'worker-kill',
+    fault: `kill -9 of worker ${VICTIM}; a new worker starts ${REPLACEMENT_AFTER_S} s later`,
+    duration: 'replacement',
+    changeDuringFault: 'accepted',
+    inject: (stack) => Promise.resolve(stack.signalWorker(VICTIM, 'SIGKILL')),
+    repair: (stack) => stack.startWorker(VICTIM),
+  },
+  'worker-sigterm': {
+    name: 'worker-sigterm',
+    fault: `SIGTERM of worker ${VICTIM} (drain, then exit); a new worker starts ${REPLACEMENT_AFTER_S} s later`,
+    duration: 'replacement',
+    changeDuringFault: 'accepted',
+    inject: (stack) => Promise.resolve(stack.signalWorker(VICTIM, 'SIGTERM')),
+    repair: (stack) => stack.startWorker(VICTIM),
+  },
+  'gateway-sigterm': {
+    name: 'gateway-sigterm',
+    fault: `SIGTERM of gateway ${VICTIM}; it starts again on its port ${REPLACEMENT_AFTER_S} s later`,
+    duration: 'replacement',
+    changeDuringFault: 'accepted',
+    inject: (stack) => Promise.resolve(stack.signalGateway(VICTIM, 'SIGTERM')),
+    repair: (stack) => stack.startGateway(VICTIM),
+  },
+  'redis-down': {
+    name: 'redis-down',
+    fault: 'Redis killed (SIGKILL), started again empty on its port after --down-seconds',
+    duration: 'outage',
+    // The registry commits to Postgres; the nodes' reconcile poll brings the change without Redis.
+    changeDuringFault: 'accepted',
+    inject: (stack) => stack.redis.kill(),
+    repair: (stack) => stack.redis.start(),
+  },
+  'postgres-down': {
+    name: 'postgres-down',
+    fault:
+      'Postgres stopped as by `pg_ctl stop -m immediate`, started again on its data directory after --down-seconds',
+    duration: 'outage',
+    changeDuringFault: 'refused with 503',
+    inject: (stack) => stack.postgres.stopImmediately(),
+    repair: (stack) => stack.postgres.start(),
+  },
+  'registry-down': {
+    name: 'registry-down',
+    fault: 'registry killed (SIGKILL), started again on its port after --down-seconds',
+    duration: 'outage',
+    changeDuringFault: 'no answer',
+    inject: (stack) => stack.registry.kill(),
+    repair: (stack) => stack.registry.start(),
+  },
+};
