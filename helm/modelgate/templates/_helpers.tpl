@@ -48,14 +48,15 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* Image reference of a component: (dict "root" $ "image" .Values.gateway.image). */}}
+{{/*
+Image reference of a component: (dict "root" $ "image" .Values.gateway.image). The registry is
+required: a bare `modelgate/<app>` would resolve to Docker Hub's docker.io/modelgate, a namespace
+the project does not own, so a missing value must not pull someone else's image.
+*/}}
 {{- define "modelgate.image" -}}
+{{- $registry := required "image.registry is required: the registry (and path) you pushed the modelgate images to, e.g. --set image.registry=ghcr.io/acme (the project publishes no images, and a bare modelgate/<app> would pull from Docker Hub's docker.io/modelgate, which it does not own)" .root.Values.image.registry }}
 {{- $tag := default .root.Chart.AppVersion .root.Values.image.tag }}
-{{- if .root.Values.image.registry }}
-{{- printf "%s/%s:%s" (trimSuffix "/" .root.Values.image.registry) .image.repository $tag }}
-{{- else }}
-{{- printf "%s:%s" .image.repository $tag }}
-{{- end }}
+{{- printf "%s/%s:%s" (trimSuffix "/" $registry) .image.repository $tag }}
 {{- end }}
 
 {{/* In-cluster DNS name of a Service: (dict "root" $ "component" "registry"). */}}
@@ -155,19 +156,38 @@ securityContext:
   {{- include "modelgate.podSecurityContext" . | nindent 2 }}
 {{- end }}
 
-{{/* Scheduling fields of a component's values: nodeSelector, tolerations, affinity. */}}
+{{/*
+Scheduling fields of a component: nodeSelector, tolerations, affinity, priorityClassName and
+topologySpreadConstraints (an entry without labelSelector selects the component's own pods).
+Arguments: (dict "root" $ "component" "gateway" "values" .Values.gateway).
+*/}}
 {{- define "modelgate.scheduling" -}}
-{{- with .nodeSelector }}
+{{- with .values.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .tolerations }}
+{{- with .values.tolerations }}
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .affinity }}
+{{- with .values.affinity }}
 affinity:
   {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- if .values.topologySpreadConstraints }}
+{{- $constraints := list }}
+{{- range .values.topologySpreadConstraints }}
+{{- $constraint := deepCopy . }}
+{{- if not (hasKey $constraint "labelSelector") }}
+{{- $_ := set $constraint "labelSelector" (dict "matchLabels" (include "modelgate.selectorLabels" $ | fromYaml)) }}
+{{- end }}
+{{- $constraints = append $constraints $constraint }}
+{{- end }}
+topologySpreadConstraints:
+  {{- toYaml $constraints | nindent 2 }}
 {{- end }}
 {{- end }}
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type K8sObject, renderChart, type ValuesInput } from './support/helm.js';
+import { type K8sObject, onDefaults, renderChart, type ValuesInput } from './support/helm.js';
 import { componentOf, podSpecOf, workloads } from './support/pod-spec.js';
 import { APP_ENV_KEYS, type AppName, readRepoFile } from './support/repo.js';
 
@@ -94,12 +94,12 @@ function envNamesOf(
 }
 
 const RENDERS: readonly [string, ValuesInput][] = [
-  ['default values', {}],
+  ['default values', onDefaults()],
   ['production-like values', { files: ['ci/production-values.yaml'] }],
   ['static-snapshot values', { files: ['ci/production-values.yaml', 'ci/static-values.yaml'] }],
   [
     'every env var the values accept',
-    {
+    onDefaults({
       values: {
         gateway: { env: EVERY_ENV_VALUE.gateway },
         worker: { env: EVERY_ENV_VALUE.worker },
@@ -113,7 +113,7 @@ const RENDERS: readonly [string, ValuesInput][] = [
           },
         },
       },
-    },
+    }),
   ],
 ];
 

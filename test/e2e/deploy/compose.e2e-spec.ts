@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
+import { dialableHost } from '@modelgate/config-sync';
 import { parseConfigSnapshot } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { loadWorkerConfig } from '../../../apps/worker/src/worker.config.js';
 import { parseDockerfile } from './support/dockerfile.js';
 import { APP_ENV_KEYS, type AppName, readRepoFile, repoPath, sourceOfBuiltFile } from './support/repo.js';
 
 interface ComposeService {
   image?: string;
-  build?: { context?: string; dockerfile?: string; target?: string };
+  build?: { context?: string; dockerfile?: string; target?: string; args?: Record<string, string> };
   command?: string[] | string;
   entrypoint?: string[] | string;
   environment?: Record<string, string | number | boolean | null>;
@@ -25,6 +27,7 @@ interface ComposeService {
   profiles?: string[];
   restart?: string;
   container_name?: string;
+  hostname?: string;
   stop_grace_period?: string;
   read_only?: boolean;
   networks?: { default?: { aliases?: string[] } };
@@ -70,6 +73,19 @@ function seconds(duration: string): number {
 /** A value with `${VAR:-default}` replaced by its default (host ports, for clash checks). */
 function withDefaults(value: string): string {
   return value.replace(/\$\{\w+:-([^}]*)\}/g, '$1');
+}
+
+/** A service's environment as its container sees it with .env filled in: defaults, else `set-in-env`. */
+function containerEnv(service: ComposeService | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(service?.environment ?? {}).map(([key, value]) => [
+      key,
+      String(value).replace(
+        /\$\{\w+(?::-([^}]*))?[^}]*\}/g,
+        (_, fallback?: string) => fallback ?? 'set-in-env',
+      ),
+    ]),
+  );
 }
 
 describe('docker-compose.yml', () => {
@@ -246,12 +262,52 @@ describe('docker-compose.yml', () => {
     expect(registry?.environment?.REDIS_KEY_PREFIX).toBe('modelgate');
     expect(gateway?.environment).toMatchObject(live);
     for (const service of [worker, workerCpu]) {
-      expect(service?.environment).toMatchObject({ ...live, WORKER_ADVERTISE_ADDRESS: 'worker' });
-      expect(service?.networks?.default?.aliases).toContain(service?.environment?.WORKER_ADVERTISE_ADDRESS);
+      expect(service?.environment).toMatchObject(live);
       expect(service?.depends_on?.registry?.condition).toBe('service_healthy');
       expect(service?.depends_on?.redis?.condition).toBe('service_healthy');
     }
     expect(gateway?.depends_on?.redis?.condition).toBe('service_healthy');
+  });
+
+  it('publishes the registry’s admin API on 127.0.0.1 by default, the address configurable in .env', () => {
+    expect(compose.services.registry?.ports).toEqual([
+      '${REGISTRY_PUBLISHED_ADDRESS:-127.0.0.1}:${REGISTRY_PUBLISHED_PORT:-8081}:8081',
+    ]);
+    expect(exampleEnv.get('REGISTRY_PUBLISHED_ADDRESS')).toBe('127.0.0.1');
+    // Every other published port is the edge proxy's, the public face.
+    const published = services
+      .filter(([, service]) => (service.ports ?? []).length > 0)
+      .map(([name]) => name);
+    expect(published.sort()).toEqual(['edge', 'registry']);
+  });
+
+  it('lets workers scale with --scale: no fixed name, host port, hostname or address, and each replica advertises its own', () => {
+    for (const name of ['worker', 'worker-cpu']) {
+      const service = compose.services[name];
+      expect(service?.container_name, name).toBeUndefined();
+      expect(service?.hostname, name).toBeUndefined();
+      expect(service?.ports ?? [], name).toEqual([]);
+      expect(service?.deploy?.replicas, name).toBeUndefined();
+      // The worker's own config with this environment: no advertised address, bound to every
+      // interface, so each replica heartbeats its container hostname (the short id Docker's DNS resolves).
+      const config = loadWorkerConfig(containerEnv(service));
+      expect(config.WORKER_ADVERTISE_ADDRESS).toBeUndefined();
+      const replicas = ['3f1c2a9b7d10', '8e4d6c0a2b55', 'c09a7e13f4d2'];
+      expect(
+        replicas.map(
+          (hostname) => `${dialableHost(config.WORKER_HOST, hostname)}:${config.WORKER_GRPC_PORT}`,
+        ),
+      ).toEqual(replicas.map((hostname) => `${hostname}:8001`));
+      // The shared alias stays for the static snapshot, which names every replica at once.
+      expect(service?.networks?.default?.aliases).toEqual(['worker']);
+    }
+  });
+
+  it('builds the GPU worker with the onnxruntime package checksum from .env (the build refuses an empty one)', () => {
+    expect(compose.services.worker?.build?.args).toEqual({
+      ONNXRUNTIME_GPU_NUPKG_SHA256: '${ONNXRUNTIME_GPU_NUPKG_SHA256:-}',
+    });
+    expect(exampleEnv.get('ONNXRUNTIME_GPU_NUPKG_SHA256')).toBe('');
   });
 
   it('runs the modelgate services with a read-only root filesystem', () => {

@@ -108,7 +108,7 @@ describe('docker/Dockerfile', () => {
     expect(problems).toEqual([]);
   });
 
-  it('copies from stages defined earlier, and bases stages on earlier stages or images', () => {
+  it('copies from stages defined earlier, and bases stages on earlier stages or images pinned by digest', () => {
     const problems: string[] = [];
     const defined = new Set<string>();
     for (const current of dockerfile.stages) {
@@ -123,13 +123,20 @@ describe('docker/Dockerfile', () => {
       });
       if (
         base.includes('<undeclared') ||
-        (!defined.has(base) && !/^[\w.-]+(\/[\w.-]+)*:[\w.-]+$/.test(base))
+        (!defined.has(base) && !/^[\w.-]+(\/[\w.-]+)*:[\w.-]+@sha256:[0-9a-f]{64}$/.test(base))
       ) {
-        problems.push(`FROM ${current.base} is neither an earlier stage nor a tagged image`);
+        problems.push(
+          `FROM ${current.base} is neither an earlier stage nor an image pinned by tag and digest`,
+        );
       }
       if (current.name !== undefined) defined.add(current.name);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('pins the BuildKit syntax frontend by digest too', () => {
+    const [firstLine] = readRepoFile('docker', 'Dockerfile').split('\n');
+    expect(firstLine).toMatch(/^# syntax=docker\/dockerfile:[\d.]+@sha256:[0-9a-f]{64}$/);
   });
 
   it('copies every workspace manifest before `npm ci`, so the lock file stays in sync', () => {
@@ -227,7 +234,9 @@ describe('docker/Dockerfile', () => {
     const cudaImage = dockerfile.globalArgs.find((instruction) =>
       instruction.args.startsWith('CUDA_IMAGE='),
     )?.args;
-    expect(cudaImage).toMatch(/^CUDA_IMAGE=nvidia\/cuda:12\.[\d.]+-cudnn-runtime-ubuntu\d+\.\d+$/);
+    expect(cudaImage).toMatch(
+      /^CUDA_IMAGE=nvidia\/cuda:12\.[\d.]+-cudnn-runtime-ubuntu\d+\.\d+@sha256:[0-9a-f]{64}$/,
+    );
     expect(stage('worker-gpu').base).toBe('${CUDA_IMAGE}');
     const gpuRuns = stage('worker-gpu').instructions.filter((instruction) => instruction.keyword === 'RUN');
     expect(
@@ -236,10 +245,18 @@ describe('docker/Dockerfile', () => {
     const providerInstall = stage('worker-gpu-deps').instructions.find(
       (instruction) => instruction.keyword === 'RUN',
     );
-    expect(providerInstall?.args).toContain(
-      'ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install',
-    );
-    expect(providerInstall?.args).toContain('libonnxruntime_providers_cuda.so');
+    // The package onnxruntime-node's install script would fetch, verified before it is unpacked
+    // (onnxruntime-image.e2e-spec.ts runs the guard that refuses a build without the checksum).
+    const args = providerInstall?.args ?? '';
+    const download = args.indexOf('https://api.nuget.org/v3-flatcontainer/$package/$version/');
+    const verify = args.indexOf('sha256sum -c -');
+    const unpack = args.indexOf('unzip ');
+    expect(download).toBeGreaterThan(0);
+    expect(verify).toBeGreaterThan(download);
+    expect(unpack).toBeGreaterThan(verify);
+    for (const library of ['cuda', 'shared', 'tensorrt'])
+      expect(args).toContain(`libonnxruntime_providers_${library}.so`);
+    expect(args).not.toContain('onnxruntime-node/script/install');
     expect(stage('worker-gpu-deps').base).toBe('worker-deps');
   });
 });

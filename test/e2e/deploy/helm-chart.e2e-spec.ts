@@ -5,6 +5,7 @@ import {
   CHART_DIR,
   findObject,
   type K8sObject,
+  onDefaults,
   RELEASE,
   renderChart,
   runHelm,
@@ -15,6 +16,7 @@ import { validateKubernetesObject } from './support/kubernetes-schemas.js';
 import { componentOf, podSpecOf, workloads } from './support/pod-spec.js';
 import { repoPath } from './support/repo.js';
 
+const DEFAULTS: ValuesInput = onDefaults();
 const PRODUCTION: ValuesInput = { files: ['ci/production-values.yaml'] };
 /** Production-like values switched to a static snapshot (configSync.mode static). */
 const PRODUCTION_STATIC: ValuesInput = { files: ['ci/production-values.yaml', 'ci/static-values.yaml'] };
@@ -27,7 +29,7 @@ let production: K8sObject[];
 let productionStatic: K8sObject[];
 
 beforeAll(() => {
-  defaults = renderChart();
+  defaults = renderChart(DEFAULTS);
   production = renderChart(PRODUCTION);
   productionStatic = renderChart(PRODUCTION_STATIC);
 });
@@ -39,14 +41,23 @@ function failureOf(args: readonly string[]): string {
   return result.stderr + result.stdout;
 }
 
+/** `helm template` arguments for `input` on top of the default values (see onDefaults). */
 function templateArgs(input: ValuesInput): string[] {
-  return ['template', RELEASE.name, CHART_DIR, '--namespace', RELEASE.namespace, ...valuesArgs(input)];
+  return [
+    'template',
+    RELEASE.name,
+    CHART_DIR,
+    '--namespace',
+    RELEASE.namespace,
+    ...valuesArgs(onDefaults(input)),
+  ];
 }
 
 describe('helm/modelgate', () => {
   it.each([
-    ['default', {}],
+    ['default', DEFAULTS],
     ['production-like', PRODUCTION],
+    ['every extension', { files: ['ci/extensions-values.yaml'] }],
     ['production-like static-snapshot', PRODUCTION_STATIC],
   ] as const)('passes `helm lint --strict` with %s values', (_name, input) => {
     const result = runHelm([
@@ -69,6 +80,7 @@ describe('helm/modelgate', () => {
       '--namespace',
       RELEASE.namespace,
       '--dry-run=client',
+      ...valuesArgs(DEFAULTS),
     ]);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain('HOOKS:');
@@ -99,7 +111,9 @@ describe('helm/modelgate', () => {
   it('rejects a value of the wrong type through values.schema.json, in template and in lint', () => {
     const wrong: ValuesInput = { values: { gateway: { replicaCount: 'two' } } };
     expect(failureOf(templateArgs(wrong))).toMatch(/\/gateway\/replicaCount.*got string, want integer/);
-    expect(failureOf(['lint', '--strict', CHART_DIR, ...valuesArgs(wrong)])).toMatch(/gateway\/replicaCount/);
+    expect(failureOf(['lint', '--strict', CHART_DIR, ...valuesArgs(onDefaults(wrong))])).toMatch(
+      /gateway\/replicaCount/,
+    );
     const wrongEnv: ValuesInput = { values: { worker: { env: { WORKER_DRAIN_TIMEOUT_MS: '30s' } } } };
     expect(failureOf(templateArgs(wrongEnv))).toMatch(/\/worker\/env\/WORKER_DRAIN_TIMEOUT_MS/);
   });
@@ -186,18 +200,24 @@ describe('helm/modelgate', () => {
         expect((container.env ?? []).map((env) => env.name)).not.toContain('HF_TOKEN');
       }
     }
-    const off = renderChart({ values: { credentials: { keys: { hfToken: '' } } } });
+    const off = renderChart(onDefaults({ values: { credentials: { keys: { hfToken: '' } } } }));
     expect(registryEnv(off).map((env) => env.name)).not.toContain('HF_TOKEN');
   });
 
   it('creates a hook Secret for the migration Job only when credentials.create is enabled', () => {
-    const objects = renderChart({
-      values: {
-        credentials: {
-          create: { enabled: true, databaseUrl: 'postgres://u:p@db:5432/mg', bootstrapToken: 'x'.repeat(32) },
+    const objects = renderChart(
+      onDefaults({
+        values: {
+          credentials: {
+            create: {
+              enabled: true,
+              databaseUrl: 'postgres://u:p@db:5432/mg',
+              bootstrapToken: 'x'.repeat(32),
+            },
+          },
         },
-      },
-    });
+      }),
+    );
     const secret = findObject(objects, 'Secret', '-credentials');
     expect(secret.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     expect(Number(secret.metadata.annotations?.['helm.sh/hook-weight'])).toBeLessThan(0);
@@ -210,7 +230,7 @@ describe('helm/modelgate', () => {
     const worker = findObject(production, 'Deployment', '-worker');
     const pod = podSpecOf(worker);
     const container = pod.containers[0];
-    expect(container?.resources?.limits?.['nvidia.com/gpu']).toBe(2);
+    expect(container?.resources?.limits?.['nvidia.com/gpu']).toBe(1);
     expect(pod.nodeSelector).toEqual({ 'nvidia.com/gpu.present': 'true' });
     expect(pod.tolerations).toEqual([{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
     expect(JSON.stringify(pod.affinity)).toContain('NVIDIA-A100-SXM4-80GB');
@@ -223,23 +243,27 @@ describe('helm/modelgate', () => {
         Number(env.WORKER_DRAIN_TIMEOUT_MS),
       );
     }
-    const cpuOnly = renderChart({
-      values: { worker: { gpu: { count: 0 }, image: { repository: 'modelgate/worker-cpu' } } },
-    });
+    const cpuOnly = renderChart(
+      onDefaults({
+        values: { worker: { gpu: { count: 0 }, image: { repository: 'modelgate/worker-cpu' } } },
+      }),
+    );
     expect(podSpecOf(findObject(cpuOnly, 'Deployment', '-worker')).containers[0]?.resources?.limits).toEqual({
       memory: '8Gi',
     });
   });
 
   it('gives gateways a grace period past their shutdown delay plus drain timeout, and a readiness probe that no endpoint can fail', () => {
-    const custom = renderChart({
-      values: {
-        gateway: {
-          env: { GATEWAY_SHUTDOWN_DELAY_MS: 12_500, GATEWAY_DRAIN_TIMEOUT_MS: 0 },
-          terminationGraceExtraSeconds: 1,
+    const custom = renderChart(
+      onDefaults({
+        values: {
+          gateway: {
+            env: { GATEWAY_SHUTDOWN_DELAY_MS: 12_500, GATEWAY_DRAIN_TIMEOUT_MS: 0 },
+            terminationGraceExtraSeconds: 1,
+          },
         },
-      },
-    });
+      }),
+    );
     const graces = [defaults, production, custom].map((objects) => {
       const spec = podSpecOf(findObject(objects, 'Deployment', '-gateway'));
       const env = findObject(objects, 'ConfigMap', '-gateway-env').data as Record<string, string>;
@@ -272,7 +296,7 @@ describe('helm/modelgate', () => {
   it('publishes workers through a headless Service that the snapshot names as the worker group address', () => {
     const service = findObject(defaults, 'Service', '-worker');
     expect((service.spec as { clusterIP?: string }).clusterIP).toBe('None');
-    const staticDefaults = renderChart({ values: STATIC });
+    const staticDefaults = renderChart(onDefaults({ values: STATIC }));
     const snapshotJson = (
       findObject(staticDefaults, 'ConfigMap', '-snapshot').data as Record<string, string>
     )['snapshot.json'];
@@ -281,7 +305,9 @@ describe('helm/modelgate', () => {
   });
 
   it('mounts an existing snapshot ConfigMap instead of rendering one when snapshot.existingConfigMap is set', () => {
-    const objects = renderChart({ values: { ...STATIC, snapshot: { existingConfigMap: 'fleet-snapshot' } } });
+    const objects = renderChart(
+      onDefaults({ values: { ...STATIC, snapshot: { existingConfigMap: 'fleet-snapshot' } } }),
+    );
     expect(objects.filter((object) => object.metadata.name.endsWith('-snapshot'))).toEqual([]);
     for (const component of ['gateway', 'worker']) {
       const volumes = podSpecOf(findObject(objects, 'Deployment', `-${component}`)).volumes ?? [];
@@ -348,7 +374,9 @@ describe('helm/modelgate', () => {
       const workerEnv = findObject(objects, 'ConfigMap', '-worker-env').data as Record<string, string>;
       expect(workerEnv.WORKER_GRPC_PORT).toBe('8001');
     }
-    const prefixed = renderChart({ values: { registry: { env: { REDIS_KEY_PREFIX: 'mg-prod' } } } });
+    const prefixed = renderChart(
+      onDefaults({ values: { registry: { env: { REDIS_KEY_PREFIX: 'mg-prod' } } } }),
+    );
     for (const component of ['gateway', 'worker', 'registry']) {
       const env = findObject(prefixed, 'ConfigMap', `-${component}-env`).data as Record<string, string>;
       expect(env.REDIS_KEY_PREFIX, component).toBe('mg-prod');

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -62,6 +62,16 @@ function undocumentedKeys(text: string): string[] {
   return missing;
 }
 
+/** `override` on top of `base` as helm merges values files: maps merge key by key, anything else replaces. */
+function coalesce(base: unknown, override: unknown): unknown {
+  const isMap = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value);
+  if (!isMap(base) || !isMap(override)) return override;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) merged[key] = coalesce(base[key], value);
+  return merged;
+}
+
 describe('helm/modelgate/values.schema.json', () => {
   it('refuses unknown keys in every object: additionalProperties is false, or a typed map', () => {
     const loose = objectNodes(schema)
@@ -73,8 +83,13 @@ describe('helm/modelgate/values.schema.json', () => {
   it('is a valid draft-07 schema without unknown keywords, and accepts every shipped values file', () => {
     const ajv = new Ajv({ strict: true, allErrors: true });
     const validate = ajv.compile(schema);
-    for (const file of ['values.yaml', 'ci/production-values.yaml', 'ci/static-values.yaml']) {
-      const values = parse(readRepoFile('helm', 'modelgate', file)) as unknown;
+    const defaults = parse(readRepoFile('helm', 'modelgate', 'values.yaml')) as unknown;
+    expect(validate(defaults) ? [] : validate.errors, 'values.yaml').toEqual([]);
+    const ciFiles = readdirSync(repoPath('helm', 'modelgate', 'ci')).map((name) => `ci/${name}`);
+    expect(ciFiles).toContain('ci/extensions-values.yaml');
+    for (const file of ciFiles) {
+      // As helm sees a values file: on top of values.yaml.
+      const values = coalesce(defaults, parse(readRepoFile('helm', 'modelgate', file)) as unknown);
       expect(validate(values) ? [] : validate.errors, file).toEqual([]);
     }
   });

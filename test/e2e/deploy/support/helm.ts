@@ -89,6 +89,14 @@ export interface ValuesInput {
   values?: Record<string, unknown>;
 }
 
+/**
+ * `input` on top of `ci/default-values.yaml`: the chart's defaults plus the one value it cannot
+ * default (`image.registry`), i.e. the smallest values a user can install with.
+ */
+export function onDefaults(input: ValuesInput = {}): ValuesInput {
+  return { ...input, files: ['ci/default-values.yaml', ...(input.files ?? [])] };
+}
+
 /** The `-f` arguments for `input`; an inline object goes through a temp file (JSON is YAML). */
 export function valuesArgs(input: ValuesInput = {}): string[] {
   const args = (input.files ?? []).flatMap((file) => ['-f', path.join(CHART_DIR, file)]);
@@ -100,9 +108,9 @@ export function valuesArgs(input: ValuesInput = {}): string[] {
   return args;
 }
 
-/** `helm template` of the chart; throws with helm's message when it fails. */
-export function renderChart(input: ValuesInput = {}): K8sObject[] {
-  const result = runHelm([
+/** `helm template` of the chart with `input`, as helm answered (status and output). */
+export function helmTemplate(input: ValuesInput = {}): ReturnType<typeof runHelm> {
+  return runHelm([
     'template',
     RELEASE.name,
     CHART_DIR,
@@ -110,6 +118,11 @@ export function renderChart(input: ValuesInput = {}): K8sObject[] {
     RELEASE.namespace,
     ...valuesArgs(input),
   ]);
+}
+
+/** `helm template` of the chart; throws with helm's message when it fails. */
+export function renderChart(input: ValuesInput = {}): K8sObject[] {
+  const result = helmTemplate(input);
   if (result.status !== 0) throw new Error(`helm template failed:\n${result.stderr}`);
   return parseManifests(result.stdout);
 }

@@ -3,7 +3,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, PersistentVolumeClaim, Secret, Service } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Pod, Secret, Service } from 'kubernetes-models/v1';
 import { type K8sObject } from './helm.js';
 
 /** A kubernetes-models class: built from a manifest, `validate()` throws on schema violations. */
@@ -19,6 +19,7 @@ const MODELS: Readonly<Record<string, ModelClass>> = {
   'v1/Secret': Secret,
   'v1/Service': Service,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'v1/Pod': Pod,
   'apps/v1/Deployment': Deployment,
   'batch/v1/Job': Job,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
@@ -27,14 +28,18 @@ const MODELS: Readonly<Record<string, ModelClass>> = {
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
 };
 
-/** Custom resources kubernetes-models has no schema for, checked by `validateServiceMonitor`. */
-const CUSTOM_RESOURCES = new Set(['monitoring.coreos.com/v1/ServiceMonitor']);
+/** Custom resources kubernetes-models has no schema for, with the checks of the fields they need. */
+const CUSTOM_RESOURCES: Readonly<Record<string, (object: K8sObject) => void>> = {
+  'monitoring.coreos.com/v1/ServiceMonitor': validateServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': validatePrometheusRule,
+};
 
 /** Validates a rendered object against the Kubernetes OpenAPI schema of its kind; throws on errors. */
 export function validateKubernetesObject(object: K8sObject): void {
   const key = `${object.apiVersion}/${object.kind}`;
-  if (CUSTOM_RESOURCES.has(key)) {
-    validateServiceMonitor(object);
+  const custom = CUSTOM_RESOURCES[key];
+  if (custom !== undefined) {
+    custom(object);
     return;
   }
   const Model = MODELS[key];
@@ -71,4 +76,26 @@ function validateServiceMonitor(object: K8sObject): void {
       problems.push(`spec.endpoints[${i}].path must be a path`);
   }
   if (problems.length > 0) throw new Error(`ServiceMonitor ${object.metadata.name}: ${problems.join('; ')}`);
+}
+
+/**
+ * The fields of a PrometheusRule the Operator needs: named groups of rules, each an alert with an
+ * expression. (The expressions themselves are checked by promtool in prometheus-rules.e2e-spec.ts.)
+ */
+function validatePrometheusRule(object: K8sObject): void {
+  const spec = object.spec as {
+    groups?: { name?: unknown; rules?: { alert?: unknown; expr?: unknown }[] }[];
+  };
+  const problems: string[] = [];
+  if (!spec.groups?.length) problems.push('spec.groups is empty');
+  for (const [i, group] of (spec.groups ?? []).entries()) {
+    if (typeof group.name !== 'string' || group.name === '')
+      problems.push(`spec.groups[${i}].name is missing`);
+    if (!group.rules?.length) problems.push(`spec.groups[${i}].rules is empty`);
+    for (const [j, rule] of (group.rules ?? []).entries()) {
+      if (typeof rule.alert !== 'string' || typeof rule.expr !== 'string')
+        problems.push(`spec.groups[${i}].rules[${j}] needs an alert name and an expr`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`PrometheusRule ${object.metadata.name}: ${problems.join('; ')}`);
 }

@@ -8,7 +8,10 @@ export interface ContainerSpec {
   env?: {
     name: string;
     value?: string;
-    valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+    valueFrom?: {
+      secretKeyRef?: { name: string; key: string; optional?: boolean };
+      fieldRef?: { fieldPath: string };
+    };
   }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   ports?: { name?: string; containerPort: number }[];
@@ -17,6 +20,7 @@ export interface ContainerSpec {
   readinessProbe?: Record<string, unknown>;
   livenessProbe?: Record<string, unknown>;
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+  terminationMessagePolicy?: string;
 }
 
 /** The parts of a pod spec the tests read. */
@@ -30,6 +34,9 @@ export interface PodSpec {
   tolerations?: unknown[];
   affinity?: unknown;
   automountServiceAccountToken?: boolean;
+  restartPolicy?: string;
+  priorityClassName?: string;
+  topologySpreadConstraints?: Record<string, unknown>[];
 }
 
 /** Objects that run pods (Deployments and Jobs). */
@@ -37,8 +44,9 @@ export function workloads(objects: readonly K8sObject[]): K8sObject[] {
   return objects.filter((object) => object.kind === 'Deployment' || object.kind === 'Job');
 }
 
-/** The pod template spec of a Deployment or Job. */
+/** The pod spec of a Pod, or the pod template spec of a Deployment or Job. */
 export function podSpecOf(object: K8sObject): PodSpec {
+  if (object.kind === 'Pod') return object.spec as PodSpec;
   const spec = object.spec as { template?: { spec?: PodSpec } } | undefined;
   if (spec?.template?.spec === undefined)
     throw new Error(`${object.kind} ${object.metadata.name} has no pod template`);
