@@ -66,8 +66,18 @@ describe('registry auth', () => {
     expect((await viewer.get('/v1/models')).status).toBe(200);
     expect((await viewer.get('/v1/config/snapshot')).status).toBe(200);
 
-    const mutating = routeTable.filter((route) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method));
+    // Node reports are the one write a viewer token may make: nodes hold a viewer token, and a
+    // report changes what GET /v1/status lists, nothing that routes traffic.
+    const nodeReports = new Set(['POST /v1/nodes/heartbeat', 'DELETE /v1/nodes/:role/:id']);
+    const mutating = routeTable.filter(
+      (route) =>
+        ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) &&
+        !nodeReports.has(`${route.method} ${route.url}`),
+    );
     expect(mutating.length).toBeGreaterThanOrEqual(9);
+    const report = { role: 'worker', id: 'viewer-node', address: '127.0.0.1:1', revision: null, models: {} };
+    expect((await viewer.post('/v1/nodes/heartbeat', { report, ttlMs: 5000 })).status).toBe(204);
+    expect((await viewer.delete('/v1/nodes/worker/viewer-node')).status).toBe(204);
     for (const route of mutating) {
       const path = route.url.replace(/:name/g, 'x').replace(/:version/g, '1');
       const response = await viewer.request<ApiErrorBody>(route.method, path, {});
