@@ -40,7 +40,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['libs/batching/src/**/*.ts', 'libs/routing/src/**/*.ts', 'libs/processing/src/**/*.ts'],
+    files: [
+      'libs/batching/src/**/*.ts',
+      'libs/routing/src/**/*.ts',
+      'libs/processing/src/**/*.ts',
+      'libs/api-docs/src/**/*.ts',
+    ],
     rules: { 'no-restricted-imports': ['error', { patterns: pureLibBannedImports }] },
   },
   {

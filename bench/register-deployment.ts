@@ -2,16 +2,16 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type AdminClient } from '@modelgate/admin-client';
 import { ensureFixture, sha256Of, waitFor, writeTokenizerBundle } from '@modelgate/testing';
 import { type Deployment } from './control-plane.js';
-import { type AdminCall } from './registry-admin.js';
 
 /**
  * Registers version `version` of `deployment`'s model through the admin API and waits until its
  * preparation has made it READY (rejects when it ends FAILED).
  */
 export async function registerModelVersion(
-  call: AdminCall,
+  admin: AdminClient,
   deployment: Deployment,
   dir: string,
   version = 1,
@@ -20,10 +20,10 @@ export async function registerModelVersion(
   const onnx = join(fixtureDir, 'onnx', 'model.onnx');
   await mkdir(dir, { recursive: true });
   const bundle = await writeTokenizerBundle(fixtureDir, dir);
-  await call('POST', '/v1/models', {
+  await admin.registerModel({
     name: deployment.model,
     version,
-    task: 'text-classification',
+    task: deployment.task ?? 'text-classification',
     workerGroup: deployment.workerGroup,
     artifact: { uri: pathToFileURL(onnx).href, sha256: await sha256Of(onnx) },
     tokenizer: { uri: pathToFileURL(bundle.path).href, sha256: bundle.sha256 },
@@ -37,10 +37,7 @@ export async function registerModelVersion(
   let status = '';
   await waitFor(
     async () => {
-      const model = (await call('GET', `/v1/models/${deployment.model}/${version}`)) as {
-        status: string;
-        statusReason?: string | null;
-      };
+      const model = await admin.getModel({ name: deployment.model, version: String(version) });
       status = `${model.status}${model.statusReason ? ` (${model.statusReason})` : ''}`;
       return model.status === 'READY' || model.status === 'FAILED';
     },
@@ -52,15 +49,15 @@ export async function registerModelVersion(
 
 /** Registers `deployment`'s model (waiting for READY) and, when it has one, its endpoint. */
 export async function registerDeployment(
-  registry: { call: AdminCall },
+  registry: { admin: AdminClient },
   deployment: Deployment,
   dir: string,
 ): Promise<void> {
-  await registerModelVersion(registry.call, deployment, dir);
+  await registerModelVersion(registry.admin, deployment, dir);
   if (deployment.endpoint) {
-    await registry.call('POST', '/v1/endpoints', {
+    await registry.admin.createEndpoint({
       name: deployment.endpoint,
-      task: 'text-classification',
+      task: deployment.task ?? 'text-classification',
       model: `${deployment.model}:1`,
     });
   }

@@ -7,11 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { AdminClient } from '@modelgate/admin-client';
 import { type ServiceProcess, freePort, startServiceProcess, waitFor } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { REPO_ROOT } from './child-process.js';
-import { type AdminCall, adminCall } from './registry-admin.js';
 
 /** The built registry entry point. */
 export const REGISTRY_MAIN = join(REPO_ROOT, 'apps', 'registry', 'dist', 'main.js');
@@ -31,8 +31,8 @@ export interface RegistryProcess {
   nodeEnv: Record<string, string>;
   /** Directories `file://` artifact URIs of the run point into (fixtures cache, the run's scratch dir). */
   artifactRoots: string;
-  /** An admin API call; rejects on a non-2xx answer. */
-  call: AdminCall;
+  /** Its admin API, with the admin token. */
+  admin: AdminClient;
   stop(): Promise<void>;
 }
 
@@ -145,7 +145,7 @@ export async function tryStartRegistry(dir: string): Promise<Attempt> {
     await dropSchema(schema).catch(() => undefined);
     await deleteKeys(keyPrefix).catch(() => undefined);
   };
-  const call = adminCall(url, adminToken);
+  const admin = new AdminClient({ baseUrl: url, token: adminToken });
   try {
     registry = await launchRegistry({
       databaseUrl: DATABASE_URL,
@@ -156,9 +156,7 @@ export async function tryStartRegistry(dir: string): Promise<Attempt> {
       port,
       dir,
     });
-    const { token } = (await call('POST', '/v1/tokens', { name: 'bench-nodes', role: 'viewer' })) as {
-      token: string;
-    };
+    const { token } = await admin.createToken({ name: 'bench-nodes', role: 'viewer' });
     return {
       ok: true,
       registry: {
@@ -166,7 +164,7 @@ export async function tryStartRegistry(dir: string): Promise<Attempt> {
         pid: registry.child.pid ?? -1,
         nodeEnv: { REGISTRY_URL: url, REGISTRY_TOKEN: token, REDIS_URL, REDIS_KEY_PREFIX: keyPrefix },
         artifactRoots: artifactRootsOf(dir),
-        call,
+        admin,
         stop,
       },
     };

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type ServiceProcess, freePort } from '@modelgate/testing';
-import { type AdminAnswer, type AdminCall, adminCall, adminRequest } from '../registry-admin.js';
+import { AdminClient } from '@modelgate/admin-client';
 import { launchRegistry } from '../registry-control-plane.js';
 
 /** A registry that can go down and come back at the same address. */
@@ -16,10 +16,8 @@ export interface ChaosRegistry {
   start(): Promise<void>;
   /** SIGKILL, as a crash or an evicted pod: resolves once it has exited. */
   kill(): Promise<void>;
-  /** Admin API call that resolves with any answer; rejects when none came. */
-  request(method: string, path: string, body?: unknown): Promise<AdminAnswer>;
-  /** Admin API call that rejects on a non-2xx answer. */
-  call: AdminCall;
+  /** Its admin API, with the admin token. */
+  admin: AdminClient;
   /** Output of every run of the process so far. */
   output(): string;
 }
@@ -53,8 +51,7 @@ export async function startChaosRegistry(
     async kill() {
       if (running()) await current()?.stop('SIGKILL');
     },
-    request: adminRequest(url, adminToken),
-    call: adminCall(url, adminToken),
+    admin: new AdminClient({ baseUrl: url, token: adminToken }),
     output: () => runs.map((run, i) => `--- registry run ${i + 1}\n${run.output()}`).join('\n'),
   };
   await registry.start();

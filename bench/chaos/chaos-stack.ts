@@ -10,6 +10,7 @@
 import { type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type AdminAnswer } from '@modelgate/admin-client';
 import { type RunningGateway, startGateway } from '@modelgate/testing';
 import { type ControlPlane, type Deployment, liveSyncNodeConfig } from '../control-plane.js';
 import { type WorkerNode, startWorkerNode } from '../modelgate-stack.js';
@@ -24,7 +25,7 @@ import { type OwnRedis, startOwnRedis } from './own-redis.js';
 export const FLEET_SIZE = 2;
 
 /** The model, its two versions and the endpoint routing between them. */
-export const DEPLOYMENT: Deployment = {
+export const DEPLOYMENT: Deployment & { endpoint: string } = {
   fixture: 'minilm-sst2',
   model: 'minilm',
   workerGroup: 'default',
@@ -77,7 +78,7 @@ export interface ChaosStack {
   /** Starts gateway `index` again on its port (after its previous process has exited). */
   startGateway(index: number): Promise<void>;
   /** Sets the canary route's weight (0–100); the registry's answer, or a rejection when none came. */
-  setCanaryWeight(weight: number): ReturnType<ChaosRegistry['request']>;
+  setCanaryWeight(weight: number): Promise<AdminAnswer>;
   /** The registry's latest config revision. */
   latestRevision(): Promise<number>;
   /** Applied revision of every running gateway and worker, from its /health/ready. */
@@ -112,9 +113,9 @@ async function revisionAt(url: string): Promise<number | null> {
 
 /** Registers both versions (READY), the endpoint and a 90/10 canary route. */
 async function deploy(registry: ChaosRegistry, dir: string): Promise<void> {
-  await registerModelVersion(registry.call, DEPLOYMENT, dir, 1);
-  await registerModelVersion(registry.call, DEPLOYMENT, dir, 2);
-  await registry.call('POST', '/v1/endpoints', {
+  await registerModelVersion(registry.admin, DEPLOYMENT, dir, 1);
+  await registerModelVersion(registry.admin, DEPLOYMENT, dir, 2);
+  await registry.admin.createEndpoint({
     name: DEPLOYMENT.endpoint,
     task: 'text-classification',
     model: `${DEPLOYMENT.model}:1`,
@@ -123,8 +124,8 @@ async function deploy(registry: ChaosRegistry, dir: string): Promise<void> {
   if (answer.status !== 200) throw new Error(`setting the canary route answered ${answer.status}`);
 }
 
-function setCanary(registry: ChaosRegistry, weight: number): ReturnType<ChaosRegistry['request']> {
-  return registry.request('PUT', `/v1/endpoints/${DEPLOYMENT.endpoint}/routes`, {
+function setCanary(registry: ChaosRegistry, weight: number): Promise<AdminAnswer> {
+  return registry.admin.request('PUT', `/v1/endpoints/${DEPLOYMENT.endpoint}/routes`, {
     routes: [
       { model: `${DEPLOYMENT.model}:1`, weight: 100 - weight, role: 'primary' },
       { model: `${DEPLOYMENT.model}:2`, weight, role: 'canary' },
@@ -160,12 +161,7 @@ export async function startChaosStack(dir: string): Promise<ChaosStack> {
     cleanups.unshift(() => registry.kill());
     logs.push({ name: 'registry', output: () => registry.output() });
     await deploy(registry, dir);
-    const { token } = (await registry.call('POST', '/v1/tokens', {
-      name: 'chaos-nodes',
-      role: 'viewer',
-    })) as {
-      token: string;
-    };
+    const { token } = await registry.admin.createToken({ name: 'chaos-nodes', role: 'viewer' });
     const nodeConfig = await liveSyncNodeConfig(
       {
         nodeEnv: {
@@ -229,8 +225,7 @@ export async function startChaosStack(dir: string): Promise<ChaosStack> {
       },
       setCanaryWeight: (weight) => setCanary(registry, weight),
       async latestRevision() {
-        const answer = await registry.call('GET', '/v1/config/snapshot');
-        return Number((answer as { revision: number }).revision);
+        return (await registry.admin.configSnapshot()).revision;
       },
       async nodeRevisions() {
         const probes = [

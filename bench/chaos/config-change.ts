@@ -5,6 +5,7 @@
  * made again right after the repair. Either way the drill then follows the change to every node
  * by the revision each one has applied (its /health/ready).
  */
+import { AdminUnreachableError } from '@modelgate/admin-client';
 import { waitFor } from '@modelgate/testing';
 import { type ChaosStack, DEPLOYMENT, FLEET_SIZE, type NodeRevision } from './chaos-stack.js';
 import { epochMs } from './load-records.js';
@@ -44,6 +45,7 @@ export interface ChangeOutcome {
 const AFTER_REPAIR_TIMEOUT_MS = 60_000;
 
 function errorCode(error: unknown): string {
+  if (error instanceof AdminUnreachableError) return error.reason;
   const { cause, message } = error as { cause?: { code?: string }; message?: string };
   return cause?.code ?? message ?? String(error);
 }

@@ -2,11 +2,6 @@
 import { waitFor } from '@modelgate/testing';
 import { type ChaosStack } from './chaos-stack.js';
 
-interface FleetView {
-  revision: number;
-  nodes: { role: string; lag: number | null; models: Record<string, string> }[];
-}
-
 /** What keeps the fleet from being whole, or undefined when it is. */
 async function fleetGap(stack: ChaosStack, fleetSize: number): Promise<string | undefined> {
   const latest = await stack.latestRevision();
@@ -16,7 +11,7 @@ async function fleetGap(stack: ChaosStack, fleetSize: number): Promise<string | 
   if (behind.length > 0) {
     return `latest revision ${latest}; ${behind.map((node) => `${node.node} at ${node.revision}`).join(', ')}`;
   }
-  const status = (await stack.registry.call('GET', '/v1/status')) as FleetView;
+  const status = await stack.registry.admin.status();
   const serving = (role: string) =>
     status.nodes.filter(
       (node) =>

@@ -2,14 +2,12 @@
 // following it through a private Redis, so restarting that Redis disturbs no other test file.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   type RunningGateway,
   type RunningWorker,
-  findRepoRoot,
   freePort,
   startGateway,
   startWorkerWithSnapshot,
@@ -26,6 +24,7 @@ import {
   isolate,
   startRegistryProcess,
 } from '../../apps/registry/test/support/registry-harness.js';
+import { liveNodeSettings } from './support/live-stack.js';
 
 const HEARTBEAT_TTL_MS = 2000;
 
@@ -71,10 +70,8 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
   let registry: RunningRegistry & { process: { stop(signal?: NodeJS.Signals): Promise<number | string> } };
   let workers: RunningWorker[] = [];
   let gateways: RunningGateway[] = [];
-  let nodeEnv: Record<string, string>;
 
-  const latestRevision = async (): Promise<number> =>
-    Number((await registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body.revision);
+  const latestRevision = async (): Promise<number> => (await registry.admin.configSnapshot()).revision;
   const gatewayRevision = async (gateway: RunningGateway): Promise<number> =>
     Number(
       ((await (await fetch(`${gateway.url}/health/ready`)).json()) as { revision: number | null }).revision ??
@@ -113,33 +110,16 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
         'text-classification',
         join(iso.dir, 'files'),
       );
-      expect((await registry.admin.post('/v1/models', { ...body, version })).status).toBe(202);
+      await registry.admin.registerModel({ ...body, version });
       expect((await waitForPrepared(registry.admin, `tiny:${version}`)).status).toBe('READY');
     }
-    expect(
-      (
-        await registry.admin.post('/v1/endpoints', {
-          name: 'sync',
-          task: 'text-classification',
-          model: 'tiny:1',
-        })
-      ).status,
-    ).toBe(201);
+    await registry.admin.createEndpoint({ name: 'sync', task: 'text-classification', model: 'tiny:1' });
 
-    const dir = await mkdtemp(join(tmpdir(), 'live-sync-'));
-    const unused = join(dir, 'unused-snapshot.json'); // REGISTRY_URL takes precedence
-    await writeFile(unused, JSON.stringify({ revision: 0, models: [], endpoints: [] }));
-    nodeEnv = {
-      REGISTRY_URL: registry.url,
-      REGISTRY_TOKEN: ADMIN_TOKEN,
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: iso.keyPrefix,
-    };
-    const roots = `${join(findRepoRoot(), '.cache')},${join(iso.dir, 'files')}`;
+    const { unusedSnapshot, env, roots } = await liveNodeSettings(registry, iso, redisUrl);
     workers = await Promise.all(
       [0, 1].map(() =>
-        startWorkerWithSnapshot(unused, {
-          ...nodeEnv,
+        startWorkerWithSnapshot(unusedSnapshot, {
+          ...env,
           WORKER_ARTIFACT_ROOTS: roots,
           WORKER_HEARTBEAT_TTL_MS: String(HEARTBEAT_TTL_MS),
           WORKER_RECONCILE_INTERVAL_MS: '1000',
@@ -149,8 +129,8 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
     );
     gateways = await Promise.all(
       [0, 1].map(() =>
-        startGateway(unused, {
-          ...nodeEnv,
+        startGateway(unusedSnapshot, {
+          ...env,
           GATEWAY_ARTIFACT_ROOTS: roots,
           GATEWAY_RECONCILE_INTERVAL_MS: '1000',
           GATEWAY_DISCOVERY_INTERVAL_MS: '250',

@@ -6,6 +6,8 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AdminClient } from '@modelgate/admin-client';
+import { type FleetStatusView } from '@modelgate/contracts';
 import { FIXTURES_DIR_ENV, findRepoRoot, freePort, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -143,19 +145,14 @@ describe('npm start (standalone mode)', () => {
     expect(answerAgain.body).toMatchObject({ model: 'demo', version: '1' });
 
     const token = (await readFile(join(home, 'admin-token'), 'utf8')).trim();
-    const models = await fetch(`http://127.0.0.1:${ports[1]}/v1/models?name=demo`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(((await models.json()) as { id: string }[]).map((model) => model.id)).toEqual(['demo:1']);
+    const admin = new AdminClient({ baseUrl: `http://127.0.0.1:${ports[1]}`, token });
+    expect((await admin.listModels('demo')).map((model) => model.id)).toEqual(['demo:1']);
 
     // Without Redis the gateway and the worker report to the registry over HTTP: status sees both.
-    let status: { nodes: { role: string; models: Record<string, string> }[] } = { nodes: [] };
+    let status: FleetStatusView = { revision: 0, nodes: [], rollouts: [] };
     await waitFor(
       async () => {
-        const response = await fetch(`http://127.0.0.1:${ports[1]}/v1/status`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        status = (await response.json()) as typeof status;
+        status = await admin.status();
         return status.nodes.length === 2;
       },
       { timeoutMs: 30_000, intervalMs: 250, describe: () => JSON.stringify(status) },

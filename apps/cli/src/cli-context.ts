@@ -1,12 +1,12 @@
+import { AdminClient } from '@modelgate/admin-client';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadCliConfig } from './cli.config.js';
 import { UsageError } from './cli-errors.js';
 import { Output, type OutputFormat, type OutputStreams } from './output/output.js';
-import { RegistryClient } from './registry-client.js';
 
 /** What every command action works with. */
 export interface CommandContext {
-  client: RegistryClient;
+  client: AdminClient;
   output: Output;
 }
 
@@ -26,7 +26,10 @@ export function contextFactory(streams: OutputStreams): ContextFactory {
     const options = command.optsWithGlobals<GlobalOptions>();
     const config = loadCliConfig();
     return {
-      client: new RegistryClient(options.registry ?? config.MODELGATE_REGISTRY, config.MODELGATE_TOKEN),
+      client: new AdminClient({
+        baseUrl: options.registry ?? config.MODELGATE_REGISTRY,
+        ...(config.MODELGATE_TOKEN === undefined ? {} : { token: config.MODELGATE_TOKEN }),
+      }),
       output: new Output(outputFormat(options), streams),
     };
   };

@@ -1,43 +1,8 @@
-import { Writable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from './program.js';
-
-/** Runs the CLI in-process against captured streams. */
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await runCli(argv, {
-    stdout: sink((text) => (stdout += text)),
-    stderr: sink((text) => (stderr += text)),
-  });
-  return { code, stdout, stderr };
-}
-
-function answer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
+import { describe, expect, it, vi } from 'vitest';
+import { answer, run, stubRegistry } from '../test/support/in-process-cli.js';
 
 describe('modelgate command line', () => {
-  const fetchMock = vi.fn<typeof fetch>();
-
-  beforeEach(() => {
-    vi.stubGlobal('fetch', fetchMock);
-    vi.stubEnv('MODELGATE_REGISTRY', 'http://registry.test:8081');
-    vi.stubEnv('MODELGATE_TOKEN', 'secret-token');
-  });
-
-  afterEach(() => {
-    fetchMock.mockReset();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-  });
+  const fetchMock = stubRegistry();
 
   it('exits 2 with commander’s message for an unknown command or a missing required option', async () => {
     const unknown = await run('modle', 'list');

@@ -1,7 +1,8 @@
+import { AdminApiError, AdminUnreachableError } from '@modelgate/admin-client';
 import { MODELGATE_VERSION } from '@modelgate/contracts';
 import { Command, CommanderError, Option } from 'commander';
 import { asArgParser, contextFactory } from './cli-context.js';
-import { CliFailure, ExitCode, UsageError } from './cli-errors.js';
+import { CliFailure, describeFailure, ExitCode, UsageError } from './cli-errors.js';
 import { DEFAULT_REGISTRY_URL } from './cli.config.js';
 import { registerEndpointCommands } from './commands/endpoint.command.js';
 import { registerModelCommands } from './commands/model.command.js';
@@ -14,7 +15,6 @@ import { registerTokenCommands } from './commands/token.command.js';
 import { registerVersionCommand } from './commands/version.command.js';
 import { registerCompletionCommand } from './commands/completion.command.js';
 import { OUTPUT_FORMATS, type OutputStreams } from './output/output.js';
-import { RegistryApiError, RegistryUnreachableError } from './registry-client.js';
 
 /** The CLI's version (`modelgate --version`, `modelgate version`). */
 export const CLI_VERSION = MODELGATE_VERSION;
@@ -92,8 +92,8 @@ function reportFailure(error: unknown, streams: OutputStreams): number {
     write('(add --help for usage)');
     return ExitCode.USAGE;
   }
-  if (error instanceof RegistryApiError) {
-    write(`error: ${error.message}`);
+  if (error instanceof AdminApiError) {
+    write(`error: ${describeFailure(error)}`);
     const facts = [
       error.code,
       `HTTP ${error.status}`,
@@ -103,8 +103,8 @@ function reportFailure(error: unknown, streams: OutputStreams): number {
     write(`  (${facts.join(', ')})`);
     return ExitCode.FAILURE;
   }
-  if (error instanceof RegistryUnreachableError || error instanceof CliFailure) {
-    write(`error: ${error.message}`);
+  if (error instanceof AdminUnreachableError || error instanceof CliFailure) {
+    write(`error: ${describeFailure(error)}`);
     return ExitCode.FAILURE;
   }
   // A bug or an unexpected system error: say what it was, still without a stack.

@@ -1,40 +1,29 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type NodeReport, writeHeartbeat } from '@modelgate/config-sync';
-import { MODELGATE_VERSION } from '@modelgate/contracts';
+import { type FleetStatusView, MODELGATE_VERSION, type TokenView } from '@modelgate/contracts';
 import { freePort, startGateway } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_TOKEN,
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-  TEST_REDIS_URL,
-} from '../../registry/test/support/registry-harness.js';
-import { type FleetStatusView, type TokenView } from '../src/api-types.js';
-import { type CliRun, runModelgate } from './support/cli-process.js';
+import { ADMIN_TOKEN, TEST_REDIS_URL } from '../../registry/test/support/registry-harness.js';
+import { runModelgate } from './support/cli-process.js';
+import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 
 describe('modelgate CLI: tokens, fleet status and errors against a running registry', () => {
-  let isolation: Isolation;
-  let registry: RunningRegistry;
+  let cli: CliRegistry;
   let redis: Redis;
 
-  const modelgate = (token: string | undefined, ...args: string[]): Promise<CliRun> =>
-    runModelgate(args, { registryUrl: registry.url, token });
-  const admin = (...args: string[]): Promise<CliRun> => modelgate(ADMIN_TOKEN, ...args);
+  const modelgate = (token: string | undefined, ...args: string[]) => cli.modelgateAs(token, ...args);
+  const admin = (...args: string[]) => cli.modelgate(...args);
 
   beforeAll(async () => {
-    isolation = await isolate();
-    registry = await startRegistryInProcess(isolation.env);
+    cli = await startCliRegistry();
     redis = new Redis(TEST_REDIS_URL);
   });
 
   afterAll(async () => {
     redis?.disconnect();
-    await registry?.stop();
-    await isolation?.dispose();
+    await cli?.stop();
   });
 
   it('creates a viewer token that can list models but not remove one (403’s message)', async () => {
@@ -85,12 +74,13 @@ describe('modelgate CLI: tokens, fleet status and errors against a running regis
   });
 
   it('shows each node’s revision, lag and model states from its heartbeat', async () => {
-    const latest = (await registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body.revision;
+    const latest = (await cli.registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body.revision;
     const beat = (
       role: NodeReport['role'],
       id: string,
       body: Pick<NodeReport, 'address' | 'revision'> & Partial<NodeReport>,
-    ): Promise<void> => writeHeartbeat(redis, isolation.keyPrefix, { role, id, models: {}, ...body }, 30_000);
+    ): Promise<void> =>
+      writeHeartbeat(redis, cli.isolation.keyPrefix, { role, id, models: {}, ...body }, 30_000);
     await beat('worker', 'worker-a', {
       address: '10.1.0.7:8001',
       workerGroup: 'default',
@@ -123,12 +113,12 @@ describe('modelgate CLI: tokens, fleet status and errors against a running regis
     const run = await modelgate(undefined, 'version');
     expect(run).toMatchObject({
       code: 0,
-      stdout: `modelgate CLI ${MODELGATE_VERSION}\nregistry ${MODELGATE_VERSION} (${registry.url})\n`,
+      stdout: `modelgate CLI ${MODELGATE_VERSION}\nregistry ${MODELGATE_VERSION} (${cli.registry.url})\n`,
     });
     expect((await modelgate(undefined, '--version')).stdout).toBe(run.stdout);
     expect(JSON.parse((await modelgate(undefined, 'version', '-o', 'json')).stdout)).toEqual({
       cli: { version: MODELGATE_VERSION },
-      registry: { url: registry.url, version: MODELGATE_VERSION },
+      registry: { url: cli.registry.url, version: MODELGATE_VERSION },
     });
     const nobody = `http://127.0.0.1:${await freePort()}`;
     const unreachable = await runModelgate(['--version'], { registryUrl: nobody, token: undefined });
@@ -138,7 +128,7 @@ describe('modelgate CLI: tokens, fleet status and errors against a running regis
   });
 
   it('says so when pointed at a gateway instead of the registry', async () => {
-    const snapshot = join(isolation.dir, 'gateway-snapshot.json');
+    const snapshot = join(cli.isolation.dir, 'gateway-snapshot.json');
     await writeFile(snapshot, JSON.stringify({ revision: 1 }));
     const gateway = await startGateway(snapshot);
     try {

@@ -4,40 +4,25 @@ import { pathToFileURL } from 'node:url';
 import { ensureFixture, hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureRegistration, sha256 } from '../../registry/test/support/fixtures.js';
-import {
-  ADMIN_TOKEN,
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from '../../registry/test/support/registry-harness.js';
-import { type ModelView } from '../src/api-types.js';
-import { type CliRun, runModelgate } from './support/cli-process.js';
+import { type ModelView } from '@modelgate/contracts';
+import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 
 describe('modelgate model add: hf:// sources and ONNX external data', () => {
-  let isolation: Isolation;
-  let registry: RunningRegistry;
+  let cli: CliRegistry;
   let hub: HubServer;
   let externalDir: string;
 
-  const modelgate = (...args: string[]): Promise<CliRun> =>
-    runModelgate(args, { registryUrl: registry.url, token: ADMIN_TOKEN });
+  const modelgate = (...args: string[]) => cli.modelgate(...args);
 
   beforeAll(async () => {
-    isolation = await isolate();
     externalDir = await ensureFixture('tiny-bert-sst2-external');
     hub = await startHubServer({ 'acme/tiny-external': { files: await hubFilesFromDirectory(externalDir) } });
-    registry = await startRegistryInProcess({
-      ...isolation.env,
-      HF_ENDPOINT: hub.endpoint,
-      REGISTRY_ARTIFACT_ALLOWED_HOSTS: '127.0.0.1',
-    });
+    cli = await startCliRegistry({ HF_ENDPOINT: hub.endpoint, REGISTRY_ARTIFACT_ALLOWED_HOSTS: '127.0.0.1' });
   });
 
   afterAll(async () => {
-    await registry?.stop();
+    await cli?.stop();
     await hub?.close();
-    await isolation?.dispose();
   });
 
   it('registers --uri hf://org/name@revision without digests, waits for READY and shows the source', async () => {
@@ -70,7 +55,7 @@ describe('modelgate model add: hf:// sources and ONNX external data', () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('uploading model.onnx, model.onnx_data, tokenizer.json');
-    const stored = (await registry.admin.get<ModelView>('/v1/models/uploaded/1')).body;
+    const stored = (await cli.registry.admin.get<ModelView>('/v1/models/uploaded/1')).body;
     expect(stored.status).toBe('READY');
     expect(stored.externalData.map((file) => file.name)).toEqual(['model.onnx_data']);
   });
@@ -80,7 +65,7 @@ describe('modelgate model add: hf:// sources and ONNX external data', () => {
       'tiny-bert-sst2-external',
       'by-uri',
       'text-classification',
-      join(isolation.dir, 'files'),
+      join(cli.isolation.dir, 'files'),
     );
     const artifact = body.artifact as { uri: string; sha256: string };
     const tokenizer = body.tokenizer as { uri: string; sha256: string };
@@ -122,6 +107,6 @@ describe('modelgate model add: hf:// sources and ONNX external data', () => {
     );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('leave out --sha256');
-    expect((await registry.admin.get('/v1/models/mixed/1')).status).toBe(404);
+    expect((await cli.registry.admin.get('/v1/models/mixed/1')).status).toBe(404);
   });
 });

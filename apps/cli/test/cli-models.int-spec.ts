@@ -1,48 +1,34 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseConfigSnapshot } from '@modelgate/contracts';
+import { type EndpointView, type ModelView, parseConfigSnapshot } from '@modelgate/contracts';
 import { ensureFixture, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import {
-  ADMIN_TOKEN,
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from '../../registry/test/support/registry-harness.js';
-import { type EndpointView, type ModelView } from '../src/api-types.js';
-import { type CliRun, runModelgate } from './support/cli-process.js';
+import { type CliRun } from './support/cli-process.js';
+import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 
 /** How long the test registry holds each model in PREPARING, so the CLI's progress shows it. */
 const PREPARE_DELAY_MS = 1500;
 
 describe('modelgate CLI: models, endpoints and routes against a running registry', () => {
-  let isolation: Isolation;
-  let registry: RunningRegistry;
+  let cli: CliRegistry;
   let fixtureDir: string;
 
-  const modelgate = (...args: string[]): Promise<CliRun> =>
-    runModelgate(args, { registryUrl: registry.url, token: ADMIN_TOKEN });
+  const modelgate = (...args: string[]) => cli.modelgate(...args);
   const json = <T>(run: CliRun): T => {
     expect(run.code, run.stderr).toBe(0);
     return JSON.parse(run.stdout) as T;
   };
   const snapshot = async (): Promise<{ revision: number }> =>
-    (await registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body;
+    (await cli.registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body;
 
   beforeAll(async () => {
-    isolation = await isolate();
-    registry = await startRegistryInProcess({
-      ...isolation.env,
-      REGISTRY_TEST_PREPARE_DELAY_MS: String(PREPARE_DELAY_MS),
-    });
+    cli = await startCliRegistry({ REGISTRY_TEST_PREPARE_DELAY_MS: String(PREPARE_DELAY_MS) });
     fixtureDir = await ensureFixture('tiny-bert-sst2');
   });
 
   afterAll(async () => {
-    await registry?.stop();
-    await isolation?.dispose();
+    await cli?.stop();
   });
 
   it('uploads a model directory, shows PENDING → PREPARING → READY on stderr and exits 0', async () => {
@@ -72,7 +58,7 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     expect(run.stdout).toMatch(/^model: +tiny:1$/m);
     expect(run.stdout).toMatch(/^status: +READY$/m);
     expect(run.stdout).toContain('max batch 4');
-    const stored = (await registry.admin.get<ModelView>('/v1/models/tiny/1')).body;
+    const stored = (await cli.registry.admin.get<ModelView>('/v1/models/tiny/1')).body;
     expect(stored.status).toBe('READY');
     expect(stored.tokenizer).not.toBeNull();
   });
@@ -96,7 +82,7 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     expect(run.stderr).toContain(
       "warning: no live worker in group 'default': model tiny:1 is not served until one starts",
     );
-    const endpoint = (await registry.admin.get<EndpointView>('/v1/endpoints/sentiment')).body;
+    const endpoint = (await cli.registry.admin.get<EndpointView>('/v1/endpoints/sentiment')).body;
     expect(endpoint.preprocessing.maxTokens).toBe(64);
     expect(endpoint.timeoutMs).toBe(2000);
   });
@@ -145,7 +131,7 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     expect(routed.stdout).toMatch(/^tiny:2 +10% +canary$/m);
 
     // The snapshot the fleet applies validates against the contracts and carries the new revision.
-    const response = await registry.admin.get('/v1/config/snapshot');
+    const response = await cli.registry.admin.get('/v1/config/snapshot');
     const applied = parseConfigSnapshot(response.body);
     expect(applied.revision).toBeGreaterThan(before.revision);
     expect(response.headers.get('etag')).toBe(`"${applied.revision}"`);
@@ -238,7 +224,7 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
   });
 
   it('exits 1 with the preparation failure reason when the model ends FAILED', async () => {
-    const broken = join(isolation.dir, 'broken-export');
+    const broken = join(cli.isolation.dir, 'broken-export');
     await mkdir(broken, { recursive: true });
     await writeFile(join(broken, 'model.onnx'), 'this is not an onnx graph');
     for (const file of [
@@ -256,7 +242,7 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
   });
 
   it('exits 2 for a --path without a model file', async () => {
-    const empty = join(isolation.dir, 'empty-export');
+    const empty = join(cli.isolation.dir, 'empty-export');
     await mkdir(empty, { recursive: true });
     const run = await modelgate('model', 'add', 'nothing', '--path', empty, '--task', 'text-classification');
     expect(run.code).toBe(2);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { type ApiErrorBody } from '@modelgate/contracts';
 import {
   type Isolation,
   isolate,
@@ -41,7 +41,7 @@ describe('registry auth', () => {
     expect((await anonymous.get('/health/live')).status).toBe(200);
     expect((await anonymous.get('/health/ready')).status).toBe(200);
     const metrics = await anonymous.get<string>('/metrics');
-    expect(metrics.body).toContain('modelgate_config_revision');
+    expect(metrics.body).toContain('modelgate_registry_config_revision');
     expect(metrics.body).toContain('modelgate_nodes{role="worker"');
   });
 

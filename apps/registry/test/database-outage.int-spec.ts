@@ -1,6 +1,6 @@
 import { type TcpProxy, startTcpProxy } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { type ApiErrorBody } from '@modelgate/contracts';
 import {
   type Isolation,
   type RunningRegistry,

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureFixture } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, type ModelBody, sha256, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import {
   type Isolation,
   isolate,
@@ -28,8 +28,8 @@ describe('models whose weights are ONNX external data (model.onnx_data)', () => 
   let registration: Record<string, unknown>;
   let data: { uri: string; sha256: string };
 
-  const register = async (body: Record<string, unknown>): Promise<ModelBody> => {
-    const response = await registry.admin.post<ModelBody>('/v1/models', body);
+  const register = async (body: Record<string, unknown>): Promise<ModelView> => {
+    const response = await registry.admin.post<ModelView>('/v1/models', body);
     expect(response.status, JSON.stringify(response.body)).toBe(202);
     return waitForPrepared(registry.admin, response.body.id);
   };
@@ -67,7 +67,7 @@ describe('models whose weights are ONNX external data (model.onnx_data)', () => 
       body: form,
     });
     expect(response.status).toBe(202);
-    const uploaded = (await response.json()) as ModelBody;
+    const uploaded = (await response.json()) as ModelView;
     expect(uploaded.externalData).toEqual([
       { name: 'model.onnx_data', uri: `${registry.url}/v1/artifacts/${data.sha256}`, sha256: data.sha256 },
     ]);

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { unpackBundle } from '@modelgate/model-store';
 import { ensureFixture, hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ModelBody, sha256, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { sha256, waitForPrepared } from './support/fixtures.js';
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import {
   type Isolation,
   isolate,
@@ -29,8 +29,8 @@ describe('models registered from hf://org/name[@revision], imported from a serve
   const slowRequested = signal();
   const slowReleased = signal();
 
-  const register = async (body: Record<string, unknown>): Promise<ModelBody> => {
-    const response = await registry.admin.post<ModelBody>('/v1/models', body);
+  const register = async (body: Record<string, unknown>): Promise<ModelView> => {
+    const response = await registry.admin.post<ModelView>('/v1/models', body);
     expect(response.status, JSON.stringify(response.body)).toBe(202);
     return response.body;
   };
@@ -107,7 +107,7 @@ describe('models registered from hf://org/name[@revision], imported from a serve
     ]);
     expect(ready.labels).toEqual(['NEGATIVE', 'POSITIVE']); // from the imported config.json
     expect(ready.timings?.importMs).toBeGreaterThanOrEqual(0);
-    expect(sha256(await artifactBytes(ready.externalData![0]!.uri))).toBe(sha256(data));
+    expect(sha256(await artifactBytes(ready.externalData[0]!.uri))).toBe(sha256(data));
     const bundle = unpackBundle(await artifactBytes(ready.tokenizer!.uri));
     expect(Object.keys(bundle).sort()).toEqual([
       'config.json',
@@ -205,10 +205,10 @@ describe('models registered from hf://org/name[@revision], imported from a serve
   it('answers the admin API while an import streams, and finishes it once the Hub answers', async () => {
     const accepted = await register({ name: 'slow', task: 'text-classification', source: 'hf://acme/slow' });
     await slowRequested.promise; // the download of onnx/model.onnx has begun and is held there
-    const during = await registry.admin.get<ModelBody>('/v1/models/slow/1');
+    const during = await registry.admin.get<ModelView>('/v1/models/slow/1');
     expect(during.status).toBe(200);
     expect(during.body).toMatchObject({ status: 'PREPARING', statusReason: 'importing hf://acme/slow@main' });
-    expect((await registry.admin.get<ModelBody[]>('/v1/models')).status).toBe(200);
+    expect((await registry.admin.get<ModelView[]>('/v1/models')).status).toBe(200);
     slowReleased.fire();
     expect((await waitForPrepared(registry.admin, accepted.id)).status).toBe('READY');
   });

@@ -8,8 +8,8 @@ import { unpackBundle } from '@modelgate/model-store';
 import { ensureFixture, freePort } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_BUS, type InProcessConfigBus } from '../src/outbox/config-bus.js';
-import { fixtureRegistration, type ModelBody, sha256, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import {
   type Isolation,
   isolate,
@@ -52,8 +52,8 @@ describe('model preparation (BullMQ)', () => {
     await isolation?.dispose();
   });
 
-  const register = async (body: Record<string, unknown>): Promise<ModelBody> => {
-    const response = await registry.admin.post<ModelBody>('/v1/models', body);
+  const register = async (body: Record<string, unknown>): Promise<ModelView> => {
+    const response = await registry.admin.post<ModelView>('/v1/models', body);
     expect(response.status).toBe(202);
     return waitForPrepared(registry.admin, response.body.id);
   };
@@ -83,7 +83,7 @@ describe('model preparation (BullMQ)', () => {
       body: form,
     });
     expect(response.status).toBe(202);
-    const uploaded = (await response.json()) as ModelBody;
+    const uploaded = (await response.json()) as ModelView;
     const onnxBytes = await readFile(join(dir, 'onnx', 'model.onnx'));
     expect(uploaded.artifact).toEqual({
       uri: `${registry.url}/v1/artifacts/${sha256(onnxBytes)}`,
@@ -94,11 +94,11 @@ describe('model preparation (BullMQ)', () => {
     expect(ready).toMatchObject({ status: 'READY', labels: ['NEGATIVE', 'POSITIVE'] });
     expect(ready.inputs.map((input) => input.name)).toEqual(['input_ids', 'attention_mask']);
 
-    const model = await fetch(uploaded.artifact.uri, {
+    const model = await fetch(uploaded.artifact!.uri, {
       headers: { authorization: `Bearer ${registry.admin.token}` },
     });
     expect(model.status).toBe(200);
-    expect(sha256(new Uint8Array(await model.arrayBuffer()))).toBe(uploaded.artifact.sha256);
+    expect(sha256(new Uint8Array(await model.arrayBuffer()))).toBe(uploaded.artifact!.sha256);
     // Basic auth with the token as password: what a ModelStore sends for http://user:token@host/ URIs.
     const basic = Buffer.from(`modelgate:${registry.admin.token}`).toString('base64');
     const bundle = await fetch(uploaded.tokenizer!.uri, { headers: { authorization: `Basic ${basic}` } });
@@ -109,7 +109,7 @@ describe('model preparation (BullMQ)', () => {
       'tokenizer.json',
       'tokenizer_config.json',
     ]);
-    expect((await fetch(uploaded.artifact.uri)).status).toBe(401);
+    expect((await fetch(uploaded.artifact!.uri)).status).toBe(401);
     expect((await registry.admin.get(`/v1/artifacts/${'0'.repeat(64)}`)).status).toBe(404);
   });
 

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseConfigSnapshot } from '@modelgate/contracts';
+import { type ApiErrorBody, parseConfigSnapshot } from '@modelgate/contracts';
 import { waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSubscriber } from './support/config-subscriber.js';
 import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody } from './support/registry-client.js';
 import { type Isolation, isolate, startRegistryProcess } from './support/registry-harness.js';
 
 interface EventRow {

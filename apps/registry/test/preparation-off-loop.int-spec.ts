@@ -4,8 +4,8 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { waitFor } from '@modelgate/testing';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, type ModelBody, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import {
   type Isolation,
   isolate,
@@ -70,7 +70,7 @@ describe('model preparation: off the event loop, and from s3://', () => {
       'text-classification',
       join(isolation.dir, 'files'),
     );
-    const accepted = await registry.admin.post<ModelBody>('/v1/models', {
+    const accepted = await registry.admin.post<ModelView>('/v1/models', {
       ...body,
       artifact: { ...(body.artifact as object), uri: 's3://models/bert/model.onnx' },
     });
@@ -85,7 +85,7 @@ describe('model preparation: off the event loop, and from s3://', () => {
       { timeoutMs: 30_000 },
     );
     // The event loop is not blocked: the admin API answers, with the model still PREPARING.
-    const seen = await registry.admin.get<ModelBody>('/v1/models/from-s3/1');
+    const seen = await registry.admin.get<ModelView>('/v1/models/from-s3/1');
     expect(seen.body.status).toBe('PREPARING');
     const list = await registry.admin.get<unknown>('/v1/models');
     expect(list.status).toBe(200);
@@ -93,7 +93,7 @@ describe('model preparation: off the event loop, and from s3://', () => {
     await writeFile(holdFile, ''); // release the held thread
     const ready = await waitForPrepared(registry.admin, accepted.body.id);
     expect(ready.status, ready.statusReason ?? '').toBe('READY');
-    expect(ready.artifact.uri).toBe('s3://models/bert/model.onnx');
+    expect(ready.artifact?.uri).toBe('s3://models/bert/model.onnx');
     expect(ready.inputs.map((input) => input.name)).toContain('input_ids');
   });
 

@@ -1,7 +1,8 @@
+import { type ModelView } from '@modelgate/contracts';
 import { waitFor } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, type ModelBody, waitForPrepared } from './support/fixtures.js';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import { type Isolation, isolate, startRegistryProcess, TEST_REDIS_URL } from './support/registry-harness.js';
 
 /** Short BullMQ lock and stalled-check intervals, so a dead worker's job is found in seconds. */
@@ -35,7 +36,7 @@ describe('model preparation after a crash', () => {
     );
     expect((await first.admin.post('/v1/models', body)).status).toBe(202);
     await waitFor(
-      async () => (await first.admin.get<ModelBody>('/v1/models/sst2/1')).body.status === 'PREPARING',
+      async () => (await first.admin.get<ModelView>('/v1/models/sst2/1')).body.status === 'PREPARING',
       {
         timeoutMs: 15_000,
       },

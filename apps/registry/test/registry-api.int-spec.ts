@@ -1,7 +1,6 @@
-import { parseConfigSnapshot } from '@modelgate/contracts';
+import { type ApiErrorBody, type ModelView, parseConfigSnapshot } from '@modelgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, type ModelBody, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
   type Isolation,
   isolate,
@@ -77,10 +76,10 @@ describe('registry admin API', () => {
 
     it('registers a model as PENDING (202), prepares it to READY and numbers versions per name', async () => {
       const before = await revision();
-      const first = await registry.admin.post<ModelBody>('/v1/models', sst2);
+      const first = await registry.admin.post<ModelView>('/v1/models', sst2);
       expect(first.status).toBe(202);
       expect(first.body).toMatchObject({ id: 'sst2:1', version: '1', status: 'PENDING' });
-      const second = await registry.admin.post<ModelBody>('/v1/models', sst2);
+      const second = await registry.admin.post<ModelView>('/v1/models', sst2);
       expect(second.body.id).toBe('sst2:2');
       const ready = await waitForPrepared(registry.admin, 'sst2:1');
       expect(ready).toMatchObject({ status: 'READY', statusReason: null, labels: ['NEGATIVE', 'POSITIVE'] });
@@ -98,17 +97,17 @@ describe('registry admin API', () => {
       const duplicate = await registry.admin.post<ApiErrorBody>('/v1/models', { ...sst2, version: 2 });
       expect(duplicate.status).toBe(409);
       expect(duplicate.body.error.message).toBe('model sst2:2 already exists');
-      const listed = await registry.admin.get<ModelBody[]>('/v1/models?name=sst2');
+      const listed = await registry.admin.get<ModelView[]>('/v1/models?name=sst2');
       expect(listed.body.map((model) => model.id)).toEqual(['sst2:1', 'sst2:2']);
       expect((await registry.admin.get('/v1/models/sst2/9')).status).toBe(404);
-      expect((await registry.admin.post<ModelBody>('/v1/models', embedder)).status).toBe(202);
+      expect((await registry.admin.post<ModelView>('/v1/models', embedder)).status).toBe(202);
       expect((await waitForPrepared(registry.admin, 'embedder:1')).status).toBe('READY');
     });
   });
 
   describe('endpoints and routes', () => {
     it('refuses endpoints on models that are not READY or do another task, saying why', async () => {
-      const tampered = await registry.admin.post<ModelBody>('/v1/models', {
+      const tampered = await registry.admin.post<ModelView>('/v1/models', {
         ...sst2,
         name: 'tampered',
         artifact: { ...(sst2.artifact as object), sha256: 'f'.repeat(64) },

@@ -1,18 +1,18 @@
 // Rollouts driven by the registry on real Postgres, judged on heartbeats written into real Redis
 // with the nodes' own heartbeat writer: the API and its 409s, windows that hold, promote and roll
 // back, moves by hand, a restart mid-rollout, two replicas at once, and no Redis at all.
+import { type AdminClient } from '@modelgate/admin-client';
 import {
   type ModelTraffic,
   type NodeReport,
   emptyModelTraffic,
   writeHeartbeat,
 } from '@modelgate/config-sync';
-import { type Route, type RolloutView } from '@modelgate/contracts';
+import { type ApiErrorBody, type ModelView, type RolloutView, type Route } from '@modelgate/contracts';
 import { waitFor } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, type ModelBody, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody, type RegistryClient } from './support/registry-client.js';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
   type Isolation,
   isolate,
@@ -58,7 +58,7 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
       models: Object.fromEntries(models.map((model) => [model, 'READY'])),
     });
 
-  const client = (): RegistryClient => registry.admin;
+  const client = (): AdminClient => registry.admin;
   const rollout = async (endpoint: string) =>
     (await client().get<RolloutView>(`/v1/endpoints/${endpoint}/rollout`)).body;
   const routes = async (endpoint: string) =>
@@ -90,7 +90,7 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
       `${isolation.dir}/files`,
     );
     for (let version = 1; version <= 3; version++) {
-      const registered = await registry.admin.post<ModelBody>('/v1/models', body);
+      const registered = await registry.admin.post<ModelView>('/v1/models', body);
       expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
     }
   });

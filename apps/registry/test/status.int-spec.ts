@@ -1,9 +1,8 @@
 import { HeartbeatPublisher, type NodeReport, writeHeartbeat as publish } from '@modelgate/config-sync';
+import { type ApiErrorBody, type FleetStatusView } from '@modelgate/contracts';
 import { freePort } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FleetStatus } from '../src/status/fleet-status.js';
-import { type ApiErrorBody } from './support/registry-client.js';
 import {
   ADMIN_TOKEN,
   type Isolation,
@@ -73,7 +72,7 @@ describe('GET /v1/status', () => {
       30_000,
     );
 
-    const response = await registry.admin.get<FleetStatus>('/v1/status');
+    const response = await registry.admin.get<FleetStatusView>('/v1/status');
     expect(response.status).toBe(200);
     expect(response.body.revision).toBe(latest);
     expect(response.body.note).toBeUndefined();
@@ -141,16 +140,16 @@ describe('GET /v1/status', () => {
       }),
     });
     try {
-      const before = await standalone.admin.get<FleetStatus>('/v1/status');
+      const before = await standalone.admin.get<FleetStatusView>('/v1/status');
       expect(before.body.nodes).toEqual([]);
       expect(before.body.note).toBeUndefined();
       await publisher.beat();
-      const response = await standalone.admin.get<FleetStatus>('/v1/status');
+      const response = await standalone.admin.get<FleetStatusView>('/v1/status');
       expect(response.body.nodes.map((node) => [node.role, node.id, node.address, node.models])).toEqual([
         ['worker', 'http-worker', '127.0.0.1:8001', { 'm:1': 'READY' }],
       ]);
       await publisher.stop();
-      expect((await standalone.admin.get<FleetStatus>('/v1/status')).body.nodes).toEqual([]);
+      expect((await standalone.admin.get<FleetStatusView>('/v1/status')).body.nodes).toEqual([]);
     } finally {
       await publisher.stop();
       await standalone.stop();
@@ -172,7 +171,7 @@ describe('GET /v1/status', () => {
     });
     try {
       await publisher.beat();
-      const ids = (await registry.admin.get<FleetStatus>('/v1/status')).body.nodes.map((node) => node.id);
+      const ids = (await registry.admin.get<FleetStatusView>('/v1/status')).body.nodes.map((node) => node.id);
       expect(ids).toContain('cut-off-gateway');
       expect(ids).toContain('worker-a'); // from Redis, written by the first test
     } finally {

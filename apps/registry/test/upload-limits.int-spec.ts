@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { type ApiErrorBody } from '@modelgate/contracts';
 import {
   type Isolation,
   isolate,

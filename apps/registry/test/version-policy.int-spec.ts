@@ -1,7 +1,6 @@
-import { parseConfigSnapshot } from '@modelgate/contracts';
+import { type ApiErrorBody, type ModelView, parseConfigSnapshot } from '@modelgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, type ModelBody, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody } from './support/registry-client.js';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
   type Isolation,
   isolate,
@@ -32,7 +31,7 @@ describe('version policies (admin API and snapshot)', () => {
       `${isolation.dir}/files`,
     );
     for (let version = 1; version <= 5; version++) {
-      const registered = await registry.admin.post<ModelBody>('/v1/models', body);
+      const registered = await registry.admin.post<ModelView>('/v1/models', body);
       expect(registered.status).toBe(202);
       expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
     }
@@ -131,7 +130,7 @@ describe('version policies (admin API and snapshot)', () => {
       'text-classification',
       `${isolation.dir}/files`,
     );
-    const registered = await registry.admin.post<ModelBody>('/v1/models', body);
+    const registered = await registry.admin.post<ModelView>('/v1/models', body);
     await waitForPrepared(registry.admin, registered.body.id);
     await registry.admin.put('/v1/models/solo/version-policy', { kind: 'all' });
     expect((await registry.admin.delete('/v1/models/solo/1')).status).toBe(204);

@@ -77,20 +77,14 @@ describe('worker: an hf:// model with external data, from the registry that impo
       HF_ENDPOINT: hub.endpoint,
       REGISTRY_ARTIFACT_ALLOWED_HOSTS: '127.0.0.1',
     });
-    const accepted = await registry.admin.post<{ id: string }>('/v1/models', {
+    const accepted = await registry.admin.registerModel({
       name: 'ext',
       task: 'text-classification',
       source: 'hf://acme/tiny-external',
     });
-    expect(accepted.status).toBe(202);
-    const ready = await waitForPrepared(registry.admin, accepted.body.id);
+    const ready = await waitForPrepared(registry.admin, accepted.id);
     expect(ready.status, ready.statusReason ?? '').toBe('READY');
-    const endpoint = await registry.admin.post('/v1/endpoints', {
-      name: 'ext',
-      task: 'text-classification',
-      model: 'ext:1',
-    });
-    expect(endpoint.status).toBe(201);
+    await registry.admin.createEndpoint({ name: 'ext', task: 'text-classification', model: 'ext:1' });
 
     const dir = await mkdtemp(join(tmpdir(), 'worker-external-'));
     const unused = join(dir, 'unused-snapshot.json'); // REGISTRY_URL takes precedence

@@ -6,10 +6,17 @@
  */
 import { type IncomingHttpHeaders } from 'node:http';
 import { type Readable } from 'node:stream';
-import { ErrorCode, isModelgateError, ModelgateError } from '@modelgate/contracts';
+import {
+  ErrorCode,
+  formatHfUri,
+  HF_DEFAULT_ENDPOINT,
+  type HfModelRef,
+  hfResolveUrl,
+  isModelgateError,
+  ModelgateError,
+} from '@modelgate/contracts';
 import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
 import { type SourceStream } from './file-source.js';
-import { formatHfUri, HF_DEFAULT_ENDPOINT, type HfModelRef, hfResolveUrl } from './hf-uri.js';
 import { openHttpSource } from './http-source.js';
 
 /** How the Hub is reached. */

@@ -2,7 +2,6 @@ export * from './address-policy.js';
 export { resolveFileUri } from './file-source.js';
 export * from './model-store.js';
 export * from './model-directory.js';
-export * from './hf-uri.js';
 export * from './hf-hub.js';
 export { type S3Options, parseS3Uri } from './s3-source.js';
 export { redactUri } from './redact-uri.js';

@@ -14,8 +14,8 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorCode } from '@modelgate/contracts';
-import { type DigestedFile, HfHub, ModelStore, parseHfUri } from '@modelgate/model-store';
+import { ErrorCode, parseHfUri } from '@modelgate/contracts';
+import { type DigestedFile, HfHub, ModelStore } from '@modelgate/model-store';
 import { type HubServer, startHubServer } from '@modelgate/testing';
 
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

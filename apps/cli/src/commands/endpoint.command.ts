@@ -1,6 +1,11 @@
-import { DEFAULT_STICKY_HEADER, MODEL_TASKS, type ModelTask, type Route } from '@modelgate/contracts';
+import {
+  DEFAULT_STICKY_HEADER,
+  type EndpointView,
+  MODEL_TASKS,
+  type ModelTask,
+  type Route,
+} from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
-import { type EndpointView } from '../api-types.js';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { formatDetails, formatTable } from '../output/table.js';
 import { warnAboutWorkerGroups } from './fleet-warnings.js';

@@ -1,6 +1,6 @@
-import { type FleetStatusView } from '../api-types.js';
+import { type AdminClient, type ModelKey } from '@modelgate/admin-client';
+import { type FleetStatusView } from '@modelgate/contracts';
 import { type Output } from '../output/output.js';
-import { type ModelKey, type RegistryClient } from '../registry-client.js';
 
 /**
  * The models among `groups` (model id → worker group) whose group has no live worker, as warning
@@ -23,7 +23,7 @@ export function workerGroupWarnings(status: FleetStatusView, groups: ReadonlyMap
  * registry cannot give (an older registry, Redis down) leaves the command's result as it was.
  */
 export async function warnAboutWorkerGroups(
-  client: RegistryClient,
+  client: AdminClient,
   output: Output,
   models: readonly ModelKey[],
 ): Promise<void> {

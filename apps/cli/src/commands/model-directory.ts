@@ -1,8 +1,8 @@
 import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { modelUploadForm, type ModelUploadSettings } from '@modelgate/admin-client';
 import { DEFAULT_EXTERNAL_DATA_NAME } from '@modelgate/contracts';
-import { type ModelRegistration } from '../api-types.js';
 import { UsageError } from '../cli-errors.js';
 
 /** The model file of a Hugging Face ONNX export: at the top of the directory or under `onnx/`. */
@@ -57,23 +57,15 @@ async function fileAt(path: string, name: string): Promise<ModelDirectoryFile | 
 }
 
 /**
- * The multipart form of `POST /v1/models/upload`: settings as fields (batching and runtime as
- * JSON), then each file as a Blob backed by the file on disk (`openAsBlob`), so fetch streams it
- * instead of reading a model of hundreds of MB into memory.
+ * The multipart form of `POST /v1/models/upload`, each file a Blob backed by the file on disk
+ * (`openAsBlob`), so fetch streams it instead of reading a model of hundreds of MB into memory.
  */
 export async function buildUploadForm(
-  settings: Omit<ModelRegistration, 'artifact' | 'tokenizer' | 'externalData' | 'source'>,
+  settings: ModelUploadSettings,
   files: readonly ModelDirectoryFile[],
 ): Promise<FormData> {
-  const form = new FormData();
-  form.set('name', settings.name);
-  form.set('task', settings.task);
-  if (settings.version !== undefined) form.set('version', settings.version);
-  if (settings.workerGroup !== undefined) form.set('workerGroup', settings.workerGroup);
-  if (settings.batching !== undefined) form.set('batching', JSON.stringify(settings.batching));
-  if (settings.runtime !== undefined) form.set('runtime', JSON.stringify(settings.runtime));
-  for (const file of files) {
-    form.set(file.name, await openAsBlob(file.path), basename(file.name));
-  }
-  return form;
+  const blobs = await Promise.all(
+    files.map(async (file) => ({ name: file.name, blob: await openAsBlob(file.path) })),
+  );
+  return modelUploadForm(settings, blobs);
 }

@@ -1,5 +1,4 @@
-import { DEFAULT_EXTERNAL_DATA_NAME } from '@modelgate/contracts';
-import { type ModelRegistration } from '../api-types.js';
+import { DEFAULT_EXTERNAL_DATA_NAME, type RegisterModelRequest } from '@modelgate/contracts';
 import { UsageError } from '../cli-errors.js';
 
 /** The `model add` options that say where a model's files are, short of an upload. */
@@ -14,7 +13,10 @@ export interface ModelFileOptions {
 }
 
 /** The files part of a registration without --path. */
-export type RegistrationFiles = Pick<ModelRegistration, 'artifact' | 'externalData' | 'tokenizer' | 'source'>;
+export type RegistrationFiles = Pick<
+  RegisterModelRequest,
+  'artifact' | 'externalData' | 'tokenizer' | 'source'
+>;
 
 const HF_SCHEME = /^hf:\/\//i;
 

@@ -1,6 +1,6 @@
-import { type ExecutionProvider, MODEL_TASKS, type ModelTask } from '@modelgate/contracts';
+import { type ModelUploadSettings } from '@modelgate/admin-client';
+import { type ExecutionProvider, MODEL_TASKS, type ModelTask, type ModelView } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
-import { type ModelRegistration, type ModelView } from '../api-types.js';
 import { asArgParser, type CommandContext, type ContextFactory } from '../cli-context.js';
 import { CliFailure } from '../cli-errors.js';
 import { formatDetails, formatTable } from '../output/table.js';
@@ -155,9 +155,11 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
       write: (text) => void output.streams.stderr.write(text),
     });
     let sent = 0;
-    accepted = await client.uploadModel(await buildUploadForm(settings, files), (bytes) => {
-      sent = bytes;
-      progress.update(bytes);
+    accepted = await client.uploadModel(await buildUploadForm(settings, files), {
+      onBytes: (bytes) => {
+        sent = bytes;
+        progress.update(bytes);
+      },
     });
     progress.finish(sent);
     output.note(`uploaded as ${accepted.id} in ${formatElapsed(Date.now() - started)}`);
@@ -178,10 +180,7 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
 }
 
 /** Name, task and the limits given on the command line; unset limits are left to the registry's defaults. */
-function modelSettings(
-  name: string,
-  options: ModelAddOptions,
-): Omit<ModelRegistration, 'artifact' | 'tokenizer' | 'externalData' | 'source'> {
+function modelSettings(name: string, options: ModelAddOptions): ModelUploadSettings {
   const batching = {
     ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
     ...(options.maxQueueDelayUs === undefined ? {} : { maxQueueDelayMicros: options.maxQueueDelayUs }),

@@ -1,16 +1,16 @@
+import { type ModelKey } from '@modelgate/admin-client';
 import {
   EXECUTION_PROVIDERS,
   type ExecutionProvider,
   parseModelId,
   RESOURCE_NAME_PATTERN,
   ROUTE_ROLES,
+  type RouteRequest,
   type RouteRole,
   type VersionPolicy,
 } from '@modelgate/contracts';
-import { type RouteRequest } from '../api-types.js';
 import { registryUrlSchema } from '../cli.config.js';
 import { UsageError } from '../cli-errors.js';
-import { type ModelKey } from '../registry-client.js';
 
 const INTEGER = /^[0-9]+$/;
 

@@ -1,7 +1,7 @@
-import { type ModelStatus, type ModelView } from '../api-types.js';
+import { type AdminClient, type ModelKey } from '@modelgate/admin-client';
+import { type ModelStatus, type ModelView } from '@modelgate/contracts';
 import { CliFailure } from '../cli-errors.js';
 import { type Output } from '../output/output.js';
-import { type ModelKey, type RegistryClient } from '../registry-client.js';
 
 /** How often the model is polled while it prepares, in milliseconds. */
 const POLL_INTERVAL_MS = 250;
@@ -70,7 +70,7 @@ class PreparationDisplay {
  * the final model; throws CliFailure when it does not end in time.
  */
 export async function waitForPreparation(
-  client: RegistryClient,
+  client: AdminClient,
   accepted: ModelView,
   output: Output,
   timeoutMs: number,

@@ -1,25 +1,7 @@
-import { Writable } from 'node:stream';
 import { type RolloutView } from '@modelgate/contracts';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../program.js';
+import { describe, expect, it } from 'vitest';
+import { answer, run, stubRegistry } from '../../test/support/in-process-cli.js';
 import { renderRollout } from './rollout-render.js';
-
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void): Writable =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await runCli(argv, {
-    stdout: sink((text) => (stdout += text)),
-    stderr: sink((text) => (stderr += text)),
-  });
-  return { code, stdout, stderr };
-}
 
 const view: RolloutView = {
   id: 'r1',
@@ -67,24 +49,8 @@ const view: RolloutView = {
   updatedAt: '2026-11-22T12:00:00.000Z',
 };
 
-function answer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-}
-
 describe('modelgate rollout', () => {
-  const fetchMock = vi.fn<typeof fetch>();
-
-  beforeEach(() => {
-    vi.stubGlobal('fetch', fetchMock);
-    vi.stubEnv('MODELGATE_REGISTRY', 'http://registry.test:8081');
-    vi.stubEnv('MODELGATE_TOKEN', 'secret-token');
-  });
-
-  afterEach(() => {
-    fetchMock.mockReset();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-  });
+  const fetchMock = stubRegistry();
 
   it('start sends every option in the API’s units and prints the answer as JSON with --json', async () => {
     fetchMock.mockResolvedValueOnce(answer(201, view));

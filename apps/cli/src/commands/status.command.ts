@@ -1,5 +1,5 @@
 import { type Command } from 'commander';
-import { type FleetStatusView, type NodeStatusView } from '../api-types.js';
+import { type FleetStatusView, type NodeStatusView } from '@modelgate/contracts';
 import { type ContextFactory } from '../cli-context.js';
 import { formatTable } from '../output/table.js';
 import { formatElapsed } from './preparation-progress.js';
@@ -25,9 +25,16 @@ export function describeModelStates(models: Record<string, string>): string {
   return entries.length === 0 ? '-' : entries.map(([id, state]) => `${id} ${state}`).join(', ');
 }
 
+/** A node of `GET /v1/status`; registries older than this CLI leave out `reasons`. */
+type NodeStatusAnswer = Omit<NodeStatusView, 'reasons'> & Partial<Pick<NodeStatusView, 'reasons'>>;
+
+/** `GET /v1/status` as any registry answers it: older ones leave out `rollouts` (and nodes' `reasons`). */
+export type FleetStatusAnswer = Omit<FleetStatusView, 'nodes' | 'rollouts'> &
+  Partial<Pick<FleetStatusView, 'rollouts'>> & { nodes: NodeStatusAnswer[] };
+
 /** The revision line, the nodes table and the registry's note, if any. */
-export function renderStatus(status: FleetStatusView): string {
-  const table = formatTable<NodeStatusView>(
+export function renderStatus(status: FleetStatusAnswer): string {
+  const table = formatTable<NodeStatusAnswer>(
     status.nodes,
     [
       { header: 'ROLE', cell: (n) => n.role },

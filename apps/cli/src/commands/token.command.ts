@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { type TokenRole } from '../api-types.js';
+import { type TokenRole } from '@modelgate/contracts';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { formatTable } from '../output/table.js';
 import { parseResourceName } from './parse-arguments.js';
@@ -21,7 +21,7 @@ export function registerTokenCommands(program: Command, contextOf: ContextFactor
     )
     .action(async (name: string, options: { role: TokenRole }, command: Command) => {
       const { client, output } = contextOf(command);
-      const created = await client.createToken(name, options.role);
+      const created = await client.createToken({ name, role: options.role });
       if (!output.json) {
         output.note(
           `created ${created.role} token '${created.name}'; store its secret now, it is not shown again:`,

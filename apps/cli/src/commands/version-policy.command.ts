@@ -1,6 +1,5 @@
-import { describeVersionPolicy } from '@modelgate/contracts';
+import { describeVersionPolicy, type VersionPolicyView } from '@modelgate/contracts';
 import { type Command } from 'commander';
-import { type VersionPolicyView } from '../api-types.js';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { parseResourceName, parseVersionPolicy } from './parse-arguments.js';
 

@@ -1,6 +1,6 @@
 import { type Command } from 'commander';
 import { type ContextFactory } from '../cli-context.js';
-import { CliFailure } from '../cli-errors.js';
+import { CliFailure, describeFailure } from '../cli-errors.js';
 import { MODELGATE_VERSION } from '@modelgate/contracts';
 
 /** What `modelgate version -o json` prints. */
@@ -20,7 +20,7 @@ export function registerVersionCommand(program: Command, contextOf: ContextFacto
       try {
         registry = { url: client.baseUrl, version: (await client.version()).version };
       } catch (error) {
-        registry = { url: client.baseUrl, error: error instanceof Error ? error.message : String(error) };
+        registry = { url: client.baseUrl, error: describeFailure(error) };
       }
       const view: VersionsView = { cli: { version: MODELGATE_VERSION }, registry };
       output.result(view, () =>

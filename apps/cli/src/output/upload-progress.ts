@@ -75,27 +75,3 @@ export function formatBytes(bytes: number): string {
   }
   return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
-
-/** A request body as a stream, with the content type it is sent with. */
-export interface StreamedBody {
-  stream: ReadableStream<Uint8Array>;
-  contentType: string;
-}
-
-/**
- * `body` encoded as a request body stream that calls `onBytes(total so far)` as chunks are read,
- * with the content type (a multipart boundary for FormData) it must be sent with.
- */
-export function countingBody(body: FormData, onBytes: (sentBytes: number) => void): StreamedBody {
-  const encoded = new Request('http://upload.invalid/', { method: 'POST', body });
-  const contentType = encoded.headers.get('content-type') ?? 'multipart/form-data';
-  let sent = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      sent += chunk.byteLength;
-      onBytes(sent);
-      controller.enqueue(chunk);
-    },
-  });
-  return { stream: encoded.body!.pipeThrough(counter), contentType };
-}

@@ -1,25 +1,12 @@
 import { HttpException } from '@nestjs/common';
 import {
+  type ApiErrorBody,
   ErrorCode,
   isModelgateError,
   type ModelgateErrorDetails,
   toHttpStatus,
-  type ValidationIssue,
 } from '@modelgate/contracts';
 import { isDatabaseUnavailable } from './database-unavailable.js';
-
-/** The JSON error body of every failed admin API call (DESIGN §3.1). */
-export interface ApiErrorBody {
-  error: {
-    code: ErrorCode;
-    message: string;
-    request_id: string;
-    /** The request field the error is about, when there is one. */
-    field?: string;
-    /** Every validation problem, when the error reports a failed validation. */
-    issues?: readonly ValidationIssue[];
-  };
-}
 
 /** An error as the admin API answers it. `expected` is false for errors that deserve a log line with a stack. */
 export interface ApiErrorResponse {

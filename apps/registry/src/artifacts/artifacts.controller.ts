@@ -1,16 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { artifactDigestSchema, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type FastifyReply } from 'fastify';
-import { z } from 'zod';
 import { parseInput } from '../admin-api/parse-body.js';
 import { RequireRole } from '../auth/access.decorator.js';
 import { ArtifactStore } from './artifact-store.js';
-
-const digestSchema = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 digest: 64 hexadecimal digits')
-  .transform((digest) => digest.toLowerCase());
 
 /**
  * `GET /v1/artifacts/:sha256`: uploaded artifacts for workers (model.onnx) and gateways
@@ -24,7 +18,7 @@ export class ArtifactsController {
   @Get(':sha256')
   @RequireRole('viewer')
   async download(@Param('sha256') sha256: string, @Res() reply: FastifyReply): Promise<void> {
-    const digest = parseInput(digestSchema, sha256, 'artifact digest');
+    const digest = parseInput(artifactDigestSchema, sha256, 'artifact digest');
     const artifact = await this.store.find(digest);
     if (artifact === undefined) {
       throw new ModelgateError(ErrorCode.NOT_FOUND, `no uploaded artifact with sha256 ${digest}`);

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import { type TokenRole } from './api-token.entity.js';
+import { type TokenRole } from '@modelgate/contracts';
 
 /** Who may call a route: anyone (probes, metrics), or a token of at least `role`. */
 export type RouteAccess = { kind: 'public' } | { kind: 'token'; role: TokenRole };

@@ -1,10 +1,5 @@
+import { type TokenRole } from '@modelgate/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-/** What a token may do: admins mutate, viewers read. */
-export const TOKEN_ROLES = ['admin', 'viewer'] as const;
-
-/** One of TOKEN_ROLES. */
-export type TokenRole = (typeof TOKEN_ROLES)[number];
 
 /** A row of `api_tokens`. The token itself is never stored, only its sha256. */
 @Entity({ name: 'api_tokens' })

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { type FastifyRequest } from 'fastify';
 import { type Actor } from '../outbox/actor.js';
-import { type TokenRole } from './api-token.entity.js';
+import { type TokenRole } from '@modelgate/contracts';
 
 /** The authenticated caller of a request. */
 export interface Principal {

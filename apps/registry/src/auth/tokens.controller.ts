@@ -1,19 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { resourceNameSchema } from '@modelgate/contracts';
-import { z } from 'zod';
+import {
+  type CreatedTokenView,
+  createTokenSchema,
+  resourceNameSchema,
+  type TokenView,
+} from '@modelgate/contracts';
 import { parseInput } from '../admin-api/parse-body.js';
 import { type Actor } from '../outbox/actor.js';
 import { RequireRole } from './access.decorator.js';
-import { TOKEN_ROLES } from './api-token.entity.js';
 import { RequestActor } from './principal.js';
-import { type TokenView, TokensService } from './tokens.service.js';
-
-const createTokenSchema = z.strictObject({
-  /** Token name: who or what holds it, e.g. `ci` or `worker-pool-a`. */
-  name: resourceNameSchema,
-  /** admin | viewer. */
-  role: z.enum(TOKEN_ROLES),
-});
+import { TokensService } from './tokens.service.js';
 
 /** `/v1/tokens`: admin-only token management. */
 @Controller('v1/tokens')
@@ -23,7 +19,7 @@ export class TokensController {
   @Post()
   @RequireRole('admin')
   @HttpCode(201)
-  async create(@Body() body: unknown, @RequestActor() actor: Actor): Promise<TokenView & { token: string }> {
+  async create(@Body() body: unknown, @RequestActor() actor: Actor): Promise<CreatedTokenView> {
     const input = parseInput(createTokenSchema, body, 'token');
     return this.tokens.create(actor, input.name, input.role);
   }

@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import {
+  type CreatedTokenView,
+  ErrorCode,
+  ModelgateError,
+  type TokenRole,
+  type TokenView,
+} from '@modelgate/contracts';
 import { DataSource, IsNull } from 'typeorm';
 import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
-import { ApiTokenEntity, type TokenRole } from './api-token.entity.js';
+import { ApiTokenEntity } from './api-token.entity.js';
 import { type Principal } from './principal.js';
 import { digestsEqual, generateToken, hashToken } from './token-secret.js';
-
-/** A token as the API lists it: never the secret, never its hash. */
-export interface TokenView {
-  name: string;
-  role: TokenRole;
-  createdAt: string;
-  revokedAt: string | null;
-}
 
 /** Name of the first admin token (REGISTRY_BOOTSTRAP_TOKEN, or generated at the first start). */
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap';
@@ -39,7 +37,7 @@ export class TokensService {
   }
 
   /** Creates a token; the returned secret is never shown again. */
-  async create(actor: Actor, name: string, role: TokenRole): Promise<TokenView & { token: string }> {
+  async create(actor: Actor, name: string, role: TokenRole): Promise<CreatedTokenView> {
     const token = generateToken();
     const view = await this.changes.apply(actor, { configChange: false }, async (manager) => {
       const repository = manager.getRepository(ApiTokenEntity);

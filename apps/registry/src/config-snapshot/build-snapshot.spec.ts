@@ -1,7 +1,7 @@
-import { parseConfigSnapshot } from '@modelgate/contracts';
+import { type ModelStatus, parseConfigSnapshot } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { type EndpointEntity } from '../endpoints/endpoint.entity.js';
-import { type ModelEntity, type ModelStatus } from '../models/model.entity.js';
+import { type ModelEntity } from '../models/model.entity.js';
 import { buildSnapshot } from './build-snapshot.js';
 import { matchesEtag } from './config-snapshot.controller.js';
 

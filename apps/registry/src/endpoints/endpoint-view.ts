@@ -1,26 +1,6 @@
-import {
-  formatModelId,
-  type ModelTask,
-  type PostprocessingConfig,
-  type PreprocessingConfig,
-  type Route,
-  type RouteRole,
-} from '@modelgate/contracts';
+import { type EndpointView, formatModelId, type Route, type RouteRole } from '@modelgate/contracts';
 import { type EntityManager } from 'typeorm';
 import { type EndpointEntity } from './endpoint.entity.js';
-
-/** An endpoint as the API shows it. */
-export interface EndpointView {
-  name: string;
-  task: ModelTask;
-  routes: Route[];
-  preprocessing: PreprocessingConfig;
-  postprocessing: PostprocessingConfig;
-  stickyHeader: string | null;
-  timeoutMs: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** The API view of an endpoint row and its routes. */
 export function toEndpointView(row: EndpointEntity, routes: Route[]): EndpointView {

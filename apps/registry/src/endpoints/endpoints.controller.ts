@@ -1,11 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
-import { resourceNameSchema } from '@modelgate/contracts';
+import {
+  createEndpointSchema,
+  type EndpointView,
+  resourceNameSchema,
+  setRoutesSchema,
+  updateEndpointSchema,
+} from '@modelgate/contracts';
 import { parseInput } from '../admin-api/parse-body.js';
 import { RequireRole } from '../auth/access.decorator.js';
 import { RequestActor } from '../auth/principal.js';
 import { type Actor } from '../outbox/actor.js';
-import { createEndpointSchema, setRoutesSchema, updateEndpointSchema } from './endpoint.schemas.js';
-import { type EndpointView } from './endpoint-view.js';
 import { EndpointsService } from './endpoints.service.js';
 
 /** `/v1/endpoints`: endpoints and their canary routes. */

@@ -1,24 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
+  type CreateEndpointInput,
   type EndpointSpec,
   endpointSpecSchema,
+  type EndpointView,
   ErrorCode,
   ModelgateError,
   type Route,
+  type RouteRequest,
   safeParseWith,
+  type UpdateEndpointInput,
 } from '@modelgate/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type Actor } from '../outbox/actor.js';
 import { type ModelEntity } from '../models/model.entity.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { refuseRouteChangeDuringRollout } from '../rollouts/route-change-guard.js';
-import { type CreateEndpointInput, type UpdateEndpointInput } from './endpoint.schemas.js';
 import { EndpointEntity } from './endpoint.entity.js';
 import { EndpointRouteEntity } from './endpoint-route.entity.js';
-import { type EndpointView, loadRoutes, toEndpointView } from './endpoint-view.js';
+import { loadRoutes, toEndpointView } from './endpoint-view.js';
 import { findRoutableModel } from './routable-model.js';
-import { planRoutes, type RouteRequest } from './route-plan.js';
+import { planRoutes } from './route-plan.js';
 
 /** Endpoints and their routes. Every change is a config change (new revision). */
 @Injectable()

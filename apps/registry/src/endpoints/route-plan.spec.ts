@@ -1,6 +1,6 @@
-import { isModelgateError } from '@modelgate/contracts';
+import { isModelgateError, type RouteRequest } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { planRoutes, type RouteRequest } from './route-plan.js';
+import { planRoutes } from './route-plan.js';
 
 function failure(routes: RouteRequest[]): string {
   try {

@@ -1,18 +1,11 @@
 import {
   type Route,
-  type RouteRole,
+  type RouteRequest,
   ErrorCode,
   ModelgateError,
   type ValidationIssue,
   validationError,
 } from '@modelgate/contracts';
-
-/** A route as an admin asks for it; the role may be left out. */
-export interface RouteRequest {
-  model: string;
-  weight: number;
-  role?: RouteRole | undefined;
-}
 
 /**
  * Turns requested routes into the routes to store, or throws INVALID_ARGUMENT saying what is

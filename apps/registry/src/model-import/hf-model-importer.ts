@@ -12,10 +12,13 @@ import {
   DEFAULT_EXTERNAL_DATA_NAME,
   ErrorCode,
   type ExternalDataRef,
+  formatHfUri,
+  type HfModelRef,
   type ModelTask,
   ModelgateError,
+  parseHfUri,
 } from '@modelgate/contracts';
-import { formatHfUri, type HfHub, type HfModelRef, packBundle, parseHfUri } from '@modelgate/model-store';
+import { type HfHub, packBundle } from '@modelgate/model-store';
 import { type ArtifactStore } from '../artifacts/artifact-store.js';
 import { TOKENIZER_FILES } from '../models/model-upload.service.js';
 

@@ -5,10 +5,11 @@ import {
   type ExternalDataRef,
   formatModelId,
   isModelgateError,
+  type ModelStatus,
 } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { DataSource, In } from 'typeorm';
-import { ModelEntity, type ModelStatus } from '../models/model.entity.js';
+import { ModelEntity } from '../models/model.entity.js';
 import { systemActor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { type RegistryConfig } from '../registry.config.js';

@@ -7,9 +7,11 @@ import {
   isModelgateError,
   type ModelTask,
   ModelgateError,
+  type PreparationTimings,
 } from '@modelgate/contracts';
-import { type ModelIo, type PreparationTimings } from '../models/model.entity.js';
+import { type ModelIo } from '../models/model.entity.js';
 import { checkIoForTask, checkLabels, labelsFromHfConfig } from './io-requirements.js';
+import { checkTokenLabels } from './token-outputs.js';
 import { type InspectedModel } from './onnx-inspector.js';
 
 /** Fetches verified artifacts (the registry's ModelStore, or its own upload store). */
@@ -79,7 +81,11 @@ export async function prepareModel(
       ...checkIoForTask(request.task, model.inputs, model.outputs),
     ];
     const labelProblem =
-      request.task === 'text-classification' ? checkLabels(labels, model.outputs) : undefined;
+      request.task === 'text-classification'
+        ? checkLabels(labels, model.outputs)
+        : request.task === 'token-classification'
+          ? checkTokenLabels(labels, model.outputs)
+          : undefined;
     if (labelProblem !== undefined) problems.push(labelProblem);
     if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
 
@@ -96,7 +102,8 @@ export async function prepareModel(
     const done = now();
     return {
       io: { inputs: model.inputs, outputs: model.outputs },
-      labels: request.task === 'text-classification' ? labels : null,
+      labels:
+        request.task === 'text-classification' || request.task === 'token-classification' ? labels : null,
       timings: {
         fetchMs: round(fetched - started),
         openMs: round(opened - fetched),

@@ -1,7 +1,13 @@
 import { basename } from 'node:path';
 import { type Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULT_EXTERNAL_DATA_NAME, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import {
+  DEFAULT_EXTERNAL_DATA_NAME,
+  ErrorCode,
+  ModelgateError,
+  type ModelView,
+  uploadFieldsSchema,
+} from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { type FastifyRequest } from 'fastify';
 import { parseInput } from '../admin-api/parse-body.js';
@@ -9,8 +15,6 @@ import { ArtifactStore, type StoredArtifact } from '../artifacts/artifact-store.
 import { type Actor } from '../outbox/actor.js';
 import { type RegistryConfig } from '../registry.config.js';
 import { REGISTRY_CONFIG } from '../registry.tokens.js';
-import { uploadFieldsSchema } from './model-registration.schema.js';
-import { type ModelView } from './model-view.js';
 import { ModelsService } from './models.service.js';
 
 /** The model file of an upload. */

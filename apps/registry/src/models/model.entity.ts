@@ -1,32 +1,18 @@
 import {
   type BatchingConfig,
   type ExternalDataRef,
+  type ModelStatus,
   type ModelTask,
+  type PreparationTimings,
   type RuntimeConfig,
   type TensorMetadata,
 } from '@modelgate/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Where a model version is in its preparation (DESIGN §3.6); only READY models are routed. */
-export const MODEL_STATUSES = ['PENDING', 'PREPARING', 'READY', 'FAILED'] as const;
-
-/** One of MODEL_STATUSES. */
-export type ModelStatus = (typeof MODEL_STATUSES)[number];
-
 /** Inputs and outputs of a prepared model, as onnxruntime reported them. */
 export interface ModelIo {
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
-}
-
-/** How long preparation's steps took, in milliseconds. */
-export interface PreparationTimings {
-  /** Copying the files from their source (hf://) into the artifact store; absent otherwise. */
-  importMs?: number;
-  fetchMs: number;
-  openMs: number;
-  warmUpMs?: number;
-  totalMs: number;
 }
 
 /** A row of `models`: one version of one model. */

@@ -1,17 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { resourceNameSchema } from '@modelgate/contracts';
+import {
+  listModelsQuerySchema,
+  modelKeySchema,
+  type ModelView,
+  registerModelSchema,
+} from '@modelgate/contracts';
 import { type FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { parseInput } from '../admin-api/parse-body.js';
 import { RequireRole } from '../auth/access.decorator.js';
 import { actorOf, RequestActor } from '../auth/principal.js';
 import { type Actor } from '../outbox/actor.js';
-import { registerModelSchema, versionInputSchema } from './model-registration.schema.js';
 import { ModelUploadService } from './model-upload.service.js';
-import { type ModelView } from './model-view.js';
 import { ModelsService } from './models.service.js';
-
-const listQuerySchema = z.object({ name: resourceNameSchema.optional() });
 
 /** `/v1/models`: register (by URI or upload), list, show, delete model versions. */
 @Controller('v1/models')
@@ -39,7 +39,7 @@ export class ModelsController {
   @Get()
   @RequireRole('viewer')
   async list(@Query() query: unknown): Promise<ModelView[]> {
-    return this.models.list(parseInput(listQuerySchema, query, 'query').name);
+    return this.models.list(parseInput(listModelsQuerySchema, query, 'query').name);
   }
 
   @Get(':name/:version')
@@ -59,8 +59,6 @@ export class ModelsController {
     await this.models.remove(actor, ...modelKey(name, version));
   }
 }
-
-const modelKeySchema = z.object({ name: resourceNameSchema, version: versionInputSchema });
 
 function modelKey(name: string, version: string): [string, number] {
   const key = parseInput(modelKeySchema, { name, version }, 'model path');

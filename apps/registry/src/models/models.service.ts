@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { ErrorCode, formatModelId, ModelgateError } from '@modelgate/contracts';
+import {
+  ErrorCode,
+  formatModelId,
+  ModelgateError,
+  type ModelView,
+  type RegisterModelInput,
+} from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PREPARATION_QUEUE, type PreparationQueue } from '../model-preparation/preparation-queue.js';
@@ -10,8 +16,7 @@ import { LOGGER } from '../registry.tokens.js';
 import { ArtifactUriPolicy } from './artifact-uri-policy.js';
 import { ModelEntity } from './model.entity.js';
 import { VersionPolicyEntity } from './version-policy.entity.js';
-import { type RegisterModelInput } from './model-registration.schema.js';
-import { type ModelView, toModelView } from './model-view.js';
+import { toModelView } from './model-view.js';
 
 /** How long registration waits for the queue (Redis) before answering anyway. */
 const ENQUEUE_TIMEOUT_MS = 5000;

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
-import { resourceNameSchema, versionPolicySchema } from '@modelgate/contracts';
+import { resourceNameSchema, versionPolicySchema, type VersionPolicyView } from '@modelgate/contracts';
 import { parseInput } from '../admin-api/parse-body.js';
 import { RequireRole } from '../auth/access.decorator.js';
 import { RequestActor } from '../auth/principal.js';
 import { type Actor } from '../outbox/actor.js';
-import { type VersionPolicyView, VersionPolicyService } from './version-policy.service.js';
+import { VersionPolicyService } from './version-policy.service.js';
 
 /**
  * `/v1/models/:name/version-policy`: which READY versions of a model workers load besides the

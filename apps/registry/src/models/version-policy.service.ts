@@ -5,6 +5,7 @@ import {
   ErrorCode,
   ModelgateError,
   selectLoadedVersions,
+  type VersionPolicyView,
 } from '@modelgate/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ConfigSnapshotService } from '../config-snapshot/config-snapshot.service.js';
@@ -12,16 +13,6 @@ import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { ModelEntity } from './model.entity.js';
 import { VersionPolicyEntity } from './version-policy.entity.js';
-
-/** A model's version policy as the admin API shows it. */
-export interface VersionPolicyView {
-  model: string;
-  policy: VersionPolicy;
-  /** True when no policy is set and the default (latest 1) applies. */
-  isDefault: boolean;
-  /** Versions workers load at the current revision: the routed ones plus the policy's, ascending. */
-  loadedVersions: number[];
-}
 
 /**
  * Version policies (Triton's model version policy): which READY versions of a model the workers

@@ -1,10 +1,11 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { HeartbeatReader, type NodeHeartbeat } from '@modelgate/config-sync';
+import { type FleetStatus } from '@modelgate/contracts';
 import { ConfigSnapshotService } from '../config-snapshot/config-snapshot.service.js';
 import { RegistryMetrics } from '../metrics/registry-metrics.js';
 import { type RegistryConfig } from '../registry.config.js';
 import { REGISTRY_CONFIG } from '../registry.tokens.js';
-import { buildFleetStatus, countNodesByRole, type FleetStatus } from './fleet-status.js';
+import { buildFleetStatus, countNodesByRole } from './fleet-status.js';
 import { NodeReports, mergeHeartbeats } from './node-reports.js';
 
 /**

@@ -1,8 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { type RolloutSummary } from '@modelgate/contracts';
+import { type FleetStatusView } from '@modelgate/contracts';
 import { RequireRole } from '../auth/access.decorator.js';
 import { RolloutsService } from '../rollouts/rollouts.service.js';
-import { type FleetStatus } from './fleet-status.js';
 import { FleetStatusService } from './fleet-status.service.js';
 
 /**
@@ -18,7 +17,7 @@ export class StatusController {
 
   @Get()
   @RequireRole('viewer')
-  async status(): Promise<FleetStatus & { rollouts: RolloutSummary[] }> {
+  async status(): Promise<FleetStatusView> {
     const [fleet, rollouts] = await Promise.all([this.fleet.current(), this.rollouts.active()]);
     return { ...fleet, rollouts };
   }

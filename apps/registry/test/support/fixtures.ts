@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { type AdminClient } from '@modelgate/admin-client';
+import { type ModelTask, type ModelView, type RegisterModelRequest } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { ensureFixture, type FixtureName, waitFor } from '@modelgate/testing';
-import { type RegistryClient } from './registry-client.js';
 
 /** sha256 (hex) of bytes. */
 export function sha256(data: Uint8Array): string {
@@ -18,9 +19,9 @@ export function sha256(data: Uint8Array): string {
 export async function fixtureRegistration(
   fixture: FixtureName,
   name: string,
-  task: string,
+  task: ModelTask,
   filesDir: string,
-): Promise<Record<string, unknown>> {
+): Promise<RegisterModelRequest> {
   const dir = await ensureFixture(fixture);
   const onnx = join(dir, 'onnx', 'model.onnx');
   const bundleFiles: Record<string, Uint8Array> = {};
@@ -40,35 +41,17 @@ export async function fixtureRegistration(
   };
 }
 
-/** A model as the API shows it (the fields tests read). */
-export interface ModelBody {
-  id: string;
-  name: string;
-  version: string;
-  status: string;
-  statusReason: string | null;
-  labels: string[] | null;
-  inputs: { name: string; datatype: string; dims: number[] }[];
-  outputs: { name: string; datatype: string; dims: number[] }[];
-  artifact: { uri: string; sha256: string };
-  /** The hf:// source the files were imported from, if any. */
-  source?: string | null;
-  externalData?: { name: string; uri: string; sha256: string }[];
-  tokenizer: { uri: string; sha256: string } | null;
-  timings: Record<string, number> | null;
-}
-
 /** Waits until model `id` (name:version) reaches READY or FAILED and returns it. */
 export async function waitForPrepared(
-  client: RegistryClient,
+  client: AdminClient,
   id: string,
   timeoutMs = 60_000,
-): Promise<ModelBody> {
-  const path = `/v1/models/${id.replace(':', '/')}`;
-  let last: ModelBody | undefined;
+): Promise<ModelView> {
+  const [name = '', version = ''] = id.split(':');
+  let last: ModelView | undefined;
   await waitFor(
     async () => {
-      last = (await client.get<ModelBody>(path)).body;
+      last = await client.getModel({ name, version });
       return last.status === 'READY' || last.status === 'FAILED';
     },
     { timeoutMs, intervalMs: 100, describe: () => JSON.stringify(last) },

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AdminClient } from '@modelgate/admin-client';
 import { createLogger } from '@modelgate/observability';
 import {
   findRepoRoot,
@@ -18,7 +19,6 @@ import pg from 'pg';
 import { runMigrations } from '../../src/database/migration-runner.js';
 import { loadRegistryConfig } from '../../src/registry.config.js';
 import { createRegistryApp } from '../../src/registry-app.js';
-import { RegistryClient } from './registry-client.js';
 
 /** The registry built by `npm run build` (process tests). */
 export const REGISTRY_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
@@ -104,8 +104,8 @@ async function deleteKeys(prefix: string): Promise<void> {
 /** A registry running for a test. */
 export interface RunningRegistry {
   url: string;
-  admin: RegistryClient;
-  client(token?: string): RegistryClient;
+  admin: AdminClient;
+  client(token?: string): AdminClient;
   stop(): Promise<void>;
 }
 
@@ -126,8 +126,8 @@ export async function startRegistryInProcess(
   return {
     app,
     url,
-    admin: new RegistryClient(url, ADMIN_TOKEN),
-    client: (token) => new RegistryClient(url, token),
+    admin: adminClient(url, ADMIN_TOKEN),
+    client: (token) => adminClient(url, token),
     stop: () => app.close(),
   };
 }
@@ -151,10 +151,15 @@ export async function startRegistryProcess(
   return {
     process: child,
     url,
-    admin: new RegistryClient(url, ADMIN_TOKEN),
-    client: (token) => new RegistryClient(url, token),
+    admin: adminClient(url, ADMIN_TOKEN),
+    client: (token) => adminClient(url, token),
     async stop() {
       await child.stop('SIGTERM');
     },
   };
+}
+
+/** The typed admin client of a test registry, with `token` (none when undefined). */
+function adminClient(url: string, token: string | undefined): AdminClient {
+  return new AdminClient({ baseUrl: url, ...(token === undefined ? {} : { token }) });
 }

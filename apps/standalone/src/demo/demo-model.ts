@@ -1,8 +1,9 @@
 import { openAsBlob } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type AdminClient, modelUploadForm, type ModelUploadFile } from '@modelgate/admin-client';
+import { type ModelView } from '@modelgate/contracts';
 import { ensureFixtureWithStatus } from '@modelgate/testing';
-import { type RegistryAdminClient, type RegistryModel } from '../registry-client/registry-admin-client.js';
 import { type WaitOptions, WaitFailed, waitUntil } from '../processes/wait-until.js';
 
 /** Name of the demo model and of its endpoint. */
@@ -26,14 +27,14 @@ const exists = (path: string): Promise<boolean> =>
  * say so. Resolves with the model id once it is READY and routed.
  */
 export async function ensureDemo(
-  client: RegistryAdminClient,
+  client: AdminClient,
   say: (line: string) => void,
   wait: Omit<WaitOptions, 'what'>,
 ): Promise<string> {
   const model = await ensureDemoModel(client, say);
   const ready = await waitUntil(
     async () => {
-      const current = await client.getModel(model.name, model.version);
+      const current = await client.getModel({ name: model.name, version: model.version });
       if (current.status === 'FAILED') {
         throw new WaitFailed(`model ${current.id} FAILED: ${current.statusReason ?? 'no reason given'}`);
       }
@@ -52,12 +53,9 @@ export async function ensureDemo(
   return ready.id;
 }
 
-async function ensureDemoModel(
-  client: RegistryAdminClient,
-  say: (line: string) => void,
-): Promise<RegistryModel> {
+async function ensureDemoModel(client: AdminClient, say: (line: string) => void): Promise<ModelView> {
   const versions = await client.listModels(DEMO_NAME);
-  const latest = versions.reduce<RegistryModel | undefined>(
+  const latest = versions.reduce<ModelView | undefined>(
     (best, model) => (best === undefined || Number(model.version) > Number(best.version) ? model : best),
     undefined,
   );
@@ -68,23 +66,21 @@ async function ensureDemoModel(
   const fixture = await ensureFixtureWithStatus(DEMO_FIXTURE);
   if (fixture.generated) say(`generated the demo model files in ${fixture.dir}`);
   const model = await client.uploadModel(
-    { name: DEMO_NAME, task: DEMO_TASK },
-    await exportFiles(fixture.dir),
+    modelUploadForm({ name: DEMO_NAME, task: DEMO_TASK }, await exportFiles(fixture.dir)),
   );
   say(`registered model ${model.id} (uploaded from ${fixture.dir})`);
   return model;
 }
 
 /** model.onnx (at the top or in onnx/, as exporters place it) and the tokenizer files present. */
-async function exportFiles(dir: string): Promise<Record<string, Blob>> {
-  const files: Record<string, Blob> = {};
+async function exportFiles(dir: string): Promise<ModelUploadFile[]> {
   const onnx = (await exists(join(dir, 'model.onnx')))
     ? join(dir, 'model.onnx')
     : join(dir, 'onnx', 'model.onnx');
-  files['model.onnx'] = await openAsBlob(onnx);
+  const files: ModelUploadFile[] = [{ name: 'model.onnx', blob: await openAsBlob(onnx) }];
   for (const name of TOKENIZER_FILES) {
     const path = join(dir, name);
-    if (await exists(path)) files[name] = await openAsBlob(path);
+    if (await exists(path)) files.push({ name, blob: await openAsBlob(path) });
   }
   return files;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AdminClient } from '@modelgate/admin-client';
 import { DEMO_NAME, ensureDemo } from '../demo/demo-model.js';
 import { tryDemoRequest } from '../demo/demo-request.js';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../embedded-postgres/embedded-postgres.js';
@@ -20,7 +21,6 @@ import {
 import { AppProcess, type ExitStatus, describeExit, isCleanExit } from '../processes/app-process.js';
 import { assertPortsFree } from '../processes/port-check.js';
 import { answersOk, waitUntil } from '../processes/wait-until.js';
-import { RegistryAdminClient, canReadSnapshot } from '../registry-client/registry-admin-client.js';
 import { type StandaloneConfig } from '../standalone.config.js';
 import { readyBanner } from './ready-banner.js';
 
@@ -30,6 +30,9 @@ const appMain = (app: string): string => join(APPS_DIR, app, 'dist', 'main.js');
 
 /** How long an app may take to exit after SIGTERM before it is killed, in ms. */
 const STOP_GRACE_MS = 15_000;
+
+/** Deadline of one admin call of the launcher, uploads included (a big model takes a while), in ms. */
+const ADMIN_CALL_TIMEOUT_MS = 120_000;
 
 /** Embedded Postgres connections: the registry's one, plus room for a reconnect that overlaps. */
 const EMBEDDED_MAX_CONNECTIONS = 4;
@@ -138,7 +141,13 @@ export class StandaloneLauncher {
     });
     this.say(`registry ready at ${registryUrl(config)}`);
 
-    const admin = new RegistryAdminClient(registryUrl(config), adminToken, this.#abort.signal);
+    const admin = new AdminClient({
+      baseUrl: registryUrl(config),
+      token: adminToken,
+      timeoutMs: ADMIN_CALL_TIMEOUT_MS,
+      uploadTimeoutMs: ADMIN_CALL_TIMEOUT_MS,
+      signal: this.#abort.signal,
+    });
     const nodeToken = await this.#nodeToken(admin);
     this.#spawn('worker', workerEnvironment(this.env, facts, nodeToken));
     this.#spawn('gateway', gatewayEnvironment(this.env, facts, nodeToken));
@@ -179,11 +188,20 @@ export class StandaloneLauncher {
    * The viewer token the gateway and worker read the registry with: the stored one while the
    * registry still accepts it, else a new one (first start, or a database that was reset).
    */
-  async #nodeToken(admin: RegistryAdminClient): Promise<string> {
+  async #nodeToken(admin: AdminClient): Promise<string> {
     const path = this.#layout.nodeToken;
     const stored = await readSecret(path);
-    if (stored !== undefined && (await canReadSnapshot(registryUrl(this.config), stored))) return stored;
-    const token = await admin.createToken(`standalone-nodes-${randomBytes(3).toString('hex')}`, 'viewer');
+    if (stored !== undefined) {
+      const asNode = new AdminClient({
+        baseUrl: registryUrl(this.config),
+        token: stored,
+        timeoutMs: 10_000,
+        signal: this.#abort.signal,
+      });
+      if (await asNode.canReadSnapshot()) return stored;
+    }
+    const name = `standalone-nodes-${randomBytes(3).toString('hex')}`;
+    const { token } = await admin.createToken({ name, role: 'viewer' });
     await writeSecret(path, token);
     return token;
   }

@@ -7,3 +7,4 @@ export * from './tensor-metadata.schema.js';
 export * from './validation-issues.js';
 export * from './env-schema.js';
 export * from './version-policy.js';
+export * from './hf-uri.js';

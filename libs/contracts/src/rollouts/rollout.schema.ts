@@ -29,8 +29,20 @@ export const ROLLOUT_PHASES = ['warmup', 'shadow', 'live', 'done'] as const;
 export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
 
 /** What a rollout's history records. */
-export type RolloutEventKind =
-  'start' | 'ready' | 'promote' | 'hold' | 'rollback' | 'pause' | 'resume' | 'abort' | 'force-promote';
+export const ROLLOUT_EVENT_KINDS = [
+  'start',
+  'ready',
+  'promote',
+  'hold',
+  'rollback',
+  'pause',
+  'resume',
+  'abort',
+  'force-promote',
+] as const;
+
+/** One of ROLLOUT_EVENT_KINDS. */
+export type RolloutEventKind = (typeof ROLLOUT_EVENT_KINDS)[number];
 
 /** Canary steps when none are given, in percent of served traffic. */
 export const DEFAULT_ROLLOUT_STEPS = [5, 25, 50, 100] as const;
@@ -48,9 +60,7 @@ const rateSchema = z.number().min(0).max(1);
 
 /** `POST /v1/endpoints/:name/rollouts`: start moving an endpoint's traffic to `to`, step by step. */
 export const startRolloutSchema = z.strictObject({
-  /** The candidate, `name:version`: a READY model the endpoint's task can serve. */
-  to: modelIdSchema,
-  /** Live canary percentages, strictly ascending, ending at 100. @defaultValue [5, 25, 50, 100] */
+  to: modelIdSchema.describe("The candidate, `name:version`: a READY model the endpoint's task can serve"),
   steps: z
     .array(z.int().min(1).max(100))
     .min(1)
@@ -58,29 +68,42 @@ export const startRolloutSchema = z.strictObject({
       message: 'must be strictly ascending, e.g. [5, 25, 50, 100]',
     })
     .refine((steps) => steps.at(-1) === 100, { message: 'must end at 100' })
-    .default([...DEFAULT_ROLLOUT_STEPS]),
-  /** Length of each step's window, in seconds (1 s to 7 days). @defaultValue 120 */
+    .default([...DEFAULT_ROLLOUT_STEPS])
+    .describe('Live canary percentages, strictly ascending, ending at 100'),
   intervalSeconds: z
     .int()
     .min(1)
     .max(7 * 24 * 3600)
-    .default(DEFAULT_ROLLOUT_INTERVAL_SECONDS),
-  /** Largest share of failed candidate requests (5xx), 0–1. @defaultValue 0.01 */
-  maxErrorRate: rateSchema.default(0.01),
-  /** Largest candidate p99 latency in the gateway, in ms; not checked when absent. */
-  maxP99Ms: z.number().positive().optional(),
-  /** Smallest share of mirrored rows whose top-1 label agrees with the primary, 0–1. @defaultValue 0.95 */
-  minAgreement: rateSchema.default(0.95),
-  /** Fewest candidate requests (or mirrored rows) a window needs to promote. @defaultValue 100 */
-  minRequests: z.int().min(1).default(DEFAULT_ROLLOUT_MIN_REQUESTS),
-  /** Mirror to the candidate this long before its first live step, in seconds; no shadow phase when absent. */
+    .default(DEFAULT_ROLLOUT_INTERVAL_SECONDS)
+    .describe("Length of each step's window, in seconds (1 s to 7 days)"),
+  maxErrorRate: rateSchema.default(0.01).describe('Largest share of failed candidate requests (5xx), 0–1'),
+  maxP99Ms: z
+    .number()
+    .positive()
+    .optional()
+    .describe('Largest candidate p99 latency in the gateway, in ms; not checked when absent'),
+  minAgreement: rateSchema
+    .default(0.95)
+    .describe('Smallest share of mirrored rows whose top-1 label agrees with the primary, 0–1'),
+  minRequests: z
+    .int()
+    .min(1)
+    .default(DEFAULT_ROLLOUT_MIN_REQUESTS)
+    .describe('Fewest candidate requests (or mirrored rows) a window needs to promote'),
   shadowFirstSeconds: z
     .int()
     .min(1)
     .max(7 * 24 * 3600)
-    .optional(),
-  /** Percent of requests mirrored during the shadow phase. @defaultValue 100 */
-  shadowPercent: z.int().min(1).max(100).default(100),
+    .optional()
+    .describe(
+      'Mirror to the candidate this long before its first live step, in seconds; no shadow phase when absent',
+    ),
+  shadowPercent: z
+    .int()
+    .min(1)
+    .max(100)
+    .default(100)
+    .describe('Percent of requests mirrored during the shadow phase'),
 });
 
 /** A validated rollout start. */

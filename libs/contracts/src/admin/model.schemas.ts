@@ -1,14 +1,13 @@
+import { z } from 'zod';
+import { formatHfUri, isHfUri, parseHfUri } from '../config/hf-uri.js';
+import { batchingSchema, runtimeSchema } from '../config/model-spec.schema.js';
+import { modelTaskSchema } from '../config/model-task.js';
 import {
   artifactRefSchema,
-  batchingSchema,
   externalDataListSchema,
   MODEL_VERSION_PATTERN,
-  modelTaskSchema,
   resourceNameSchema,
-  runtimeSchema,
-} from '@modelgate/contracts';
-import { formatHfUri, isHfUri, parseHfUri } from '@modelgate/model-store';
-import { z } from 'zod';
+} from '../config/spec-fields.schema.js';
 
 /** A model version in a request: "3" or 3. */
 export const versionInputSchema = z
@@ -23,20 +22,21 @@ export const versionInputSchema = z
 
 /** Fields shared by JSON registration and upload. */
 const modelSettingsShape = {
-  /** Model name; versions of one name share it. */
-  name: resourceNameSchema,
-  /** Version; the next free one for the name when omitted. */
-  version: versionInputSchema.optional(),
-  /** What the model does. */
-  task: modelTaskSchema,
-  /** Class labels by output index; read from the tokenizer bundle's config.json when omitted. */
-  labels: z.array(z.string().min(1)).min(1).optional(),
-  /** Dynamic batching limits. */
-  batching: batchingSchema.prefault({}),
-  /** Runtime settings. */
-  runtime: runtimeSchema.prefault({}),
-  /** Worker group that loads the model. */
-  workerGroup: resourceNameSchema.default('default'),
+  name: resourceNameSchema.describe('Model name; versions of one name share it'),
+  version: versionInputSchema.optional().describe('Version; the next free one for the name when omitted'),
+  task: modelTaskSchema.describe('What the model does'),
+  labels: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe("Class labels by output index; read from the tokenizer bundle's config.json when omitted"),
+  batching: batchingSchema
+    .prefault({})
+    .describe('Dynamic batching limits: batch size and tokens, queue delay and size, timeout'),
+  runtime: runtimeSchema
+    .prefault({})
+    .describe('onnxruntime settings: execution providers, instances, threads'),
+  workerGroup: resourceNameSchema.default('default').describe('Worker group that loads the model'),
 };
 
 /**
@@ -47,18 +47,27 @@ const modelSettingsShape = {
 export const registerModelSchema = z
   .strictObject({
     ...modelSettingsShape,
-    /** The .onnx file; not with `source`. */
-    artifact: artifactRefSchema.optional(),
-    /** ONNX external data files the graph reads (e.g. model.onnx_data), with `artifact`. @defaultValue [] */
-    externalData: externalDataListSchema.default([]),
-    /** The tokenizer bundle (ustar of tokenizer.json, tokenizer_config.json, config.json, ...), with `artifact`. */
-    tokenizer: artifactRefSchema.optional(),
-    /**
-     * `hf://org/name[@revision]` (revision `main` when left out): preparation fetches
-     * onnx/model.onnx, onnx/model.onnx_data when the repository has it, and the tokenizer files
-     * from the Hub (HF_ENDPOINT) into this registry's artifact store. Stored in canonical form.
-     */
-    source: z.string().max(400).optional(),
+    artifact: artifactRefSchema
+      .optional()
+      .describe('The .onnx file `{uri, sha256}`; required unless `source` is given'),
+    externalData: externalDataListSchema
+      .default([])
+      .describe('ONNX external data files the graph reads (e.g. model.onnx_data), with `artifact`'),
+    tokenizer: artifactRefSchema
+      .optional()
+      .describe(
+        'The tokenizer bundle (ustar of tokenizer.json, tokenizer_config.json, config.json...), with `artifact`; ' +
+          'required unless task is raw',
+      ),
+    // Stored in canonical form (revision spelled out).
+    source: z
+      .string()
+      .max(400)
+      .optional()
+      .describe(
+        '`hf://org/name[@revision]` (revision `main` when left out): preparation fetches onnx/model.onnx, ' +
+          'onnx/model.onnx_data when the repository has it, and the tokenizer files from the Hub; not with `artifact`',
+      ),
   })
   .superRefine((input, ctx) => {
     if (input.source !== undefined) {
@@ -105,11 +114,23 @@ export const registerModelSchema = z
     input.source === undefined ? input : { ...input, source: formatHfUri(parseHfUri(input.source)) },
   );
 
+/** The body of `POST /v1/models` as a client sends it. */
+export type RegisterModelRequest = z.input<typeof registerModelSchema>;
+
 /** A validated registration. */
 export type RegisterModelInput = z.output<typeof registerModelSchema>;
 
-/** The form fields of `POST /v1/models/upload` (batching, runtime and labels as JSON strings). */
+/**
+ * The form fields of `POST /v1/models/upload` (batching, runtime and labels as JSON strings), beside
+ * the files (model.onnx, tokenizer files, external data) by their names.
+ */
 export const uploadFieldsSchema = z.strictObject(modelSettingsShape);
 
 /** Validated upload fields. */
 export type UploadFields = z.output<typeof uploadFieldsSchema>;
+
+/** The query of `GET /v1/models`: `?name=` lists the versions of one model. */
+export const listModelsQuerySchema = z.object({ name: resourceNameSchema.optional() });
+
+/** The path of one model version, `/v1/models/:name/:version`. */
+export const modelKeySchema = z.object({ name: resourceNameSchema, version: versionInputSchema });

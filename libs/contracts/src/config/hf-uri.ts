@@ -3,7 +3,8 @@
  * (a branch, a tag or a commit; `main` when left out). Files are fetched from the Hub's resolve
  * URLs, `<endpoint>/<org>/<name>/resolve/<revision>/<path>`, as huggingface_hub does.
  */
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { ErrorCode } from '../errors/error-code.js';
+import { ModelgateError } from '../errors/modelgate-error.js';
 
 /** A Hub model repository at one revision. */
 export interface HfModelRef {

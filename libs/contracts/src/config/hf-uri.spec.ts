@@ -1,4 +1,4 @@
-import { ErrorCode } from '@modelgate/contracts';
+import { ErrorCode } from '../errors/error-code.js';
 import { describe, expect, it } from 'vitest';
 import { formatHfUri, hfResolveUrl, isHfUri, parseHfUri } from './hf-uri.js';
 

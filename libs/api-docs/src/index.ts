@@ -1,0 +1,1 @@
+export { DOCS_PATH, type DocsReply, type DocsRouteHost, serveApiDocs } from './serve-api-docs.js';
