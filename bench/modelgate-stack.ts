@@ -40,7 +40,7 @@ export interface NodeOptions {
 /** A running worker of one deployment. */
 export interface WorkerNode {
   readonly deployment: Deployment;
-  /** `name:version` of its model, the label of its metrics. */
+  /** `name:version` of its model (its metrics label the name `model` and the version `version`). */
   readonly modelId: string;
   readonly running: RunningWorker;
   readonly pid: number;
@@ -99,7 +99,7 @@ export async function startWorkerNode(
     node,
     async counters() {
       const text = await running.metrics();
-      const labels = { model: modelId };
+      const labels = { model: deployment.model, version: '1' };
       const tokens = (kind: string) =>
         text.includes('modelgate_batch_tokens_total{')
           ? metricValue(text, 'modelgate_batch_tokens_total', { ...labels, kind })
@@ -128,6 +128,8 @@ export interface StackOptions {
   gatewayWorkers: string;
   worker?: NodeOptions;
   gateway?: NodeOptions;
+  /** A body the endpoint answers 200 to once it serves. @defaultValue `{text: 'warm up'}` */
+  warmUpBody?: unknown;
 }
 
 /** Starts a worker and a gateway for `deployment` (which must have an endpoint) and waits until it serves. */
@@ -150,7 +152,8 @@ export async function startModelgate(
     });
     // Under live sync the gateway knows the worker once discovery has read its heartbeat.
     await waitFor(
-      async () => (await gateway.post(`/serve/${endpoint}`, { text: 'warm up' })).status === 200,
+      async () =>
+        (await gateway.post(`/serve/${endpoint}`, options.warmUpBody ?? { text: 'warm up' })).status === 200,
       {
         timeoutMs: 60_000,
         intervalMs: 200,

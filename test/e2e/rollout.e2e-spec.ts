@@ -3,18 +3,9 @@
 // 10 → 50 → 100 on its own; a v2 that fails at run time is rolled back after its first window; a
 // v2 whose labels disagree with v1 is rolled back in its shadow phase before taking a live
 // request; the primary's clients never see an error caused by a shadow.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RolloutView } from '@modelgate/contracts';
-import {
-  type RunningGateway,
-  type RunningWorker,
-  findRepoRoot,
-  startGateway,
-  startWorkerWithSnapshot,
-  waitFor,
-} from '@modelgate/testing';
+import { type RunningGateway, type RunningWorker, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runModelgate } from '../../apps/cli/test/support/cli-process.js';
 import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
@@ -25,6 +16,7 @@ import {
   isolate,
   startRegistryProcess,
 } from '../../apps/registry/test/support/registry-harness.js';
+import { startLiveWorkerAndGateway } from './support/live-stack.js';
 
 /** The failing version: its worker's test hook fails every inference of it. */
 const FAILING = 'tiny:3';
@@ -75,8 +67,7 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
   let gateway: RunningGateway;
 
   const cli = (...args: string[]) => runModelgate(args, { registryUrl: registry.url, token: ADMIN_TOKEN });
-  const rollout = async (endpoint: string) =>
-    (await registry.admin.get<RolloutView>(`/v1/endpoints/${endpoint}/rollout`)).body;
+  const rollout = (endpoint: string) => registry.admin.getRollout(endpoint);
   /** Polls the rollout's status until `done` (events, never time). */
   const until = async (endpoint: string, done: (view: RolloutView) => boolean): Promise<RolloutView> => {
     let last: RolloutView | undefined;
@@ -89,9 +80,7 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
   };
   /** Waits until the gateway serves the registry's latest revision. */
   const gatewayCaughtUp = async (): Promise<void> => {
-    const latest = Number(
-      (await registry.admin.get<{ revision: number }>('/v1/config/snapshot')).body.revision,
-    );
+    const latest = (await registry.admin.configSnapshot()).revision;
     await waitFor(async () => {
       const ready = (await (await fetch(`${gateway.url}/health/ready`)).json()) as {
         revision: number | null;
@@ -116,46 +105,29 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
       ['1', {}],
       ['2', {}],
       ['3', {}],
-      ['4', { labels: ['POSITIVE', 'NEGATIVE'] }],
+      ['4', { labels: ['POSITIVE', 'NEGATIVE'] as string[] }],
     ] as const) {
-      expect((await registry.admin.post('/v1/models', { ...body, ...extra, version })).status).toBe(202);
+      await registry.admin.registerModel({ ...body, ...extra, version });
       expect((await waitForPrepared(registry.admin, `tiny:${version}`)).status).toBe('READY');
     }
     for (const name of ['calm', 'flaky', 'moody']) {
-      const created = await registry.admin.post('/v1/endpoints', {
-        name,
-        task: 'text-classification',
-        model: 'tiny:1',
-      });
-      expect(created.status).toBe(201);
+      await registry.admin.createEndpoint({ name, task: 'text-classification', model: 'tiny:1' });
     }
 
-    const dir = await mkdtemp(join(tmpdir(), 'rollout-e2e-'));
-    const unused = join(dir, 'unused-snapshot.json'); // REGISTRY_URL takes precedence
-    await writeFile(unused, JSON.stringify({ revision: 0, models: [], endpoints: [] }));
-    const live = {
-      REGISTRY_URL: registry.url,
-      REGISTRY_TOKEN: ADMIN_TOKEN,
-      REDIS_URL: iso.env.REDIS_URL!,
-      REDIS_KEY_PREFIX: iso.keyPrefix,
-    };
-    const roots = `${join(findRepoRoot(), '.cache')},${files}`;
-    worker = await startWorkerWithSnapshot(unused, {
-      ...live,
-      WORKER_ARTIFACT_ROOTS: roots,
-      WORKER_HEARTBEAT_TTL_MS: '1500',
-      WORKER_RECONCILE_INTERVAL_MS: '1000',
-      WORKER_TEST_HOOKS: 'true',
-      WORKER_TEST_FAILING_MODELS: FAILING,
-    });
-    gateway = await startGateway(unused, {
-      ...live,
-      GATEWAY_ARTIFACT_ROOTS: roots,
-      GATEWAY_RECONCILE_INTERVAL_MS: '1000',
-      GATEWAY_DISCOVERY_INTERVAL_MS: '250',
-      // Beats every 500 ms, so a 2 s window sees the counters of most of it.
-      GATEWAY_HEARTBEAT_TTL_MS: '1500',
-    });
+    ({ worker, gateway } = await startLiveWorkerAndGateway(registry, iso, {
+      worker: {
+        WORKER_HEARTBEAT_TTL_MS: '1500',
+        WORKER_RECONCILE_INTERVAL_MS: '1000',
+        WORKER_TEST_HOOKS: 'true',
+        WORKER_TEST_FAILING_MODELS: FAILING,
+      },
+      gateway: {
+        GATEWAY_RECONCILE_INTERVAL_MS: '1000',
+        GATEWAY_DISCOVERY_INTERVAL_MS: '250',
+        // Beats every 500 ms, so a 2 s window sees the counters of most of it.
+        GATEWAY_HEARTBEAT_TTL_MS: '1500',
+      },
+    }));
     await waitFor(async () => (await gateway.post('/serve/calm', { text: 'warm' })).status === 200, {
       timeoutMs: 30_000,
     });

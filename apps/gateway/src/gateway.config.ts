@@ -61,7 +61,7 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_DISCOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   /** How long asynchronous results stay retrievable at GET /jobs/:id, in seconds (needs REDIS_URL). */
   GATEWAY_ASYNC_RESULT_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
-  /** Asynchronous jobs each gateway process runs at once. */
+  /** Asynchronous jobs each gateway runs at once (with several event loops, one of them runs them all). */
   GATEWAY_ASYNC_CONCURRENCY: z.coerce.number().int().min(1).default(8),
   /** Heartbeat time-to-live of this gateway, in ms. */
   GATEWAY_HEARTBEAT_TTL_MS: z.coerce.number().int().min(500).default(6000),

@@ -7,15 +7,10 @@ import {
   type OnApplicationShutdown,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { hostname } from 'node:os';
 import {
   type ConfigSource,
-  HeartbeatPublisher,
-  registryTarget,
+  type NodeReport,
   HeartbeatReader,
-  createNodeConfigSource,
-  dialableHost,
-  nodeId,
   registryArtifactAccess,
 } from '@modelgate/config-sync';
 import { InferenceClient } from '@modelgate/inference-client';
@@ -25,7 +20,7 @@ import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { TokenizerLoader } from './endpoints/tokenizer-loader.js';
 import { WorkerDiscovery } from './endpoints/worker-discovery.js';
 import { type GatewayConfig } from './gateway.config.js';
-import { ASYNC_INFERENCE, CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER } from './gateway.tokens.js';
+import { ASYNC_INFERENCE, CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER, METRICS_TEXT } from './gateway.tokens.js';
 import { AsyncInference } from './async-jobs/async-inference.js';
 import { JobsController } from './async-jobs/jobs.controller.js';
 import { EndpointServabilityMonitor } from './health/endpoint-servability-monitor.js';
@@ -37,12 +32,24 @@ import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
 import { ServeService } from './serving/serve.service.js';
+import {
+  type Heartbeat,
+  createGatewayConfigSource,
+  createGatewayHeartbeat,
+  gatewayIdentity,
+  heartbeatIntervalMs,
+  heartbeatsEnabled,
+} from './pod/node-sync.js';
+import { type PrimaryLink } from './pod/primary-link.js';
 
-/** Live-sync parts that exist only with Redis: discovery and this gateway's heartbeat. */
+/**
+ * Live-sync parts: discovery (with Redis) and this gateway's heartbeat (with Redis or a registry),
+ * which an event loop of a cluster sends to its primary instead (pod/pod-report.ts).
+ */
 export const LIVE_SYNC = Symbol('LIVE_SYNC');
 interface LiveSync {
   discovery?: WorkerDiscovery;
-  heartbeat?: HeartbeatPublisher;
+  heartbeat?: Heartbeat;
 }
 
 /**
@@ -90,10 +97,23 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy,
   }
 }
 
+/** The gateway's Nest controllers (openapi/gateway-openapi.spec.ts checks each route is documented). */
+export const GATEWAY_CONTROLLERS = [
+  V2InferController,
+  V2RestController,
+  EmbeddingsController,
+  JobsController,
+  HealthController,
+];
+
 @Module({})
 export class GatewayModule {
-  /** The gateway's module for one configuration. */
-  static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
+  /**
+   * The gateway's module for one configuration. With `primary` (an event loop of a cluster) the
+   * config comes from the primary, the heartbeat goes to it, /metrics is the pod's aggregate, and
+   * the BullMQ consumer runs only where the primary says; without, this process does all of it.
+   */
+  static forRoot(config: GatewayConfig, logger: Logger, primary?: PrimaryLink): DynamicModule {
     const metrics = new GatewayMetrics();
     const store = new ModelStore({
       cacheDir: config.GATEWAY_CACHE_DIR,
@@ -112,6 +132,7 @@ export class GatewayModule {
     const lifecycle = new GatewayLifecycle();
     const servability = new EndpointServabilityMonitor(tables, client);
     metrics.reportEndpointReadiness(() => servability.fresh());
+    metrics.reportConfigRevision(() => tables.applied);
     const serve = new ServeService(tables, client, metrics, new ShadowMirror(metrics));
     const asyncInference = config.REDIS_URL
       ? new AsyncInference(
@@ -121,20 +142,28 @@ export class GatewayModule {
             keyPrefix: config.REDIS_KEY_PREFIX,
             resultTtlSeconds: config.GATEWAY_ASYNC_RESULT_TTL_SECONDS,
             concurrency: config.GATEWAY_ASYNC_CONCURRENCY,
+            consume: primary?.duties.asyncConsumer ?? true,
           },
           logger,
         )
       : undefined;
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
-    const source: ConfigSource = createNodeConfigSource({
-      registryUrl: config.REGISTRY_URL,
-      registryToken: config.REGISTRY_TOKEN,
-      redisUrl: config.REDIS_URL,
-      keyPrefix: config.REDIS_KEY_PREFIX,
-      reconcileIntervalMs: config.GATEWAY_RECONCILE_INTERVAL_MS,
-      configFile: config.GATEWAY_CONFIG_FILE,
-      onError,
+    const source: ConfigSource = primary?.source ?? createGatewayConfigSource(config, onError);
+    const describe = (): NodeReport => ({
+      role: 'gateway',
+      ...gatewayIdentity(config),
+      // Applied once every model of the revision is servable or given up on.
+      revision: tables.applied ?? null,
+      models: {},
+      reasons: Object.fromEntries(tables.current?.unservable ?? []),
+      endpoints: Object.fromEntries(servability.latest()),
+      traffic: metrics.traffic.report(), // rollouts judge candidates by these counters
     });
+    const heartbeat = primary
+      ? heartbeatsEnabled(config)
+        ? primary.reporter(describe, heartbeatIntervalMs(config))
+        : undefined
+      : createGatewayHeartbeat(config, describe, onError);
     const live: LiveSync = {
       ...(config.REDIS_URL === undefined
         ? {}
@@ -146,48 +175,22 @@ export class GatewayModule {
               logger,
             ),
           }),
-      // To Redis (discovery and status), else — or when Redis writes fail — to the registry (status).
-      ...(config.REDIS_URL === undefined && config.REGISTRY_URL === undefined
-        ? {}
-        : {
-            heartbeat: new HeartbeatPublisher({
-              ...(config.REDIS_URL === undefined ? {} : { redisUrl: config.REDIS_URL }),
-              ...(config.REGISTRY_URL === undefined
-                ? {}
-                : { registry: registryTarget(config.REGISTRY_URL, config.REGISTRY_TOKEN) }),
-              keyPrefix: config.REDIS_KEY_PREFIX,
-              ttlMs: config.GATEWAY_HEARTBEAT_TTL_MS,
-              describe: () => ({
-                role: 'gateway',
-                id: nodeId(hostname(), process.pid),
-                address: `${dialableHost(config.GATEWAY_HOST, hostname())}:${config.GATEWAY_PORT}`,
-                // Applied once every model of the revision is servable or given up on.
-                revision: tables.applied ?? null,
-                models: {},
-                reasons: Object.fromEntries(tables.current?.unservable ?? []),
-                endpoints: Object.fromEntries(servability.latest()),
-                traffic: metrics.traffic.report(), // rollouts judge candidates by these counters
-              }),
-              onError,
-            }),
-          }),
+      ...(heartbeat === undefined ? {} : { heartbeat }),
     };
     return {
       module: GatewayModule,
       // POST /serve/* is not here: plain Fastify routes serve it (serving/serve-routes.ts).
-      controllers: [
-        V2InferController,
-        V2RestController,
-        EmbeddingsController,
-        JobsController,
-        HealthController,
-      ],
+      controllers: GATEWAY_CONTROLLERS,
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },
         { provide: CONFIG_SOURCE, useValue: source },
         { provide: LIVE_SYNC, useValue: live },
         { provide: GatewayMetrics, useValue: metrics },
+        {
+          provide: METRICS_TEXT,
+          useValue: primary ? () => primary.metricsText() : () => metrics.registry.metrics(),
+        },
         { provide: InferenceClient, useValue: client },
         { provide: EndpointTables, useValue: tables },
         { provide: EndpointServabilityMonitor, useValue: servability },

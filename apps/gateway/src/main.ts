@@ -3,8 +3,7 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { MODELGATE_VERSION } from '@modelgate/contracts';
+import { serveApiDocs } from '@modelgate/api-docs';
 import { createLogger, toNestLogger } from '@modelgate/observability';
 import { type GatewayConfig, loadGatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
@@ -16,13 +15,29 @@ import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { GatewayLifecycle, installClosingConnectionHook } from './lifecycle/gateway-lifecycle.js';
 import { shutDownOnSignals } from './lifecycle/termination-signals.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
-import { addServeRoutesToDocument } from './serving/serve-routes.openapi.js';
+import { gatewayOpenApiDocument } from './openapi/gateway-openapi.js';
 import { installServeRoutes } from './serving/serve-routes.js';
 import { ServeService } from './serving/serve.service.js';
+import { PodPrimary } from './pod/pod-primary.js';
+import { PrimaryLink } from './pod/primary-link.js';
 
-/** Starts one gateway event loop: a Nest app on Fastify listening on the shared port. */
+/** How long an event loop waits for its cluster primary's welcome or metrics, in ms. */
+const PRIMARY_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts one gateway event loop: a Nest app on Fastify listening on the shared port. In a cluster
+ * it is welcomed by the primary first (pod/primary-link.ts): the primary follows the config,
+ * heartbeats and aggregates metrics for the pod.
+ */
 async function serve(config: GatewayConfig): Promise<void> {
   const logger = createLogger({ app: 'gateway', level: config.GATEWAY_LOG_LEVEL });
+  const primary = cluster.isWorker
+    ? await PrimaryLink.connect({
+        retryIntervalMs: config.GATEWAY_RECONCILE_INTERVAL_MS,
+        timeoutMs: PRIMARY_TIMEOUT_MS,
+        onError: (message, error) => logger.warn({ err: error }, message),
+      })
+    : undefined;
   const adapter = new FastifyAdapter({
     bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
     ...requestIdOptions,
@@ -31,7 +46,7 @@ async function serve(config: GatewayConfig): Promise<void> {
   });
   installFastifyHooks(adapter.getInstance(), logger);
   const app = await NestFactory.create<NestFastifyApplication>(
-    GatewayModule.forRoot(config, logger),
+    GatewayModule.forRoot(config, logger, primary),
     adapter,
     {
       logger: toNestLogger(logger),
@@ -51,17 +66,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     asyncInference: app.get<symbol, AsyncInference | undefined>(ASYNC_INFERENCE),
     logger,
   });
-  if (config.GATEWAY_DOCS) {
-    const document = SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder()
-        .setTitle('modelgate gateway')
-        .setDescription('POST /serve/<endpoint> with raw text; KServe v2 REST for raw tensors.')
-        .setVersion(MODELGATE_VERSION)
-        .build(),
-    );
-    SwaggerModule.setup('docs', app, addServeRoutesToDocument(document));
-  }
+  if (config.GATEWAY_DOCS) await serveApiDocs(adapter.getInstance(), gatewayOpenApiDocument());
   // Not Nest's enableShutdownHooks: it would close the listener at once (lifecycle/graceful-shutdown.ts).
   shutDownOnSignals(
     app,
@@ -70,37 +75,18 @@ async function serve(config: GatewayConfig): Promise<void> {
     logger,
     cluster.isWorker ? 'ignore' : 'exit-now',
   );
+  if (primary) {
+    primary.answerCollectionsFrom(app.get(GatewayMetrics).registry);
+    // A loop forked while a snapshot is in force (a restart) takes connections once it applied it.
+    await app.init();
+    await primary.source.started;
+  }
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
   logger.info({ port: config.GATEWAY_PORT, pid: process.pid }, 'gateway listening');
 }
 
-/**
- * Forks one event loop per core (GATEWAY_WORKERS); they share the port through Node's cluster.
- * A termination signal is forwarded to every loop, each of which shuts down gracefully on its own
- * (not ready, keep serving for the delay, stop accepting, drain); the primary exits once all have.
- * A second signal kills the loops at once.
- */
-function superviseWorkers(count: number): void {
-  for (let i = 0; i < count; i++) cluster.fork();
-  let stopping = false;
-  cluster.on('exit', (worker, code) => {
-    if (!stopping) {
-      process.stderr.write(`gateway worker ${worker.process.pid} exited (${code}); restarting\n`);
-      cluster.fork();
-    } else if (Object.keys(cluster.workers ?? {}).length === 0) {
-      process.exit(0);
-    }
-  });
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      const forwarded = stopping ? 'SIGKILL' : signal;
-      stopping = true;
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(forwarded);
-    });
-  }
-}
-
 const config = loadGatewayConfig();
 const workers = config.GATEWAY_WORKERS === 'auto' ? availableParallelism() : config.GATEWAY_WORKERS;
-if (cluster.isPrimary && workers > 1) superviseWorkers(workers);
+// Forks one event loop per core (GATEWAY_WORKERS); they share the port through Node's cluster.
+if (cluster.isPrimary && workers > 1) new PodPrimary(config, workers).start();
 else await serve(config);

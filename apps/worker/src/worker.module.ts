@@ -104,6 +104,8 @@ export class WorkerModule {
       metrics,
       logger,
     });
+    metrics.reportConfigRevision(() => models.revision);
+    metrics.reportQueueDepths(() => models.queueDepths());
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
     const source: ConfigSource = createNodeConfigSource({
       registryUrl: config.REGISTRY_URL,

@@ -11,7 +11,7 @@ import {
   unbatchedOutputs,
 } from '@modelgate/testing';
 import { type Message } from '@modelgate/testing';
-import { type RunningWorker, metricValue, startWorker } from '@modelgate/testing';
+import { type RunningWorker, metricValue, startWorker, waitFor } from '@modelgate/testing';
 
 const HOLD = 'x-modelgate-test-hold-ms';
 
@@ -76,11 +76,11 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     });
     const after = await worker.metrics();
     const batches =
-      metricValue(after, 'modelgate_batch_size_count', { model: 'bert:1' }) -
-      metricValue(before, 'modelgate_batch_size_count', { model: 'bert:1' });
+      metricValue(after, 'modelgate_batch_size_count', { model: 'bert', version: '1' }) -
+      metricValue(before, 'modelgate_batch_size_count', { model: 'bert', version: '1' });
     const rowsRun =
-      metricValue(after, 'modelgate_batch_size_sum', { model: 'bert:1' }) -
-      metricValue(before, 'modelgate_batch_size_sum', { model: 'bert:1' });
+      metricValue(after, 'modelgate_batch_size_sum', { model: 'bert', version: '1' }) -
+      metricValue(before, 'modelgate_batch_size_sum', { model: 'bert', version: '1' });
     expect(rowsRun).toBe(65);
     expect(batches).toBeLessThan(65); // so at least one batch had more than one row
   });
@@ -108,17 +108,20 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     });
     const after = await worker.metrics();
     const delta = (kind: string) =>
-      metricValue(after, 'modelgate_batch_tokens_total', { model: 'bert:1', kind }) -
-      metricValue(before, 'modelgate_batch_tokens_total', { model: 'bert:1', kind });
+      metricValue(after, 'modelgate_batch_tokens_total', { model: 'bert', version: '1', kind }) -
+      metricValue(before, 'modelgate_batch_tokens_total', { model: 'bert', version: '1', kind });
     expect(delta('real')).toBe(5 + 17 + 9); // the padding the client sent is not counted...
     expect(delta('computed')).toBeLessThan(3 * 17); // ...nor computed
     expect(delta('computed') / delta('real')).toBeLessThanOrEqual(1.15);
   });
 
-  it('splits a multi-row request back in order, and serves the embedder per token', async () => {
+  it('runs a multi-row request on an idle worker as one batch, split back in order; the embedder per token', async () => {
     const rows = tokenRows(3, 11, 12, 12);
     const expected = await unbatchedOutputs(embedderPath, rows, 'last_hidden_state');
+    const series = { model: 'embedder', version: '1' };
+    const before = metricValue(await worker.metrics(), 'modelgate_batch_size_count', series);
     const response = await worker.client.call<Message>('ModelInfer', tokenInferRequest('embedder', rows));
+    expect(metricValue(await worker.metrics(), 'modelgate_batch_size_count', series) - before).toBe(1);
     const hidden = fp32Output(response, 'last_hidden_state');
     expect(hidden.shape).toEqual([3, 12, 128]);
     const perRow = 12 * 128;
@@ -184,15 +187,21 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
       .call('ModelInfer', request, { metadata: { [HOLD]: '2000' } })
       .then(() => settled.push('held'));
     await new Promise((resolve) => setTimeout(resolve, 200)); // the held batch is running
-    const results = await Promise.allSettled(
-      Array.from({ length: 12 }, () =>
-        worker.client.call('ModelInfer', request).catch((error: ServiceError) => {
-          settled.push(`rejected:${error.code}`);
-          throw error;
-        }),
-      ),
+    const calls = Array.from({ length: 12 }, () =>
+      worker.client.call('ModelInfer', request).catch((error: ServiceError) => {
+        settled.push(`rejected:${error.code}`);
+        throw error;
+      }),
     );
+    const outcomes = Promise.allSettled(calls);
+    await waitFor(() => settled.filter((s) => s.startsWith('rejected:')).length === 4, { intervalMs: 20 });
+    // The admitted 8 wait behind the held batch: the scraped queue depth says so, not only after a batch.
+    expect(settled).not.toContain('held');
+    const series = { model: 'small-queue', version: '1' };
+    expect(metricValue(await worker.metrics(), 'modelgate_queue_depth', series)).toBe(8);
+    const results = await outcomes;
     await held;
+    expect(metricValue(await worker.metrics(), 'modelgate_queue_depth', series)).toBe(0);
     const rejected = results.filter((r) => r.status === 'rejected');
     expect(rejected).toHaveLength(4);
     rejected.forEach((r) => expect(r.reason).toMatchObject({ code: status.RESOURCE_EXHAUSTED }));
@@ -222,13 +231,21 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     await new Promise((resolve) => setTimeout(resolve, 100));
     const after = await worker.metrics();
     const rowsRun =
-      metricValue(after, 'modelgate_batch_size_sum', { model: 'small-queue:1' }) -
-      metricValue(before, 'modelgate_batch_size_sum', { model: 'small-queue:1' });
+      metricValue(after, 'modelgate_batch_size_sum', { model: 'small-queue', version: '1' }) -
+      metricValue(before, 'modelgate_batch_size_sum', { model: 'small-queue', version: '1' });
     expect(rowsRun).toBe(1); // only the held request ran
     expect(
       metricValue(after, 'modelgate_inference_requests_total', {
-        model: 'small-queue:1',
+        model: 'small-queue',
+        version: '1',
         status: 'deadline_exceeded',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      metricValue(after, 'modelgate_inference_failures_total', {
+        model: 'small-queue',
+        version: '1',
+        reason: 'TIMEOUT',
       }),
     ).toBeGreaterThanOrEqual(1);
   });
@@ -283,9 +300,17 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     const text = await worker.metrics();
     const notFound = metricValue(text, 'modelgate_inference_requests_total', {
       model: 'unknown',
+      version: 'none',
       status: 'not_found',
     });
     expect(notFound).toBeGreaterThanOrEqual(names.length);
+    expect(
+      metricValue(text, 'modelgate_inference_failures_total', {
+        model: 'unknown',
+        version: 'none',
+        reason: 'NOT_FOUND',
+      }),
+    ).toBeGreaterThanOrEqual(names.length);
     for (const name of names) expect(text).not.toContain(`model="${name}`);
   });
 });
@@ -329,7 +354,9 @@ describe('worker readiness (Triton strict mode)', () => {
       expect((after as ServiceError).details).toContain('onnxruntime session lost');
       expect(await worker.client.call('ModelReady', { name: 'fragile' })).toEqual({ ready: false });
       expect(await worker.client.call('ServerReady', {})).toEqual({ ready: false });
-      expect(metricValue(await worker.metrics(), 'modelgate_model_ready', { model: 'fragile:1' })).toBe(0);
+      expect(
+        metricValue(await worker.metrics(), 'modelgate_model_ready', { model: 'fragile', version: '1' }),
+      ).toBe(0);
     } finally {
       await worker.stop();
     }

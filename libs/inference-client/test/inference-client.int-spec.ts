@@ -63,7 +63,8 @@ describe('InferenceClient against real workers', () => {
   it('spreads concurrent load over both workers', async () => {
     const okOf = async (worker: RunningWorker) =>
       metricValue(await worker.metrics(), 'modelgate_inference_requests_total', {
-        model: 'bert:1',
+        model: 'bert',
+        version: '1',
         status: 'ok',
       });
     const before = [await okOf(a), await okOf(b)];

@@ -1,6 +1,9 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
-export { Counter, Gauge, Histogram, Registry } from 'prom-client';
+export { AggregatorRegistry, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** One registry's metrics as `getMetricsAsJSON()` gives them: what the event loops of a cluster send to be aggregated. */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /** Latency buckets in seconds, from 0.5 ms to 10 s: inference spans both ends. */
 export const LATENCY_BUCKETS_SECONDS = [

@@ -528,6 +528,11 @@ describe('helm/modelgate', () => {
       'modelgate_queue_depth',
       'modelgate_model_ready',
       'modelgate_config_revision',
+      'modelgate_registry_config_revision',
+      'modelgate_request_failures_total',
+      'modelgate_inference_failures_total',
+      'modelgate_model_execution_provider',
+      'modelgate_model_load_duration_seconds',
     ]) {
       expect(used).toContain(metric);
     }

@@ -132,7 +132,7 @@ describe('helm/modelgate PrometheusRule', () => {
         for (const label of metrics.get(name) ?? []) labels.add(label);
       }
       const grouped = [...expr.matchAll(/by \(([^)]*)\)/g)].flatMap(([, list]) =>
-        (list ?? '').split(',').map((label) => label.trim().replace(/^exported_/, '')),
+        (list ?? '').split(',').map((label) => label.trim()),
       );
       const matched = [...expr.matchAll(/[{,]\s*(\w+)\s*=~?"/g)].map(([, label]) => label ?? '');
       expect(
@@ -142,24 +142,29 @@ describe('helm/modelgate PrometheusRule', () => {
     }
   });
 
-  it('groups request metrics by exported_endpoint when the ServiceMonitors do not honor the apps’ labels', () => {
-    const { groups: rules, file } = renderRules({
-      metrics: { serviceMonitor: { enabled: true, honorLabels: false } },
-    });
-    const errorRate = rules[0]?.rules.find((candidate) => candidate.alert === 'ModelgateHighErrorRate');
-    expect(errorRate?.expr).toContain('sum by (namespace, exported_endpoint)');
-    expect(errorRate?.annotations.summary).toContain('$labels.exported_endpoint');
-    expect(runPromtool(['check', 'rules', file]).status).toBe(0);
+  it('groups by serving_endpoint, a label the Operator’s `endpoint` target label cannot rename, honorLabels or not', () => {
+    for (const honorLabels of [true, false]) {
+      const { groups: rules, file } = renderRules({
+        metrics: { serviceMonitor: { enabled: true, honorLabels } },
+      });
+      const errorRate = rules[0]?.rules.find((candidate) => candidate.alert === 'ModelgateHighErrorRate');
+      expect(errorRate?.expr).toContain('sum by (namespace, serving_endpoint)');
+      expect(errorRate?.annotations.summary).toContain('$labels.serving_endpoint');
+      for (const { expr } of rules.flatMap((group) => group.rules)) {
+        expect(expr).not.toMatch(/[(,{]\s*(?:exported_)?endpoint\b/);
+      }
+      expect(runPromtool(['check', 'rules', file]).status).toBe(0);
+    }
   });
 
   it('fires each alert on the series that should raise it, and only after its `for` (promtool test rules)', () => {
     const { file } = renderRules();
     const endpointSeries = (endpoint: string, code: string, values: string) => ({
-      series: `modelgate_requests_total{${gateway}, endpoint="${endpoint}", model="m:1", route="primary", code="${code}"}`,
+      series: `modelgate_requests_total{${gateway}, serving_endpoint="${endpoint}", model="m", version="1", route="primary", code="${code}"}`,
       values,
     });
     const bucket = (le: string, values: string) => ({
-      series: `modelgate_request_duration_seconds_bucket{${gateway}, endpoint="sentiment", route="primary", le="${le}"}`,
+      series: `modelgate_request_duration_seconds_bucket{${gateway}, serving_endpoint="sentiment", route="primary", le="${le}"}`,
       values,
     });
     const tests = {
@@ -179,20 +184,30 @@ describe('helm/modelgate PrometheusRule', () => {
             bucket('1', '0x40'),
             bucket('2', '0+10x40'),
             bucket('+Inf', '0+10x40'),
-            // 2 % of sst2:1's calls refused with a full queue.
+            // 2 % of sst2:1's calls refused with a full queue (failure reason REJECTED).
             {
-              series: `modelgate_inference_requests_total{${worker}, pod="w-0", model="sst2:1", status="ok"}`,
+              series: `modelgate_inference_requests_total{${worker}, pod="w-0", model="sst2", version="1", status="ok"}`,
               values: '0+98x40',
             },
             {
-              series: `modelgate_inference_requests_total{${worker}, pod="w-0", model="sst2:1", status="queue_full"}`,
+              series: `modelgate_inference_requests_total{${worker}, pod="w-0", model="sst2", version="1", status="queue_full"}`,
+              values: '0+2x40',
+            },
+            {
+              series: `modelgate_inference_failures_total{${worker}, pod="w-0", model="sst2", version="1", reason="REJECTED"}`,
               values: '0+2x40',
             },
             // w-0 never gets sst2:2 ready; sst2:1 is ready.
-            { series: `modelgate_model_ready{${worker}, pod="w-0", model="sst2:2"}`, values: '0x40' },
-            { series: `modelgate_model_ready{${worker}, pod="w-0", model="sst2:1"}`, values: '1x40' },
+            {
+              series: `modelgate_model_ready{${worker}, pod="w-0", model="sst2", version="2"}`,
+              values: '0x40',
+            },
+            {
+              series: `modelgate_model_ready{${worker}, pod="w-0", model="sst2", version="1"}`,
+              values: '1x40',
+            },
             // The registry is at revision 7; gw-0 has applied it, w-0 is stuck at 5.
-            { series: `modelgate_config_revision{${registry}, pod="r-0"}`, values: '7x40' },
+            { series: `modelgate_registry_config_revision{${registry}, pod="r-0"}`, values: '7x40' },
             {
               series: `modelgate_config_revision{namespace="${ns}", job="mg-modelgate-gateway", pod="gw-0"}`,
               values: '7x40',
@@ -223,27 +238,37 @@ describe('helm/modelgate PrometheusRule', () => {
               eval_time: '15m',
               alertname: 'ModelgateHighErrorRate',
               exp_alerts: [
-                expected('ModelgateHighErrorRate', { namespace: ns, endpoint: 'sentiment' }, '10%'),
+                expected('ModelgateHighErrorRate', { namespace: ns, serving_endpoint: 'sentiment' }, '10%'),
               ],
             },
             {
               eval_time: '25m',
               alertname: 'ModelgateHighLatencyP99',
               exp_alerts: [
-                expected('ModelgateHighLatencyP99', { namespace: ns, endpoint: 'sentiment' }, '1.99s'),
+                expected(
+                  'ModelgateHighLatencyP99',
+                  { namespace: ns, serving_endpoint: 'sentiment' },
+                  '1.99s',
+                ),
               ],
             },
             {
               eval_time: '15m',
               alertname: 'ModelgateQueueSaturated',
-              exp_alerts: [expected('ModelgateQueueSaturated', { namespace: ns, model: 'sst2:1' }, '2%')],
+              exp_alerts: [
+                expected('ModelgateQueueSaturated', { namespace: ns, model: 'sst2', version: '1' }, '2%'),
+              ],
             },
             { eval_time: '10m', alertname: 'ModelgateModelNotReady', exp_alerts: [] },
             {
               eval_time: '20m',
               alertname: 'ModelgateModelNotReady',
               exp_alerts: [
-                expected('ModelgateModelNotReady', { namespace: ns, pod: 'w-0', model: 'sst2:2' }, '0'),
+                expected(
+                  'ModelgateModelNotReady',
+                  { namespace: ns, pod: 'w-0', model: 'sst2', version: '2' },
+                  '0',
+                ),
               ],
             },
             {

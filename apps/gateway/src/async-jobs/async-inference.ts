@@ -26,8 +26,13 @@ export interface AsyncInferenceOptions {
   keyPrefix: string;
   /** How long results (and failures) are kept, in seconds. */
   resultTtlSeconds: number;
-  /** Jobs this gateway process runs at once. */
+  /** Jobs this gateway pod runs at once. */
   concurrency: number;
+  /**
+   * Whether this process runs jobs (a BullMQ worker) besides queueing and reading them: true for a
+   * lone gateway and for the one event loop of a cluster its primary picks (pod/pod-primary.ts).
+   */
+  consume: boolean;
 }
 
 /** Codes worth another attempt: the fleet was busy or briefly without a worker. */
@@ -57,7 +62,7 @@ export function newJobId(): string {
 export class AsyncInference {
   private readonly connection: Redis;
   private readonly queue: Queue<JobData, ServeAnswer['body']>;
-  private readonly worker: Worker<JobData, ServeAnswer['body']>;
+  private readonly worker: Worker<JobData, ServeAnswer['body']> | undefined;
 
   constructor(
     private readonly serve: ServeService,
@@ -68,6 +73,7 @@ export class AsyncInference {
     this.connection.on('error', (error) => logger.warn({ err: error }, 'async inference redis error'));
     const common = { connection: this.connection, prefix: `${options.keyPrefix}:bull` };
     this.queue = new Queue(ASYNC_INFERENCE_QUEUE, common);
+    if (!options.consume) return;
     this.worker = new Worker(ASYNC_INFERENCE_QUEUE, (job) => this.run(job), {
       ...common,
       connection: this.connection.duplicate(),
@@ -110,7 +116,7 @@ export class AsyncInference {
   }
 
   async close(): Promise<void> {
-    await this.worker.close();
+    await this.worker?.close();
     await this.queue.close();
     this.connection.disconnect();
   }

@@ -2,7 +2,7 @@ import { Controller, Get, Header, HttpStatus, Inject, Res } from '@nestjs/common
 import { type FastifyReply } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { GatewayLifecycle } from '../lifecycle/gateway-lifecycle.js';
-import { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { METRICS_TEXT } from '../gateway.tokens.js';
 import { type EndpointServability } from './endpoint-servability.js';
 import { EndpointServabilityMonitor } from './endpoint-servability-monitor.js';
 import { type ReadinessReason, decideReadiness } from './readiness.js';
@@ -24,7 +24,8 @@ export class HealthController {
     @Inject(EndpointTables) private readonly tables: EndpointTables,
     @Inject(EndpointServabilityMonitor) private readonly servability: EndpointServabilityMonitor,
     @Inject(GatewayLifecycle) private readonly lifecycle: GatewayLifecycle,
-    @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
+    /** The pod's metrics in a cluster (pod/cluster-metrics.ts), else this process's registry. */
+    @Inject(METRICS_TEXT) private readonly exposition: () => Promise<string>,
   ) {}
 
   @Get('health/live')
@@ -51,6 +52,6 @@ export class HealthController {
   @Get('metrics')
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   metricsText(): Promise<string> {
-    return this.metrics.registry.metrics();
+    return this.exposition();
   }
 }

@@ -1,3 +1,4 @@
+import { type ErrorCode, toFailureReason, toHttpStatus } from '@modelgate/contracts';
 import { type ClassificationAgreement } from '@modelgate/processing';
 import {
   Counter,
@@ -6,29 +7,47 @@ import {
   LATENCY_BUCKETS_SECONDS,
   type Registry,
   createMetricsRegistry,
+  modelLabels,
 } from '@modelgate/observability';
 import { RolloutTraffic } from './rollout-traffic.js';
 
-/** The gateway's Prometheus metrics (DESIGN §3.7). */
+/** The model (`name:version` id) and route a request was sent to, once the gateway chose them. */
+export interface RoutedTo {
+  modelId: string;
+  route: string;
+}
+
+/**
+ * The gateway's Prometheus metrics (DESIGN §3.7). The serving endpoint is labelled
+ * `serving_endpoint` everywhere: the Prometheus Operator sets `endpoint` on every target itself.
+ */
 export class GatewayMetrics {
   readonly registry: Registry = createMetricsRegistry('gateway');
 
   /** Per-model counters the heartbeat carries to the registry for rollouts (not Prometheus metrics). */
   readonly traffic = new RolloutTraffic();
 
-  /** Answered requests by endpoint, model, route and HTTP status code. */
+  /** Answered requests by serving endpoint, model, version, route and HTTP status code. */
   readonly requests = new Counter({
     name: 'modelgate_requests_total',
-    help: 'Requests answered, by endpoint, model, route and status code.',
-    labelNames: ['endpoint', 'model', 'route', 'code'] as const,
+    help: 'Requests answered, by serving endpoint, model, version, route and status code.',
+    labelNames: ['serving_endpoint', 'model', 'version', 'route', 'code'] as const,
     registers: [this.registry],
   });
 
-  /** End-to-end time inside the gateway, by endpoint and route. */
+  /** Failed requests by serving endpoint, model, version and reason (FAILURE_REASON_BY_CODE). */
+  readonly requestFailures = new Counter({
+    name: 'modelgate_request_failures_total',
+    help: 'Requests answered with an error, by serving endpoint, model, version and failure reason.',
+    labelNames: ['serving_endpoint', 'model', 'version', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** End-to-end time inside the gateway, by serving endpoint and route. */
   readonly requestDuration = new Histogram({
     name: 'modelgate_request_duration_seconds',
-    help: 'Time from request to response, by endpoint and route.',
-    labelNames: ['endpoint', 'route'] as const,
+    help: 'Time from request to response, by serving endpoint and route.',
+    labelNames: ['serving_endpoint', 'route'] as const,
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],
   });
@@ -50,10 +69,28 @@ export class GatewayMetrics {
     post: this.stageDuration.labels('post'),
   };
 
-  /** Counts one answered /serve request and observes its duration since `startedMs` (performance.now()). */
-  recordRequest(endpoint: string, model: string, route: string, status: number, startedMs: number): void {
-    this.requests.inc({ endpoint, model, route, code: String(status) });
-    this.requestDuration.observe({ endpoint, route }, (performance.now() - startedMs) / 1000);
+  /** Counts one answered request of model `modelId` and observes its duration since `startedMs` (performance.now()). */
+  recordRequest(endpoint: string, modelId: string, route: string, status: number, startedMs: number): void {
+    this.requests.inc({ serving_endpoint: endpoint, ...modelLabels(modelId), route, code: String(status) });
+    this.requestDuration.observe(
+      { serving_endpoint: endpoint, route },
+      (performance.now() - startedMs) / 1000,
+    );
+  }
+
+  /**
+   * Counts one request that failed with `code`, under its HTTP status and its failure reason, and
+   * labelled with the model and route it was `routed` to; model, version and route are `none` for
+   * a request that failed before the gateway chose them.
+   */
+  recordFailure(endpoint: string, code: ErrorCode, startedMs: number, routed?: RoutedTo): void {
+    const modelId = routed?.modelId ?? 'none';
+    this.recordRequest(endpoint, modelId, routed?.route ?? 'none', toHttpStatus(code), startedMs);
+    this.requestFailures.inc({
+      serving_endpoint: endpoint,
+      ...modelLabels(modelId),
+      reason: toFailureReason(code),
+    });
   }
 
   /** Observes the serving stages of one request, in ms. */
@@ -94,19 +131,42 @@ export class GatewayMetrics {
     this.endpointVerdicts = source;
   }
 
-  /** Mirrored requests by endpoint, shadow model and outcome (ok, error, dropped). */
+  /** Where modelgate_config_revision reads the applied revision when scraped (set once wired). */
+  private appliedRevision: (() => number | undefined) | undefined;
+
+  /**
+   * The config revision this gateway has applied (0 before the first): the registry's
+   * modelgate_registry_config_revision minus this is the node's config lag.
+   */
+  readonly configRevision = new Gauge({
+    name: 'modelgate_config_revision',
+    help: 'Config revision this node has applied.',
+    registers: [this.registry],
+    // An event loop still on an older revision makes the pod lag.
+    aggregator: 'min',
+    collect: () => {
+      this.configRevision.set(this.appliedRevision?.() ?? 0);
+    },
+  });
+
+  /** Makes modelgate_config_revision report what `source` returns at each scrape. */
+  reportConfigRevision(source: () => number | undefined): void {
+    this.appliedRevision = source;
+  }
+
+  /** Mirrored requests by serving endpoint, shadow model, version and outcome (ok, error, dropped). */
   readonly shadowRequests = new Counter({
     name: 'modelgate_shadow_requests_total',
-    help: 'Requests mirrored to shadow models, by endpoint, model and outcome (ok, error, dropped).',
-    labelNames: ['endpoint', 'model', 'outcome'] as const,
+    help: 'Requests mirrored to shadow models, by serving endpoint, model, version and outcome (ok, error, dropped).',
+    labelNames: ['serving_endpoint', 'model', 'version', 'outcome'] as const,
     registers: [this.registry],
   });
 
   /** Time a mirrored request took on its shadow model. */
   readonly shadowDuration = new Histogram({
     name: 'modelgate_shadow_duration_seconds',
-    help: 'Time of mirrored requests on their shadow model, by endpoint and model.',
-    labelNames: ['endpoint', 'model'] as const,
+    help: 'Time of mirrored requests on their shadow model, by serving endpoint, model and version.',
+    labelNames: ['serving_endpoint', 'model', 'version'] as const,
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],
   });
@@ -115,7 +175,7 @@ export class GatewayMetrics {
   readonly shadowAgreement = new Counter({
     name: 'modelgate_shadow_agreement_total',
     help: 'Mirrored classification rows by whether the shadow’s top-1 label matched the primary’s.',
-    labelNames: ['endpoint', 'model', 'result'] as const,
+    labelNames: ['serving_endpoint', 'model', 'version', 'result'] as const,
     registers: [this.registry],
   });
 
@@ -123,7 +183,7 @@ export class GatewayMetrics {
   readonly shadowScoreDelta = new Histogram({
     name: 'modelgate_shadow_score_delta',
     help: 'Absolute score difference on the primary’s top-1 label, per mirrored classification row.',
-    labelNames: ['endpoint', 'model'] as const,
+    labelNames: ['serving_endpoint', 'model', 'version'] as const,
     buckets: [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1],
     registers: [this.registry],
   });
@@ -132,7 +192,7 @@ export class GatewayMetrics {
   readonly shadowCosine = new Histogram({
     name: 'modelgate_shadow_cosine_similarity',
     help: 'Cosine similarity between primary and shadow embeddings, per mirrored row.',
-    labelNames: ['endpoint', 'model'] as const,
+    labelNames: ['serving_endpoint', 'model', 'version'] as const,
     buckets: [0, 0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 1],
     registers: [this.registry],
   });
@@ -144,27 +204,29 @@ export class GatewayMetrics {
     outcome: 'ok' | 'error' | 'dropped',
     startedMs?: number,
   ): void {
-    this.shadowRequests.inc({ endpoint, model, outcome });
+    const labels = { serving_endpoint: endpoint, ...modelLabels(model) };
+    this.shadowRequests.inc({ ...labels, outcome });
     this.traffic.recordMirror(endpoint, model, outcome);
     if (startedMs !== undefined) {
-      this.shadowDuration.observe({ endpoint, model }, (performance.now() - startedMs) / 1000);
+      this.shadowDuration.observe(labels, (performance.now() - startedMs) / 1000);
     }
   }
 
   recordClassificationAgreement(endpoint: string, model: string, agreement: ClassificationAgreement): void {
     const disagreeing = agreement.rows - agreement.agreeing;
     this.traffic.recordAgreement(endpoint, model, agreement.agreeing, disagreeing);
-    if (agreement.agreeing > 0)
-      this.shadowAgreement.inc({ endpoint, model, result: 'agree' }, agreement.agreeing);
-    if (disagreeing > 0) this.shadowAgreement.inc({ endpoint, model, result: 'disagree' }, disagreeing);
+    const labels = { serving_endpoint: endpoint, ...modelLabels(model) };
+    if (agreement.agreeing > 0) this.shadowAgreement.inc({ ...labels, result: 'agree' }, agreement.agreeing);
+    if (disagreeing > 0) this.shadowAgreement.inc({ ...labels, result: 'disagree' }, disagreeing);
     for (const delta of agreement.scoreDeltas) {
-      if (Number.isFinite(delta)) this.shadowScoreDelta.observe({ endpoint, model }, delta);
+      if (Number.isFinite(delta)) this.shadowScoreDelta.observe(labels, delta);
     }
   }
 
   recordEmbeddingSimilarity(endpoint: string, model: string, similarities: readonly number[]): void {
+    const labels = { serving_endpoint: endpoint, ...modelLabels(model) };
     for (const similarity of similarities) {
-      if (Number.isFinite(similarity)) this.shadowCosine.observe({ endpoint, model }, similarity);
+      if (Number.isFinite(similarity)) this.shadowCosine.observe(labels, similarity);
     }
   }
 }

@@ -2,8 +2,8 @@
  * Per-(endpoint, model) traffic counters for rollouts: requests served and failed, a latency
  * histogram, mirrors and their agreement with the primary. Cumulative for the life of the process
  * and reported with each heartbeat; the registry takes the difference over a rollout's window, so
- * a candidate is judged on its own numbers (the Prometheus request metrics carry no model on
- * failures, and no model on latency).
+ * a candidate is judged on its own numbers (the Prometheus request duration histogram carries no
+ * model, and the registry reads no Prometheus).
  */
 import { randomBytes } from 'node:crypto';
 import { type ModelTraffic, type TrafficReport, emptyModelTraffic } from '@modelgate/config-sync';

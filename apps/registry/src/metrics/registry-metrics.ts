@@ -7,9 +7,12 @@ const NODE_ROLES = ['gateway', 'worker'] as const;
 export class RegistryMetrics {
   readonly registry: Registry = createMetricsRegistry('registry');
 
-  /** Latest committed config revision. */
+  /**
+   * Latest committed config revision: minus a node's modelgate_config_revision (what it applied),
+   * that node's config lag.
+   */
   readonly configRevision = new Gauge({
-    name: 'modelgate_config_revision',
+    name: 'modelgate_registry_config_revision',
     help: 'Latest committed config revision',
     registers: [this.registry],
   });
@@ -30,7 +33,7 @@ export class RegistryMetrics {
   readonly rolloutPercent = new Gauge({
     name: 'modelgate_rollout_candidate_percent',
     help: 'Share of served traffic the candidate of a rollout in progress takes, in percent',
-    labelNames: ['serving_endpoint', 'model'],
+    labelNames: ['serving_endpoint', 'model', 'version'],
     registers: [this.registry],
   });
 

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { type NodeHeartbeat } from '@modelgate/config-sync';
 import { type RolloutWindowNumbersView } from '@modelgate/contracts';
-import { type Logger } from '@modelgate/observability';
+import { type Logger, modelLabels } from '@modelgate/observability';
 import {
   type RolloutTransition,
   candidatePercent,
@@ -85,7 +85,10 @@ export class RolloutDriver implements OnApplicationBootstrap, OnModuleDestroy, O
     this.metrics.rolloutPercent.reset();
     for (const { row, endpoint } of active) {
       const percent = candidatePercent(planOf(row), progressOf(row));
-      this.metrics.rolloutPercent.set({ serving_endpoint: endpoint.name, model: row.toModel }, percent);
+      this.metrics.rolloutPercent.set(
+        { serving_endpoint: endpoint.name, ...modelLabels(row.toModel) },
+        percent,
+      );
     }
     const now = this.clock();
     const due = active.filter(

@@ -5,17 +5,26 @@ import {
   LATENCY_BUCKETS_SECONDS,
   type Registry,
   createMetricsRegistry,
+  modelLabels,
 } from '@modelgate/observability';
 
-/** The worker's Prometheus metrics (DESIGN §3.7). */
+/** The worker's Prometheus metrics (DESIGN §3.7); every per-model series is labelled `model` and `version`. */
 export class WorkerMetrics {
   readonly registry: Registry = createMetricsRegistry('worker');
 
-  /** Requests answered, by model and outcome (`ok` or a lower-case error code). */
+  /** Requests answered, by model, version and outcome (`ok` or a lower-case error code). */
   readonly inferenceRequests = new Counter({
     name: 'modelgate_inference_requests_total',
-    help: 'ModelInfer calls answered, by model and status.',
-    labelNames: ['model', 'status'] as const,
+    help: 'ModelInfer calls answered, by model, version and status.',
+    labelNames: ['model', 'version', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  /** Failed calls by model, version and failure reason (FAILURE_REASON_BY_CODE), as Triton's nv_inference_request_failure. */
+  readonly inferenceFailures = new Counter({
+    name: 'modelgate_inference_failures_total',
+    help: 'ModelInfer calls answered with an error, by model, version and failure reason.',
+    labelNames: ['model', 'version', 'reason'] as const,
     registers: [this.registry],
   });
 
@@ -23,7 +32,7 @@ export class WorkerMetrics {
   readonly batchSize = new Histogram({
     name: 'modelgate_batch_size',
     help: 'Rows per batch run on the model.',
-    labelNames: ['model'] as const,
+    labelNames: ['model', 'version'] as const,
     buckets: [1, 2, 4, 8, 16, 32, 64, 128],
     registers: [this.registry],
   });
@@ -35,7 +44,7 @@ export class WorkerMetrics {
   readonly batchTokens = new Counter({
     name: 'modelgate_batch_tokens_total',
     help: 'Tokens in batches run on the model: real (unpadded) and computed (rows x padded length).',
-    labelNames: ['model', 'kind'] as const,
+    labelNames: ['model', 'version', 'kind'] as const,
     registers: [this.registry],
   });
 
@@ -43,7 +52,7 @@ export class WorkerMetrics {
   readonly queueDuration = new Histogram({
     name: 'modelgate_queue_duration_seconds',
     help: 'Time from enqueue to batch start.',
-    labelNames: ['model'] as const,
+    labelNames: ['model', 'version'] as const,
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],
   });
@@ -52,18 +61,31 @@ export class WorkerMetrics {
   readonly computeDuration = new Histogram({
     name: 'modelgate_compute_duration_seconds',
     help: 'Time onnxruntime spent running one batch (on its session thread).',
-    labelNames: ['model'] as const,
+    labelNames: ['model', 'version'] as const,
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],
   });
 
-  /** Requests waiting in the batcher right now. */
+  /** Where modelgate_queue_depth reads each model's waiting requests when scraped (set once wired). */
+  private waitingRequests: (() => Iterable<readonly [string, number]>) | undefined;
+
+  /** Requests waiting in the batcher right now, read from every served model at each scrape. */
   readonly queueDepth = new Gauge({
     name: 'modelgate_queue_depth',
     help: 'Requests waiting in the batcher.',
-    labelNames: ['model'] as const,
+    labelNames: ['model', 'version'] as const,
     registers: [this.registry],
+    collect: () => {
+      this.queueDepth.reset();
+      for (const [modelId, depth] of this.waitingRequests?.() ?? [])
+        this.queueDepth.set(modelLabels(modelId), depth);
+    },
   });
+
+  /** Makes modelgate_queue_depth report what `source` returns (model id, waiting requests) at each scrape. */
+  reportQueueDepths(source: () => Iterable<readonly [string, number]>): void {
+    this.waitingRequests = source;
+  }
 
   /**
    * Time to open one copy of a model, fetch to warm-up, by outcome (`loaded` or `failed`): slow
@@ -92,7 +114,28 @@ export class WorkerMetrics {
   readonly modelReady = new Gauge({
     name: 'modelgate_model_ready',
     help: '1 when the model serves requests.',
-    labelNames: ['model'] as const,
+    labelNames: ['model', 'version'] as const,
     registers: [this.registry],
   });
+
+  /** Where modelgate_config_revision reads the applied revision when scraped (set once wired). */
+  private appliedRevision: (() => number | undefined) | undefined;
+
+  /**
+   * The config revision this worker has applied (0 before the first): the registry's
+   * modelgate_registry_config_revision minus this is the node's config lag.
+   */
+  readonly configRevision = new Gauge({
+    name: 'modelgate_config_revision',
+    help: 'Config revision this node has applied.',
+    registers: [this.registry],
+    collect: () => {
+      this.configRevision.set(this.appliedRevision?.() ?? 0);
+    },
+  });
+
+  /** Makes modelgate_config_revision report what `source` returns at each scrape. */
+  reportConfigRevision(source: () => number | undefined): void {
+    this.appliedRevision = source;
+  }
 }

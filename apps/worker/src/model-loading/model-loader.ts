@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { type ModelSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { resolveBatchLimits } from '@modelgate/batching';
-import { type Logger } from '@modelgate/observability';
+import { type Logger, modelLabels } from '@modelgate/observability';
 import { type WorkerMetrics } from '../metrics/worker-metrics.js';
 import { ModelRunner } from '../serving/model-runner.js';
 import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
@@ -41,7 +41,7 @@ export async function openModel(
   const model: ServedModel = { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
   const startedMs = performance.now();
   const loadSeconds = () => (performance.now() - startedMs) / 1000;
-  const labels = { model: spec.name, version: spec.version };
+  const series = modelLabels(spec.id);
   try {
     const artifact = await deps.fetcher.fetchModel(spec);
     const attempts = planProviderAttempts(spec.runtime.executionProviders, deps.gpu);
@@ -71,22 +71,20 @@ export async function openModel(
     const warmUpMs = await warmUp(model.sessions);
     model.runner = new ModelRunner(spec.id, model.sessions, resolveBatchLimits(spec.batching), {
       onBatch: (info) => {
-        metrics.batchSize.observe({ model: spec.id }, info.size);
-        for (const micros of info.queueMicros)
-          metrics.queueDuration.observe({ model: spec.id }, micros / 1e6);
-        metrics.queueDepth.set({ model: spec.id }, info.queueDepth);
-        metrics.batchTokens.inc({ model: spec.id, kind: 'real' }, info.tokens);
-        metrics.batchTokens.inc({ model: spec.id, kind: 'computed' }, info.paddedTokens);
+        metrics.batchSize.observe(series, info.size);
+        for (const micros of info.queueMicros) metrics.queueDuration.observe(series, micros / 1e6);
+        metrics.batchTokens.inc({ ...series, kind: 'real' }, info.tokens);
+        metrics.batchTokens.inc({ ...series, kind: 'computed' }, info.paddedTokens);
       },
-      onComputed: ({ computeSeconds }) => metrics.computeDuration.observe({ model: spec.id }, computeSeconds),
+      onComputed: ({ computeSeconds }) => metrics.computeDuration.observe(series, computeSeconds),
       onSessionLost: (reason) => onSessionLost(model, reason),
     });
     model.state = 'READY';
-    metrics.modelLoadDuration.observe({ ...labels, outcome: 'loaded' }, loadSeconds());
+    metrics.modelLoadDuration.observe({ ...series, outcome: 'loaded' }, loadSeconds());
     logger.info({ model: spec.id, provider: model.provider, warmUpMs: Math.round(warmUpMs) }, 'model ready');
     return model;
   } catch (error) {
-    metrics.modelLoadDuration.observe({ ...labels, outcome: 'failed' }, loadSeconds());
+    metrics.modelLoadDuration.observe({ ...series, outcome: 'failed' }, loadSeconds());
     await releaseSessions(model);
     throw error;
   }

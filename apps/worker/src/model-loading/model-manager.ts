@@ -18,13 +18,14 @@ import {
   EXECUTION_PROVIDERS,
   ErrorCode,
   ModelgateError,
-  isModelgateError,
   selectLoadedVersions,
 } from '@modelgate/contracts';
 import { type LoadRetryPolicy, loadRetryDelayMs } from '@modelgate/config-sync';
+import { modelLabels } from '@modelgate/observability';
 import { type ModelRunner } from '../serving/model-runner.js';
 import { type ModelLoaderDeps, openModel, releaseSessions, retire } from './model-loader.js';
-import { type ModelState, type ServedModel } from './served-model.js';
+import { failureReason, formatDelay, needsReload } from './reload-decisions.js';
+import { type ModelState, type ServedModel, emptyCopy, readiness } from './served-model.js';
 
 export { type ArtifactFetcher } from './model-loader.js';
 
@@ -79,6 +80,13 @@ export class ModelManager {
     return Object.fromEntries([...this.models].map(([id, model]) => [id, model.state]));
   }
 
+  /** Requests waiting in each serving model's batcher, by id. */
+  queueDepths(): Array<readonly [string, number]> {
+    return [...this.models].flatMap(([id, model]) =>
+      model.runner ? [[id, model.runner.queueDepth] as const] : [],
+    );
+  }
+
   /** Why each FAILED model failed, and why a serving model's reload failed, by id (others left out). */
   failureReasons(): Record<string, string> {
     return Object.fromEntries(
@@ -96,7 +104,7 @@ export class ModelManager {
   find(name: string, version?: string): ServedModel | undefined {
     if (version) return this.models.get(`${name}:${version}`);
     const candidates = [...this.models.values()].filter((m) => m.spec.name === name);
-    candidates.sort((a, b) => rank(b) - rank(a) || Number(b.spec.version) - Number(a.spec.version));
+    candidates.sort((a, b) => readiness(b) - readiness(a) || Number(b.spec.version) - Number(a.spec.version));
     return candidates[0];
   }
 
@@ -127,7 +135,7 @@ export class ModelManager {
     if (model.state !== 'READY' || this.models.get(model.spec.id) !== model) return;
     model.state = 'FAILED';
     model.reason = `onnxruntime session lost: ${reason}`;
-    this.deps.metrics.modelReady.set({ model: model.spec.id }, 0);
+    this.deps.metrics.modelReady.set(modelLabels(model.spec.id), 0);
     this.deps.logger.error({ model: model.spec.id, reason: model.reason }, 'model stopped serving');
   }
 
@@ -215,7 +223,7 @@ export class ModelManager {
     const { logger, metrics } = this.deps;
     if (!this.models.has(spec.id)) {
       this.models.set(spec.id, emptyCopy(spec));
-      metrics.modelReady.set({ model: spec.id }, 0);
+      metrics.modelReady.set(modelLabels(spec.id), 0);
     }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -226,7 +234,7 @@ export class ModelManager {
         }
         const previous = this.models.get(spec.id);
         this.models.set(spec.id, loaded);
-        metrics.modelReady.set({ model: spec.id }, 1);
+        metrics.modelReady.set(modelLabels(spec.id), 1);
         this.reportProvider(spec, loaded.provider);
         if (previous?.runner) await retire(previous);
         return;
@@ -249,7 +257,7 @@ export class ModelManager {
         if (serving) current.reloadFailure = `${reason} (${when})`;
         else {
           this.models.set(spec.id, { ...emptyCopy(spec), state: 'FAILED', reason: `${reason} (${when})` });
-          metrics.modelReady.set({ model: spec.id }, 0);
+          metrics.modelReady.set(modelLabels(spec.id), 0);
           // A copy whose session thread died still holds its other sessions: release them.
           if (current?.runner || current?.sessions.length) void retire(current).catch(() => undefined);
         }
@@ -272,9 +280,8 @@ export class ModelManager {
   /** modelgate_model_execution_provider: 1 for the provider the serving copy runs on, nothing once unloaded. */
   private reportProvider(spec: ModelSpec, provider: string | undefined): void {
     const gauge = this.deps.metrics.executionProvider;
-    for (const name of EXECUTION_PROVIDERS)
-      gauge.remove({ model: spec.name, version: spec.version, provider: name });
-    if (provider !== undefined) gauge.set({ model: spec.name, version: spec.version, provider }, 1);
+    for (const name of EXECUTION_PROVIDERS) gauge.remove({ ...modelLabels(spec.id), provider: name });
+    if (provider !== undefined) gauge.set({ ...modelLabels(spec.id), provider }, 1);
   }
 
   private async unload(id: string): Promise<void> {
@@ -283,40 +290,8 @@ export class ModelManager {
     if (!model) return;
     this.models.delete(id);
     await retire(model);
-    this.deps.metrics.modelReady.remove({ model: id });
+    this.deps.metrics.modelReady.remove(modelLabels(model.spec.id));
     this.reportProvider(model.spec, undefined);
     this.deps.logger.info({ model: id }, 'model unloaded');
   }
-}
-
-function emptyCopy(spec: ModelSpec): ServedModel {
-  return { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
-}
-
-function formatDelay(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
-}
-
-function needsReload(current: ModelSpec, next: ModelSpec): boolean {
-  return (
-    current.artifact.sha256 !== next.artifact.sha256 ||
-    externalDataKey(current) !== externalDataKey(next) ||
-    JSON.stringify(current.runtime) !== JSON.stringify(next.runtime) ||
-    JSON.stringify(current.batching) !== JSON.stringify(next.batching)
-  );
-}
-
-/** The external data files as the loaded copy sees them: names and digests (URIs may move). */
-function externalDataKey(spec: ModelSpec): string {
-  return (spec.externalData ?? []).map((file) => `${file.name}\0${file.sha256}`).join('\n');
-}
-
-function rank(model: ServedModel): number {
-  return model.state === 'READY' ? 1 : 0;
-}
-
-function failureReason(error: unknown): string {
-  if (isModelgateError(error)) return error.message;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? message;
 }

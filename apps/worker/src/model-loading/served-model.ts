@@ -24,3 +24,13 @@ export interface ServedModel {
   outputs: readonly TensorDeclaration[];
   runner?: ModelRunner;
 }
+
+/** A copy of `spec` with nothing loaded yet. */
+export function emptyCopy(spec: ModelSpec): ServedModel {
+  return { spec, state: 'LOADING', sessions: [], inputs: [], outputs: [] };
+}
+
+/** Orders copies of one model: READY before any other state. */
+export function readiness(model: ServedModel): number {
+  return model.state === 'READY' ? 1 : 0;
+}

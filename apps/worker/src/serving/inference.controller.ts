@@ -8,7 +8,9 @@ import {
   type TensorDatatype,
   encodeTensor,
   isModelgateError,
+  toFailureReason,
 } from '@modelgate/contracts';
+import { modelLabels } from '@modelgate/observability';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { ModelManager } from '../model-loading/model-manager.js';
 import { WorkerMetrics } from '../metrics/worker-metrics.js';
@@ -86,14 +88,17 @@ export class InferenceController {
   ): Promise<ModelInferResponseMessage> {
     // A model this worker does not serve is counted as 'unknown': request names would make the
     // label set as large as whatever clients send.
-    let label = 'unknown';
+    let series = modelLabels('unknown');
     const deadline = call.getDeadline();
     const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
     try {
       const model = this.models.require(request.model_name, request.model_version || undefined);
-      label = model.spec.id;
-      if (this.config.WORKER_TEST_HOOKS && this.config.WORKER_TEST_FAILING_MODELS.includes(label)) {
-        throw new ModelgateError(ErrorCode.INTERNAL, `test hook: model ${label} fails every inference`);
+      series = modelLabels(model.spec.id);
+      if (this.config.WORKER_TEST_HOOKS && this.config.WORKER_TEST_FAILING_MODELS.includes(model.spec.id)) {
+        throw new ModelgateError(
+          ErrorCode.INTERNAL,
+          `test hook: model ${model.spec.id} fails every inference`,
+        );
       }
       const decoded = decodeInferRequest(request, model.inputs, model.outputs);
       // grpc-js emits 'cancelled' on every call once it ends, answered or not: only a cancel that
@@ -131,13 +136,14 @@ export class InferenceController {
           encodeTensor(tensor.datatype as TensorDatatype, tensor.dims, tensor.data as never, name),
         );
       }
-      this.metrics.inferenceRequests.inc({ model: model.spec.id, status: 'ok' });
+      this.metrics.inferenceRequests.inc({ ...series, status: 'ok' });
       return response;
     } catch (error) {
       let code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
       // grpc-js cancels the call at its deadline; that race is still a deadline, not a cancel.
       if (code === ErrorCode.CANCELLED && Date.now() >= deadlineMs) code = ErrorCode.DEADLINE_EXCEEDED;
-      this.metrics.inferenceRequests.inc({ model: label, status: code.toLowerCase() });
+      this.metrics.inferenceRequests.inc({ ...series, status: code.toLowerCase() });
+      this.metrics.inferenceFailures.inc({ ...series, reason: toFailureReason(code) });
       throw error;
     }
   }

@@ -3,10 +3,13 @@ import { ErrorCode } from './error-code.js';
 import { ModelgateError, isModelgateError } from './modelgate-error.js';
 import {
   CODE_BY_GRPC_STATUS,
+  FAILURE_REASON_BY_CODE,
+  FailureReason,
   GRPC_STATUS_BY_CODE,
   GrpcStatus,
   HTTP_STATUS_BY_CODE,
   fromGrpcStatus,
+  toFailureReason,
   toGrpcStatus,
   toHttpStatus,
 } from './status-tables.js';
@@ -80,6 +83,18 @@ describe('status tables', () => {
     expect(toHttpStatus('DEADLINE_EXCEEDED')).toBe(504);
     expect(toGrpcStatus('MODEL_NOT_READY')).toBe(GrpcStatus.UNAVAILABLE);
     expect(toHttpStatus('MODEL_NOT_READY')).toBe(503);
+  });
+
+  it('counts every error code under one failure reason, and every reason has a code', () => {
+    expect(Object.keys(FAILURE_REASON_BY_CODE).sort()).toEqual([...ALL_CODES].sort());
+    expect(new Set(ALL_CODES.map(toFailureReason))).toEqual(new Set(Object.values(FailureReason)));
+  });
+
+  it('names a full queue REJECTED and a caller gone CANCELED, as Triton does', () => {
+    expect(toFailureReason('QUEUE_FULL')).toBe('REJECTED');
+    expect(toFailureReason('CANCELLED')).toBe('CANCELED');
+    expect(toFailureReason('DEADLINE_EXCEEDED')).toBe('TIMEOUT');
+    expect(toFailureReason('TOKEN_LIMIT_EXCEEDED')).toBe('INVALID_INPUT');
   });
 
   it('reads an unknown gRPC status number as INTERNAL', () => {

@@ -83,6 +83,42 @@ export const CODE_BY_GRPC_STATUS = {
   [GrpcStatus.UNAUTHENTICATED]: ErrorCode.UNAUTHENTICATED,
 } as const satisfies Record<GrpcStatus, ErrorCode>;
 
+/**
+ * Why a request failed, as the `reason` label of the failure counters (after Triton's
+ * `nv_inference_request_failure{reason}`): a small closed set, so dashboards and alerts can name
+ * every value. REJECTED is a full queue, CANCELED a caller that went away (Triton's spelling).
+ */
+export const FailureReason = {
+  INVALID_INPUT: 'INVALID_INPUT',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  NOT_FOUND: 'NOT_FOUND',
+  REJECTED: 'REJECTED',
+  UNAVAILABLE: 'UNAVAILABLE',
+  TIMEOUT: 'TIMEOUT',
+  CANCELED: 'CANCELED',
+  INTERNAL: 'INTERNAL',
+} as const;
+
+export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
+
+/** The failure reason each code is counted under, on every transport. */
+export const FAILURE_REASON_BY_CODE = {
+  INVALID_ARGUMENT: FailureReason.INVALID_INPUT,
+  UNAUTHENTICATED: FailureReason.UNAUTHORIZED,
+  PERMISSION_DENIED: FailureReason.UNAUTHORIZED,
+  NOT_FOUND: FailureReason.NOT_FOUND,
+  CONFLICT: FailureReason.INVALID_INPUT,
+  PAYLOAD_TOO_LARGE: FailureReason.INVALID_INPUT,
+  UNSUPPORTED_MEDIA_TYPE: FailureReason.INVALID_INPUT,
+  TOKEN_LIMIT_EXCEEDED: FailureReason.INVALID_INPUT,
+  QUEUE_FULL: FailureReason.REJECTED,
+  MODEL_NOT_READY: FailureReason.UNAVAILABLE,
+  UNAVAILABLE: FailureReason.UNAVAILABLE,
+  DEADLINE_EXCEEDED: FailureReason.TIMEOUT,
+  CANCELLED: FailureReason.CANCELED,
+  INTERNAL: FailureReason.INTERNAL,
+} as const satisfies Record<ErrorCode, FailureReason>;
+
 /** The HTTP status for a code. */
 export function toHttpStatus(code: ErrorCode): number {
   return HTTP_STATUS_BY_CODE[code];
@@ -96,4 +132,9 @@ export function toGrpcStatus(code: ErrorCode): GrpcStatus {
 /** The code for a gRPC status number; unknown numbers are INTERNAL. */
 export function fromGrpcStatus(status: number): ErrorCode {
   return (CODE_BY_GRPC_STATUS as Record<number, ErrorCode>)[status] ?? ErrorCode.INTERNAL;
+}
+
+/** The failure reason a code is counted under (the `reason` label). */
+export function toFailureReason(code: ErrorCode): FailureReason {
+  return FAILURE_REASON_BY_CODE[code];
 }
