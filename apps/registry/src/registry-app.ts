@@ -2,8 +2,10 @@ import { type IncomingMessage } from 'node:http';
 import multipart from '@fastify/multipart';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { serveApiDocs } from '@modelgate/api-docs';
 import { type Logger, resolveRequestId, toNestLogger } from '@modelgate/observability';
 import { runMigrations } from './database/migration-runner.js';
+import { registryOpenApiDocument } from './openapi/registry-openapi.js';
 import { type RegistryConfig } from './registry.config.js';
 import { RegistryModule } from './registry.module.js';
 
@@ -14,7 +16,7 @@ const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
  * The registry's Nest application, configured but not listening: Fastify with request ids
  * (a safe client `x-request-id` is kept, otherwise one is made, and either is echoed), JSON and
  * multipart bodies only (anything else is 415), and pending migrations applied first when
- * REGISTRY_MIGRATE_ON_START is set. `main.ts` and the tests share it.
+ * REGISTRY_MIGRATE_ON_START is set; Swagger UI at `/docs`. `main.ts` and the tests share it.
  */
 export async function createRegistryApp(
   config: RegistryConfig,
@@ -54,5 +56,6 @@ export async function createRegistryApp(
     void reply.header('x-request-id', request.id);
     done();
   });
+  await serveApiDocs(fastify, registryOpenApiDocument());
   return app;
 }

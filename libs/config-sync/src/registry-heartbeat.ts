@@ -18,9 +18,16 @@ export interface RegistryReportTarget {
 
 /** The body of `POST /v1/nodes/heartbeat`: the node's report and how long it holds without renewal. */
 export const heartbeatReportSchema = z.object({
-  report: nodeHeartbeatSchema.omit({ at: true }),
-  /** Milliseconds the registry keeps the report without a renewal (a dead node drops out after it). */
-  ttlMs: z.int().min(500).max(600_000),
+  report: nodeHeartbeatSchema
+    .omit({ at: true })
+    .describe("The node's state: role, id, address, applied revision, models, endpoints, traffic"),
+  ttlMs: z
+    .int()
+    .min(500)
+    .max(600_000)
+    .describe(
+      'Milliseconds the registry keeps the report without a renewal (a dead node drops out after it)',
+    ),
 });
 
 /** The body of `POST /v1/nodes/heartbeat`. */

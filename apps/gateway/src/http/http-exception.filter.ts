@@ -1,12 +1,23 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
-import { ErrorCode, isModelgateError, toHttpStatus, type ModelgateError } from '@modelgate/contracts';
+import {
+  ErrorCode,
+  apiErrorBodySchema,
+  isModelgateError,
+  toHttpStatus,
+  type ModelgateError,
+} from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { z } from 'zod';
 
-/** The JSON error body of every failed request (DESIGN §3.1). */
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; request_id: string; field?: string };
-}
+/**
+ * The JSON error body of every failed request (DESIGN §3.1): the admin API's, less validation
+ * issues (the gateway names `field`). The OpenAPI document's error schema is this one.
+ */
+export const errorBodySchema = z.object({ error: apiErrorBodySchema.shape.error.omit({ issues: true }) });
+
+/** The JSON error body of every failed request. */
+export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** Nest's own HTTP exceptions (404 route, 413 body, 400 JSON) in our error vocabulary. */
 const CODE_BY_NEST_STATUS: Record<number, ErrorCode> = {

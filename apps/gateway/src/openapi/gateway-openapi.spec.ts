@@ -1,0 +1,99 @@
+import 'reflect-metadata';
+import {
+  type JsonObject,
+  checkOpenApiDocument,
+  undescribedRequestFields,
+  undocumentedRoutes,
+  unservedOperations,
+} from '@modelgate/contracts';
+import { SERVE_TASKS, SERVE_TASK_SCHEMAS, parseServeRequest } from '@modelgate/processing';
+import { nestControllerRoutes, refusedOpenApiExamples } from '@modelgate/testing';
+import { type FastifyInstance } from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { GATEWAY_CONTROLLERS } from '../gateway.module.js';
+import { type ServeRouteDeps, installServeRoutes } from '../serving/serve-routes.js';
+import { gatewayApi, gatewayOpenApiDocument } from './gateway-openapi.js';
+
+/** The plain Fastify routes installServeRoutes registers, recorded by a stand-in for Fastify. */
+function serveRoutesInstalled(): { method: string; path: string }[] {
+  const routes: { method: string; path: string }[] = [];
+  const recorder = new Proxy(
+    {},
+    {
+      get:
+        (_target, method) =>
+        (path: unknown): void => {
+          if (typeof method === 'string' && typeof path === 'string' && path.startsWith('/')) {
+            routes.push({ method: method.toUpperCase(), path });
+          }
+        },
+    },
+  );
+  installServeRoutes(recorder as FastifyInstance, {} as ServeRouteDeps);
+  return routes;
+}
+
+const served = [...nestControllerRoutes(GATEWAY_CONTROLLERS), ...serveRoutesInstalled()];
+
+describe('the gateway OpenAPI document', () => {
+  const document = gatewayOpenApiDocument();
+
+  it('is sound: references resolve, examples pass their zod schemas, path parameters match', () => {
+    expect(checkOpenApiDocument(gatewayApi, document)).toEqual([]);
+  });
+
+  it('describes every route the gateway serves, and no route it does not', () => {
+    expect(served.length).toBeGreaterThan(10);
+    expect(undocumentedRoutes(document, served)).toEqual([]);
+    expect(unservedOperations(document, served)).toEqual([]);
+  });
+
+  it('offers a body and an answer for every task in the serve table, with the first task leading', () => {
+    const body = document.paths['/serve/{endpoint}']?.post?.requestBody as JsonObject;
+    const content = (body.content as Record<string, { examples: Record<string, unknown> }>)[
+      'application/json'
+    ];
+    expect(Object.keys(content?.examples ?? {})).toEqual(SERVE_TASKS);
+    const request = document.components.schemas.ServeRequest as { anyOf: { title: string }[] };
+    expect(request.anyOf.map((alternative) => alternative.title)).toEqual(SERVE_TASKS);
+    const answer = document.components.schemas.ServeAnswer as { anyOf: { title: string }[] };
+    expect(answer.anyOf.map((alternative) => alternative.title)).toEqual(SERVE_TASKS);
+  });
+
+  it("passes each task's example body through the gateway's own validation for that task", () => {
+    const limits = { maxInputChars: 10_000, maxBatchItems: 64, truncation: true };
+    for (const task of SERVE_TASKS) {
+      expect(() =>
+        parseServeRequest(SERVE_TASK_SCHEMAS[task].example.request, limits, { task }),
+      ).not.toThrow();
+    }
+  });
+
+  it('documents the headers, async answer and error statuses of /serve', () => {
+    const operation = document.paths['/serve/{endpoint}']?.post as {
+      parameters: { name: string; in: string }[];
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    };
+    expect(operation.parameters.map((p) => `${p.in}:${p.name}`)).toEqual([
+      'path:endpoint',
+      'header:x-request-id',
+      'header:x-modelgate-route-key',
+      'header:Prefer',
+    ]);
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(['200', '202', '400', '404', '413', '415', '422', '429', '503', '504']),
+    );
+    expect(Object.keys(operation.responses['200']?.headers ?? {})).toEqual(
+      expect.arrayContaining(['x-request-id', 'x-modelgate-model', 'Server-Timing']),
+    );
+    expect(Object.keys(operation.responses['429']?.headers ?? {})).toEqual(['Retry-After']);
+  });
+
+  it('describes every field of every request body, so Swagger UI shows what each one means', () => {
+    expect(undescribedRequestFields(document)).toEqual([]);
+  });
+
+  it('writes JSON Schemas that accept every example, as a JSON Schema validator reads them', () => {
+    expect(refusedOpenApiExamples(document)).toEqual([]);
+  });
+});

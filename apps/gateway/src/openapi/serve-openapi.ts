@@ -1,0 +1,213 @@
+// `POST /serve/:endpoint[/:version]` in the OpenAPI document, generated from the per-task table
+// of @modelgate/processing (SERVE_TASK_SCHEMAS): a task with an entry there is documented here.
+import {
+  type ApiBody,
+  type ApiHeader,
+  type ApiResponse,
+  type ApiRoute,
+  type ErrorCode,
+  errorResponses,
+} from '@modelgate/contracts';
+import {
+  SERVE_TASKS,
+  SERVE_TASK_SCHEMAS,
+  type ServeTask,
+  tokenizeRequestSchema,
+  tokenizedTextSchema,
+} from '@modelgate/processing';
+import { z } from 'zod';
+import { errorBodySchema } from '../http/http-exception.filter.js';
+
+/** The endpoint the examples call. */
+export const EXAMPLE_ENDPOINT = 'sentiment';
+
+/** The gateway's error body, the schema its exception filter's type is inferred from. */
+export const gatewayErrorBody: Omit<ApiBody, 'examples'> = { name: 'Error', schema: errorBodySchema };
+
+/** An error body of the gateway's shape for the docs' examples. */
+export function gatewayErrorExample(code: ErrorCode): unknown {
+  return { error: { code, message: `what went wrong (${code})`, request_id: 'b3c1f0a2e4d5' } };
+}
+
+/**
+ * Error answers of a gateway route in the gateway's error body: `statuses`, plus 500 (INTERNAL),
+ * which any route may answer. Each status is described by the codes the one status table maps to it.
+ */
+export function gatewayErrors(statuses: readonly number[]): Record<string, ApiResponse> {
+  return errorResponses([...statuses, 500], gatewayErrorBody, gatewayErrorExample);
+}
+
+/** `x-request-id`, on requests and answers. */
+export const REQUEST_ID_HEADER: ApiHeader = {
+  name: 'x-request-id',
+  description: 'Echoed on the answer; one is generated when absent or malformed.',
+};
+
+const endpointName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/)
+  .describe('The endpoint, as `modelgate endpoint add` named it.')
+  .meta({ examples: [EXAMPLE_ENDPOINT] });
+
+const taskBodies = SERVE_TASKS.map((task) =>
+  SERVE_TASK_SCHEMAS[task].request.meta({ title: task, description: SERVE_TASK_SCHEMAS[task].summary }),
+);
+
+/** The request body: the alternatives of every task; the endpoint's task says which applies. */
+export const serveRequestBody: ApiBody = {
+  name: 'ServeRequest',
+  schema: z.union(taskBodies),
+  examples: Object.fromEntries(
+    SERVE_TASKS.map((task) => [
+      task,
+      {
+        summary: `${task}: ${SERVE_TASK_SCHEMAS[task].example.summary}`,
+        value: SERVE_TASK_SCHEMAS[task].example.request,
+      },
+    ]),
+  ),
+};
+
+function answerOf(task: ServeTask) {
+  return z
+    .object({
+      endpoint: z.string(),
+      model: z.string().describe('The model that answered, `name:version`'),
+      version: z.string(),
+      route: z.string().describe("The route's role: primary or canary (or pinned)"),
+      predictions: z
+        .array(SERVE_TASK_SCHEMAS[task].prediction)
+        .describe(
+          task === 'text-ranking'
+            ? 'The texts, best first (the best top_n when given)'
+            : 'One per input, in order',
+        ),
+    })
+    .meta({ title: task });
+}
+
+/** The 200 body: `{endpoint, model, version, route, predictions}` with the task's predictions. */
+export const serveAnswerBody: ApiBody = {
+  name: 'ServeAnswer',
+  schema: z.union(SERVE_TASKS.map(answerOf)),
+  examples: Object.fromEntries(
+    SERVE_TASKS.map((task) => [
+      task,
+      {
+        summary: task,
+        value: {
+          endpoint: EXAMPLE_ENDPOINT,
+          model: 'sst2:1',
+          version: '1',
+          route: 'primary',
+          predictions: SERVE_TASK_SCHEMAS[task].example.predictions,
+        },
+      },
+    ]),
+  ),
+};
+
+const acceptedJobBody: ApiBody = {
+  name: 'AcceptedJob',
+  schema: z.object({
+    job: z.string().describe('The job id'),
+    status_url: z.string().describe('Where to poll: `/jobs/<job>`'),
+  }),
+  examples: { queued: { summary: 'Queued', value: { job: 'k3Jv9q', status_url: '/jobs/k3Jv9q' } } },
+};
+
+const requestHeaders: ApiHeader[] = [
+  REQUEST_ID_HEADER,
+  {
+    name: 'x-modelgate-route-key',
+    description:
+      'Keeps a client on one canary route: the same key always takes the same route (an endpoint may name another header).',
+  },
+  {
+    name: 'Prefer',
+    description: '`respond-async` queues the request and answers 202 with a job to poll (needs Redis).',
+    schema: z.enum(['respond-async']),
+  },
+];
+
+function serveRoute(pinned: boolean): ApiRoute {
+  return {
+    method: 'post',
+    path: pinned ? '/serve/{endpoint}/{version}' : '/serve/{endpoint}',
+    // The ids the former Nest controller gave them, so generated clients keep their method names.
+    operationId: pinned ? 'ServingController_servePinned' : 'ServingController_serve',
+    tag: 'serving',
+    summary: pinned
+      ? 'Run the endpoint on one model version, bypassing its routes'
+      : "Run the endpoint's model (weighted routes, sticky key)",
+    description:
+      'The body depends on the endpoint\'s task (one alternative per task below); send `{"text": [...]}` ' +
+      'for a batch. The answer holds one prediction per input, in order.',
+    pathParams: pinned
+      ? z.object({ endpoint: endpointName, version: z.string().regex(/^\d+$/).describe('A model version') })
+      : z.object({ endpoint: endpointName }),
+    headers: requestHeaders,
+    body: serveRequestBody,
+    responses: {
+      '200': {
+        description: 'The predictions.',
+        body: serveAnswerBody,
+        headers: [
+          REQUEST_ID_HEADER,
+          { name: 'x-modelgate-model', description: 'The model that answered, `name:version`.' },
+          {
+            name: 'Server-Timing',
+            description: 'tokenize, queue, infer, post and total durations in ms: `tokenize;dur=0.12, …`.',
+          },
+        ],
+      },
+      '202': {
+        description: 'Queued (`Prefer: respond-async`); poll `status_url`.',
+        body: acceptedJobBody,
+        headers: [
+          { name: 'Location', description: 'The job, `/jobs/<job>`.' },
+          { name: 'Preference-Applied', description: '`respond-async`.' },
+        ],
+      },
+      ...gatewayErrors([400, 404, 413, 415, 422, 429, 503, 504]),
+    },
+  };
+}
+
+const tokenizeRoute: ApiRoute = {
+  method: 'post',
+  path: '/serve/{endpoint}/tokenize',
+  operationId: 'ServingController_tokenize',
+  tag: 'serving',
+  summary: "The tokens the endpoint's model would read (ids, tokens, offsets), without running it",
+  pathParams: z.object({ endpoint: endpointName }),
+  headers: requestHeaders.filter((header) => header.name !== 'Prefer'),
+  body: {
+    name: 'TokenizeRequest',
+    schema: tokenizeRequestSchema,
+    examples: { one: { summary: 'One text', value: { text: 'I love this movie!' } } },
+  },
+  responses: {
+    '200': {
+      description: 'One tokenization per input, after the truncation /serve would apply.',
+      body: {
+        name: 'TokenizeAnswer',
+        schema: z.object({
+          endpoint: z.string(),
+          model: z.string(),
+          version: z.string(),
+          route: z.string(),
+          predictions: z.array(tokenizedTextSchema),
+        }),
+      },
+      headers: [
+        REQUEST_ID_HEADER,
+        { name: 'x-modelgate-model', description: 'Whose tokenizer, `name:version`.' },
+      ],
+    },
+    ...gatewayErrors([400, 404, 413, 415, 422, 503]),
+  },
+};
+
+/** The serve routes and the tokenize route beside them. */
+export const serveRoutes: ApiRoute[] = [serveRoute(false), serveRoute(true), tokenizeRoute];
