@@ -5,9 +5,10 @@ import { REGISTRY_MODES, type RegistryMode } from './control-plane.js';
  * What a run can measure. `shared`: raw session.run, the naive server, modelgate and the worker
  * alone on shared cores; `worker`: raw and the worker alone only; `gateway`: gateway CPU and
  * GATEWAY_WORKERS 1 vs 2; `pinned`: the pinned split; `mixed`: mixed-length padding waste;
- * `profile`: where the CPU goes (--cpu-prof) at c=1 and c=128.
+ * `profile`: where the CPU goes (--cpu-prof) at c=1 and c=128; `qa`: question answering over long
+ * contexts (windows batched across requests) against raw session.run on the same windows.
  */
-export const SUITES = ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'profile'] as const;
+export const SUITES = ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'profile', 'qa'] as const;
 
 /** One of SUITES. */
 export type Suite = (typeof SUITES)[number];
@@ -50,9 +51,9 @@ suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
 
 /** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
 const OPTION_USERS: Record<string, readonly Suite[]> = {
-  repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed'],
-  'gateway-workers': ['shared', 'profile'],
-  'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile'],
+  repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa'],
+  'gateway-workers': ['shared', 'profile', 'qa'],
+  'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa'],
 };
 
 function numberOption(

@@ -129,6 +129,25 @@ export interface TargetCheck {
 }
 
 /** All numbers of one run. */
+/** One question-answering round: raw session.run on the windows, then modelgate's ladder. */
+export interface QaRound {
+  raw: RawLimit;
+  modelgate: StepResult[];
+}
+
+/** What the question-answering suite measured. */
+export interface QaResult {
+  fixture: string;
+  /** Distinct request bodies the load cycles through. */
+  bodies: number;
+  meanContextTokens: number;
+  windowTokens: number;
+  docStride: number;
+  /** Windows (rows) per request. */
+  windowsPerRequest: number;
+  rounds: QaRound[];
+}
+
 export interface BenchResults {
   meta: BenchMeta;
   shared?: SharedResult;
@@ -136,6 +155,7 @@ export interface BenchResults {
   pinned?: PinnedResult | Skipped;
   mixed?: MixedResult | Skipped;
   profile?: ProfileResult;
+  qa?: QaResult;
   targets?: TargetCheck[];
 }
 

@@ -8,6 +8,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type ModelTask } from '@modelgate/contracts';
 import { writeSnapshot } from '@modelgate/testing';
 import { registerDeployment } from './register-deployment.js';
 import { type RegistryProcess, tryStartRegistry } from './registry-control-plane.js';
@@ -22,6 +23,8 @@ export interface Deployment {
   workerGroup: string;
   /** Endpoint routed 100% to the model; none for a deployment measured over gRPC only. */
   endpoint?: string;
+  /** The model's and endpoint's task. @defaultValue 'text-classification' */
+  task?: ModelTask;
   /** ModelSpec.batching (unset fields take the schema's defaults). */
   batching: Record<string, number | number[]>;
   /** ModelSpec.runtime.intraOpThreads (0 = the worker's default: cores ÷ instances). */
@@ -133,6 +136,7 @@ async function snapshotFileConfig(
       {
         name: deployment.model,
         fixture: deployment.fixture,
+        task: deployment.task ?? 'text-classification',
         workerGroup: deployment.workerGroup,
         batching: deployment.batching,
         instances: deployment.instances,
@@ -143,7 +147,7 @@ async function snapshotFileConfig(
         ? [
             {
               name: deployment.endpoint,
-              task: 'text-classification',
+              task: deployment.task ?? 'text-classification',
               routes: [{ model: `${deployment.model}:1`, weight: 100, role: 'primary' }],
             },
           ]

@@ -7,6 +7,7 @@ import { cpuSection, gatewaySection, timeSection } from './report-costs.js';
 import { fmt, table } from './report-format.js';
 import { mixedSection, pinnedSection } from './report-modes.js';
 import { profileSection } from './report-profile.js';
+import { qaSection } from './report-qa.js';
 import { ladderSection, rawSection, workerSection } from './report-shared.js';
 
 function header(results: BenchResults): string {
@@ -64,6 +65,7 @@ export function renderMarkdown(results: BenchResults, chartFile: string): string
     gatewaySection(results),
     pinnedSection(results),
     mixedSection(results),
+    qaSection(results),
     profileSection(results),
     cpuSection(results),
     results.shared?.rounds.some((r) => r.naive ?? r.modelgate) ? `![throughput vs p99](${chartFile})` : '',

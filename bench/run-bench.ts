@@ -18,6 +18,7 @@ import { runMixedSuite } from './mixed-suite.js';
 import { pinnedDeployment, runPinnedSuite } from './pinned-suite.js';
 import { waitForQuietMachine } from './process-cpu.js';
 import { runProfileSuite } from './profile-suite.js';
+import { runQaSuite } from './qa-suite.js';
 import { renderChartSvg } from './report-chart.js';
 import { renderMarkdown } from './report-markdown.js';
 import { gitCommit, onnxruntimeVersion } from './run-facts.js';
@@ -59,6 +60,7 @@ async function runSuites(options: BenchOptions, results: BenchResults, fixtureDi
       results.pinned = await runPinnedSuite(options, plane, pinnedDeployment(deployment), fixtureDir);
     }
     if (suites.includes('mixed')) results.mixed = await runMixedSuite(options, plane, deployment, fixtureDir);
+    if (suites.includes('qa')) results.qa = await runQaSuite(options, plane, deployment);
     if (suites.includes('profile')) {
       // Profiles outlive the run, for a closer look (e.g. in Chrome DevTools).
       const profileDir = await mkdtemp(join(tmpdir(), 'modelgate-bench-profiles-'));

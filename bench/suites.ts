@@ -22,6 +22,8 @@ export interface RawSweepSettings {
   cpuList?: string;
   /** A prefix for its printed lines. */
   label: string;
+  /** Run the question-answering windows of the sentences instead of the sentences. */
+  questionAnswering?: RawSessionRunConfig['questionAnswering'];
 }
 
 /** (a) raw onnxruntime at every batch size, in its own process. */
@@ -37,6 +39,7 @@ export async function measureRawLimit(
     durationS: options.durationS,
     warmupS: Math.min(1, options.warmupS),
     sentences: [...SENTENCES],
+    ...(settings.questionAnswering === undefined ? {} : { questionAnswering: settings.questionAnswering }),
   };
   const raw = await runChild<RawSessionRunResult>(
     childScript('raw-session-run.ts'),
@@ -116,6 +119,8 @@ export interface ModelgateStepSettings {
   amount?: number;
   /** Cores the load generator is pinned to. */
   loadCpuList?: string;
+  /** Send question-answering bodies built from the bench sentences instead of `{text}`. */
+  questionAnswering?: HttpLoadConfig['questionAnswering'];
 }
 
 /** One HTTP step against modelgate's /serve/<endpoint>. */
@@ -126,7 +131,10 @@ export function measureModelgateStep(
   settings: ModelgateStepSettings,
 ): Promise<StepResult> {
   const path = `/serve/${stack.deployment.endpoint ?? ''}`;
-  const config = httpConfig(options, stack.gateway.url, path, concurrency, settings.amount);
+  const config = {
+    ...httpConfig(options, stack.gateway.url, path, concurrency, settings.amount),
+    ...(settings.questionAnswering === undefined ? {} : { questionAnswering: settings.questionAnswering }),
+  };
   return runLoadStep(
     settings.system,
     {

@@ -5,6 +5,7 @@ import { InitialSchema1763683200000 } from './1763683200000-initial-schema.js';
 import { ModelVersionPolicies1795348800000 } from './1795348800000-model-version-policies.js';
 import { ModelSourcesAndExternalData1795352400000 } from './1795352400000-model-sources-and-external-data.js';
 import { RolloutProgress1795356000000 } from './1795356000000-rollout-progress.js';
+import { TextTasks1795359600000 } from './1795359600000-text-tasks.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -15,4 +16,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   ModelVersionPolicies1795348800000,
   ModelSourcesAndExternalData1795352400000,
   RolloutProgress1795356000000,
+  TextTasks1795359600000,
 ];

@@ -1,7 +1,7 @@
 /**
  * The HTTP load generator: autocannon, programmatic, in a process of its own. Closed loop, one
  * request in flight per connection (concurrency = connections), like perf_analyzer's concurrency
- * mode. Bodies cycle through the bench sentences. Latency comes from every response's own timer
+ * mode. Bodies cycle through the bench sentences (or question-answering bodies built from them). Latency comes from every response's own timer
  * (autocannon's histogram rounds to whole ms, too coarse at c=1), and every 2xx response's
  * Server-Timing header is averaged, so each step also says where the time went.
  */
@@ -9,6 +9,7 @@ import { parseServerTiming } from '@modelgate/observability';
 import autocannon from 'autocannon';
 import { mark, readChildConfig, reportResult } from '../child-process.js';
 import { type LoadResult } from '../load-result.js';
+import { type QaWorkload, qaBodies } from '../qa-bodies.js';
 import { StageAverager, summarizeLatencies } from '../stats.js';
 
 /** Settings from the parent. */
@@ -25,9 +26,14 @@ export interface HttpLoadConfig {
   /** Unmeasured run at the same concurrency first, in seconds. */
   warmupS: number;
   sentences: string[];
+  /** Send question-answering bodies built from the sentences instead of `{text}` of each. */
+  questionAnswering?: QaWorkload;
 }
 
 const config = readChildConfig<HttpLoadConfig>();
+const bodies: unknown[] = config.questionAnswering
+  ? qaBodies(config.sentences, config.questionAnswering)
+  : config.sentences.map((text) => ({ text }));
 
 interface Recorder {
   latencies: number[];
@@ -51,8 +57,8 @@ async function load(options: { durationS?: number; amount?: number; recorder?: R
         path: config.path,
         headers: { 'content-type': 'application/json' },
         setupRequest: (request) => {
-          const text = config.sentences[next++ % config.sentences.length] ?? '';
-          return { ...request, body: JSON.stringify({ text }) };
+          const body = bodies[next++ % bodies.length] ?? {};
+          return { ...request, body: JSON.stringify(body) };
         },
         onResponse: (status, _body, _context, headers) => {
           const timing = headers['server-timing'];

@@ -7,8 +7,9 @@
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { encodeInputs, loadTokenizerFromDir } from '@modelgate/processing';
+import { encodeInputs, loadTokenizerFromDir, packRows } from '@modelgate/processing';
 import { readChildConfig, reportResult } from '../child-process.js';
+import { type QaWorkload, qaBodies, qaWindows } from '../qa-bodies.js';
 import { NOISY_OTHER_CORES, machineBusyCpuMs, waitForQuietMachine } from '../process-cpu.js';
 import { type LatencySummary, summarizeLatencies } from '../stats.js';
 
@@ -21,6 +22,11 @@ export interface RawSessionRunConfig {
   durationS: number;
   warmupS: number;
   sentences: string[];
+  /**
+   * The question-answering workload over the sentences: batches are then consecutive slices of
+   * its windows, padded like the gateway pads, instead of encoded sentences.
+   */
+  questionAnswering?: QaWorkload;
 }
 
 /** One batch size's numbers. */
@@ -43,7 +49,7 @@ export interface RawBatchResult {
 export interface RawSessionRunResult {
   intraOpThreads: number;
   batches: RawBatchResult[];
-  /** Mean sequence length of the sentences, [CLS] and [SEP] included. */
+  /** Mean sequence length of the sentences (or the rows), special tokens included. */
   meanTokens: number;
   /** Single-sentence encodeInputs calls per second on one core. */
   tokenizePerSec: number;
@@ -59,13 +65,24 @@ const session = await ort.InferenceSession.create(join(config.fixtureDir, 'onnx'
   logSeverityLevel: 3,
 });
 const inputNames = [...session.inputNames];
+const qaRows = config.questionAnswering
+  ? qaWindows(tokenizer, qaBodies(config.sentences, config.questionAnswering))
+  : undefined;
 
-/** The feeds of consecutive `size`-sentence windows over the sentences, padded like the gateway pads. */
+/** The feeds of consecutive `size`-row slices over the sentences (or the rows), padded like the gateway pads. */
 function buildFeeds(size: number): Record<string, ort.Tensor>[] {
-  const count = config.sentences.length;
+  const rows = qaRows;
+  const count = rows?.length ?? config.sentences.length;
   return Array.from({ length: count }, (_, window) => {
-    const texts = Array.from({ length: size }, (_, i) => config.sentences[(window * size + i) % count] ?? '');
-    const { tensors } = encodeInputs({ texts, tokenizer, inputNames, truncation: true, batch: true });
+    const at = (i: number) => (window * size + i) % count;
+    const texts = Array.from({ length: size }, (_, i) => config.sentences[at(i)] ?? '');
+    const tensors = rows
+      ? packRows(
+          Array.from({ length: size }, (_, i) => rows[at(i)] ?? { ids: [], typeIds: [] }),
+          tokenizer.padId,
+          inputNames,
+        )
+      : encodeInputs({ texts, tokenizer, inputNames, truncation: true, batch: true }).tensors;
     const feeds: Record<string, ort.Tensor> = {};
     for (const [name, tensor] of Object.entries(tensors)) {
       feeds[name] = new ort.Tensor('int64', tensor.data, tensor.dims);
@@ -136,9 +153,10 @@ for (const size of config.batchSizes) {
   }
   batches.push(result);
 }
-const meanTokens =
-  config.sentences.reduce((sum, text) => sum + tokenizer.encode(text).ids.length, 0) /
-  config.sentences.length;
+const meanTokens = qaRows
+  ? qaRows.reduce((sum, row) => sum + row.ids.length, 0) / qaRows.length
+  : config.sentences.reduce((sum, text) => sum + tokenizer.encode(text).ids.length, 0) /
+    config.sentences.length;
 const result: RawSessionRunResult = {
   intraOpThreads: config.intraOpThreads,
   batches,

@@ -1,14 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  type RunningGateway,
-  type RunningWorker,
-  freePort,
-  startGateway,
-  startWorkerWithSnapshot,
-  writeSnapshot,
-} from '@modelgate/testing';
+import { type RunningGateway, type RunningWorker, metricValue, startServingPair } from '@modelgate/testing';
 import OpenAI, { BadRequestError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -20,16 +10,12 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
   let client: OpenAI;
 
   beforeAll(async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gateway-openai-'));
-    const port = await freePort();
-    const snapshot = await writeSnapshot(
-      dir,
+    ({ worker, gateway } = await startServingPair(
       [
         { name: 'embed', fixture: 'tiny-bert-embedder', task: 'feature-extraction' },
         { name: 'bert', fixture: 'tiny-bert-sst2' },
       ],
       {
-        workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
         endpoints: [
           {
             name: 'embedder',
@@ -44,9 +30,7 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
           },
         ],
       },
-    );
-    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
-    gateway = await startGateway(snapshot);
+    ));
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
   });
 
@@ -118,5 +102,44 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
     await expect(client.embeddings.create({ model: 'nope', input: 'x' })).rejects.toMatchObject({
       status: 404,
     });
+  });
+
+  it('counts a failure under the model it was routed to, and under none when it failed before routing', async () => {
+    const failures = async () => {
+      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+      const count = (labels: Record<string, string>) =>
+        metricValue(metrics, 'modelgate_request_failures_total', labels);
+      return {
+        // Refused after the model answered: more dimensions than it has.
+        routed: count({
+          serving_endpoint: 'embedder',
+          model: 'embed',
+          version: '1',
+          reason: 'INVALID_INPUT',
+        }),
+        // Refused before routing: a classification endpoint, an unknown one.
+        wrongTask: count({
+          serving_endpoint: 'sentiment',
+          model: 'none',
+          version: 'none',
+          reason: 'INVALID_INPUT',
+        }),
+        unknown: count({ serving_endpoint: 'unknown', model: 'none', version: 'none', reason: 'NOT_FOUND' }),
+      };
+    };
+    const before = await failures();
+    await expect(
+      client.embeddings.create({ model: 'embedder', input: 'x', dimensions: 100_000 }),
+    ).rejects.toBeInstanceOf(BadRequestError);
+    await expect(client.embeddings.create({ model: 'sentiment', input: 'x' })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
+    await expect(client.embeddings.create({ model: 'nope', input: 'x' })).rejects.toMatchObject({
+      status: 404,
+    });
+    const after = await failures();
+    expect(after.routed - before.routed).toBe(1);
+    expect(after.wrongTask - before.wrongTask).toBe(1);
+    expect(after.unknown - before.unknown).toBe(1);
   });
 });

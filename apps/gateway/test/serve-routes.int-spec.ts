@@ -1,18 +1,12 @@
-import { mkdtemp } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type RunningGateway,
   type RunningWorker,
-  freePort,
   metricValue,
-  startGateway,
-  startWorkerWithSnapshot,
   tokenInferRequest,
   tokenRows,
   waitFor,
-  writeSnapshot,
+  startServingPair,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -23,13 +17,9 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gateway-routes-test-'));
-    const port = await freePort();
-    const snapshot = await writeSnapshot(
-      dir,
+    ({ worker, gateway } = await startServingPair(
       [{ name: 'small', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 1, maxQueueSize: 4 } }],
       {
-        workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
         endpoints: [
           {
             name: 'small',
@@ -38,9 +28,7 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
           },
         ],
       },
-    );
-    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
-    gateway = await startGateway(snapshot);
+    ));
   });
 
   afterAll(async () => {
@@ -49,13 +37,10 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
   });
 
   const scrape = async () => (await fetch(`${gateway.url}/metrics`)).text();
+  /** The labels of a request routed to the endpoint's only model. */
+  const routed = { serving_endpoint: 'small', model: 'small', version: '1' };
   const cancelled = (metrics: string) =>
-    metricValue(metrics, 'modelgate_requests_total', {
-      endpoint: 'small',
-      model: 'none',
-      route: 'none',
-      code: '499',
-    });
+    metricValue(metrics, 'modelgate_requests_total', { ...routed, route: 'primary', code: '499' });
 
   it('cancels the worker call as soon as the client closes its connection, and counts it as 499', async () => {
     const before = cancelled(await scrape());
@@ -80,14 +65,61 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
     await held;
   });
 
+  it('counts a request refused by the worker (queue full) under the model, version and route it was routed to', async () => {
+    const rejected = (metrics: string) => ({
+      requests: metricValue(metrics, 'modelgate_requests_total', {
+        ...routed,
+        route: 'primary',
+        code: '429',
+      }),
+      failures: metricValue(metrics, 'modelgate_request_failures_total', { ...routed, reason: 'REJECTED' }),
+    });
+    const before = rejected(await scrape());
+    const dispatched = async () =>
+      metricValue(await worker.metrics(), 'modelgate_batch_size_count', { model: 'small' });
+    const dispatchedBefore = await dispatched();
+    // The worker's only batch slot held, then its queue (maxQueueSize 4) filled behind it: of five
+    // calls the worker takes four and refuses the fifth at once.
+    const request = () => tokenInferRequest('small', tokenRows(1, 3, 6, 6));
+    const held = worker.client.call('ModelInfer', request(), { metadata: { [HOLD]: '4000' } });
+    await waitFor(async () => (await dispatched()) > dispatchedBefore);
+    const behind = Array.from({ length: 5 }, () =>
+      worker.client.call('ModelInfer', request()).then(
+        () => 'served',
+        () => 'refused',
+      ),
+    );
+    expect(await Promise.race(behind)).toBe('refused');
+    const answer = await gateway.post('/serve/small', { text: 'one too many' });
+    expect(answer.status).toBe(429);
+    const after = rejected(await scrape());
+    expect(after.requests - before.requests).toBe(1);
+    expect(after.failures - before.failures).toBe(1);
+    expect((await Promise.all(behind)).sort()).toEqual(['refused', 'served', 'served', 'served', 'served']);
+    await held;
+  });
+
+  it('counts a request with an invalid body, refused before it went to a model, under model "none"', async () => {
+    const invalid = async () =>
+      metricValue(await scrape(), 'modelgate_request_failures_total', {
+        serving_endpoint: 'small',
+        model: 'none',
+        version: 'none',
+        reason: 'INVALID_INPUT',
+      });
+    const before = await invalid();
+    expect((await gateway.post('/serve/small', { txt: 'typo' })).status).toBe(400);
+    expect((await invalid()) - before).toBe(1);
+  });
+
   it('counts answered requests by endpoint, model, route and code, with their duration and stages', async () => {
     expect((await gateway.post('/serve/small', { text: 'fine' })).status).toBe(200);
     const metrics = await scrape();
-    const labels = { endpoint: 'small', model: 'small:1', route: 'primary', code: '200' };
+    const labels = { serving_endpoint: 'small', model: 'small', version: '1', route: 'primary', code: '200' };
     expect(metricValue(metrics, 'modelgate_requests_total', labels)).toBeGreaterThanOrEqual(1);
     expect(
       metricValue(metrics, 'modelgate_request_duration_seconds_count', {
-        endpoint: 'small',
+        serving_endpoint: 'small',
         route: 'primary',
       }),
     ).toBeGreaterThanOrEqual(1);
@@ -99,7 +131,7 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
   });
 
   it('documents both serve routes, with the request body schema, in the OpenAPI document', async () => {
-    const document = (await (await fetch(`${gateway.url}/docs-json`)).json()) as {
+    const document = (await (await fetch(`${gateway.url}/docs/json`)).json()) as {
       paths: Record<string, { post?: { parameters?: { name: string }[]; requestBody?: unknown } }>;
     };
     const plain = document.paths['/serve/{endpoint}']?.post;

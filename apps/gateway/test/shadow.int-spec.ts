@@ -1,15 +1,9 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type RunningGateway,
   type RunningWorker,
-  freePort,
   metricValue,
-  startGateway,
-  startWorkerWithSnapshot,
   waitFor,
-  writeSnapshot,
+  startServingPair,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -20,10 +14,7 @@ describe('gateway: shadow routes mirror requests to their model, and never touch
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'gateway-shadow-'));
-    const port = await freePort();
-    const snapshot = await writeSnapshot(
-      dir,
+    ({ worker, gateway } = await startServingPair(
       [
         { name: 'bert', fixture: 'tiny-bert-sst2', version: '1' },
         { name: 'bert', fixture: 'tiny-bert-sst2', version: '2' },
@@ -31,10 +22,6 @@ describe('gateway: shadow routes mirror requests to their model, and never touch
         { name: 'lost', fixture: 'tiny-bert-sst2', workerGroup: 'nowhere' },
       ],
       {
-        workerGroups: [
-          { name: 'default', addresses: [`127.0.0.1:${port}`] },
-          { name: 'nowhere', addresses: [] },
-        ],
         endpoints: [
           {
             name: 'sentiment',
@@ -46,10 +33,9 @@ describe('gateway: shadow routes mirror requests to their model, and never touch
             ],
           },
         ],
+        otherWorkerGroups: [{ name: 'nowhere', addresses: [] }],
       },
-    );
-    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
-    gateway = await startGateway(snapshot);
+    ));
   });
 
   afterAll(async () => {
@@ -70,15 +56,15 @@ describe('gateway: shadow routes mirror requests to their model, and never touch
       new Set(['1']),
     );
 
-    const shadow = { endpoint: 'sentiment', model: 'bert:2' };
+    const shadow = { serving_endpoint: 'sentiment', model: 'bert', version: '2' };
     await waitFor(
       async () =>
         (await gatewayMetric('modelgate_shadow_requests_total', { ...shadow, outcome: 'ok' })) === REQUESTS,
     );
     // The shadow's worker really ran them, and the same weights agree on every row.
-    expect(await workerMetric('modelgate_inference_requests_total', { model: 'bert:2', status: 'ok' })).toBe(
-      REQUESTS,
-    );
+    expect(
+      await workerMetric('modelgate_inference_requests_total', { model: 'bert', version: '2', status: 'ok' }),
+    ).toBe(REQUESTS);
     expect(await gatewayMetric('modelgate_shadow_agreement_total', { ...shadow, result: 'agree' })).toBe(
       REQUESTS,
     );
@@ -89,13 +75,14 @@ describe('gateway: shadow routes mirror requests to their model, and never touch
     await waitFor(
       async () =>
         (await gatewayMetric('modelgate_shadow_requests_total', {
-          endpoint: 'sentiment',
-          model: 'lost:1',
+          serving_endpoint: 'sentiment',
+          model: 'lost',
+          version: '1',
           outcome: 'error',
         })) === REQUESTS,
     );
-    expect(await gatewayMetric('modelgate_requests_total', { endpoint: 'sentiment', code: '200' })).toBe(
-      REQUESTS,
-    );
+    expect(
+      await gatewayMetric('modelgate_requests_total', { serving_endpoint: 'sentiment', code: '200' }),
+    ).toBe(REQUESTS);
   });
 });

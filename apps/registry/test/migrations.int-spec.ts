@@ -19,6 +19,7 @@ const ALL_MIGRATIONS = [
   'ModelVersionPolicies1795348800000',
   'ModelSourcesAndExternalData1795352400000',
   'RolloutProgress1795356000000',
+  'TextTasks1795359600000',
 ];
 
 describe('migrations', () => {
@@ -131,6 +132,23 @@ describe('migrations', () => {
       { to_model: 'r:1', to_model_id: null },
     ]);
     await isolation.sql(`DELETE FROM endpoints`);
+  });
+
+  it('accept the text tasks of the second wave, and refuse to revert them while a model has one', async () => {
+    await isolation.sql(
+      `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
+       VALUES ('qa', 1, 'question-answering', 'file:///m.onnx', repeat('a', 64))`,
+    );
+    await expect(
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
+         VALUES ('gen', 1, 'text-generation', 'file:///m.onnx', repeat('a', 64))`,
+      ),
+    ).rejects.toThrow(/models_task_check/);
+    await expect(runMigrations(config, 'down')).rejects.toThrow(
+      /1 model version\(s\) or endpoint\(s\) are of task question-answering, token-classification, text-ranking/,
+    );
+    await isolation.sql(`DELETE FROM models`);
   });
 
   it('revert the last migration with down, and apply it again', async () => {

@@ -64,6 +64,17 @@ describe('DynamicBatcher', () => {
     expect(a).toEqual({ status: 'fulfilled', value: 'out:a' });
   });
 
+  it('sends the rows queued together by enqueueAll as one batch even when idle', async () => {
+    const { batches, batcher, submit, finish } = setUp({ maxBatchSize: 4 });
+    const rows = batcher.enqueueAll(['a', 'b', 'c'].map((item) => ({ item })));
+    expect(itemsOf(batches)).toEqual([['a', 'b', 'c']]);
+    await finish(0);
+    await expect(Promise.all(rows)).resolves.toEqual(['out:a', 'out:b', 'out:c']);
+    // enqueue() one by one on an idle batcher: the first row leaves alone.
+    ['d', 'e', 'f'].map((item) => submit(item));
+    expect(itemsOf(batches).slice(1)).toEqual([['d']]);
+  });
+
   it('accumulates requests while the instance is busy, then takes all waiting up to maxBatchSize', async () => {
     const { batches, batcher, submit, finish } = setUp({ maxBatchSize: 3 });
     submit('a');

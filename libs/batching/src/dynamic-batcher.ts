@@ -41,6 +41,8 @@ export class DynamicBatcher<TItem, TResult> {
   private inFlight = 0;
   private state: BatcherState = 'open';
   private pumping = false;
+  /** Set while enqueueAll() queues its entries: the single decision comes after the last one. */
+  private deferPump = false;
   private waitTimer: { readonly atMicros: number; readonly cancel: () => void } | undefined;
   private drainWaiters: (() => void)[] = [];
 
@@ -112,6 +114,21 @@ export class DynamicBatcher<TItem, TResult> {
   }
 
   /**
+   * Queues every entry, then decides once: the rows of one request (QA windows, ranked texts) can
+   * share a batch even on an idle batcher, where enqueue() alone would send the first row out by
+   * itself. Each promise settles as enqueue()'s would.
+   */
+  enqueueAll(entries: readonly { item: TItem; options?: EnqueueOptions }[]): Promise<TResult>[] {
+    this.deferPump = true;
+    try {
+      return entries.map(({ item, options }) => this.enqueue(item, options));
+    } finally {
+      this.deferPump = false;
+      this.pump();
+    }
+  }
+
+  /**
    * Stops admitting (new requests get UNAVAILABLE), runs what is queued without waiting for
    * company, and resolves once the queue is empty and no batch runs.
    */
@@ -170,7 +187,7 @@ export class DynamicBatcher<TItem, TResult> {
 
   /** Decides and dispatches until the policy says wait or idle; then resolves drains if done. */
   private pump(): void {
-    if (this.pumping) return; // re-entered from runBatch or a hook: the outer loop re-decides
+    if (this.pumping || this.deferPump) return; // re-entered, or enqueueAll() decides once at its end
     this.pumping = true;
     try {
       for (;;) {

@@ -21,7 +21,9 @@ export {
   type EncodedInputs,
   type Int64Tensor,
   type TextInputName,
+  checkInputNames,
   encodeInputs,
+  packRows,
 } from './preprocessing/encode-inputs.js';
 export { longestFirstLengths, truncateContent } from './preprocessing/truncate-tokens.js';
 export {
@@ -31,6 +33,12 @@ export {
   parseServeRequest,
   serveRequestSchema,
 } from './preprocessing/serve-request.js';
+export {
+  type RankRequest,
+  type RankRequestBody,
+  parseRankRequest,
+  rankRequestSchema,
+} from './preprocessing/rank-request.js';
 export {
   type NamedTensor,
   type ParseRawInferRequestOptions,
@@ -48,9 +56,82 @@ export {
   topKIndices,
 } from './postprocessing/classify.js';
 export { type EmbedOptions, type PoolingMode, embed, normalizeL2 } from './postprocessing/embed.js';
+export { type RankOptions, type RankedText, rankTexts, rankedTextSchema } from './postprocessing/rank.js';
 export { type OutputTensor, type OutputTensorJson, rawOutputs } from './postprocessing/raw-outputs.js';
 export {
   type ClassificationAgreement,
   compareClassifications,
   compareEmbeddings,
 } from './postprocessing/compare-answers.js';
+export {
+  SERVE_TASKS,
+  SERVE_TASK_SCHEMAS,
+  type ServeTask,
+  type ServeTaskSchemas,
+  classScoreSchema,
+} from './serve-task-schemas.js';
+export {
+  AGGREGATION_STRATEGIES,
+  type AggregationStrategy,
+  type ClassifiedToken,
+  type ClassifyTokensOptions,
+  type GroupedEntity,
+  type TokenEntity,
+  classifyTokens,
+} from './postprocessing/token-classify.js';
+export {
+  type TokenClassificationOptions,
+  tokenClassificationParameters,
+} from './preprocessing/token-classification-request.js';
+export { type CharSpan } from './tokenizer/token-offsets.js';
+export { type TokenClassificationInput, classifyTokenRows } from './postprocessing/token-rows.js';
+export {
+  type TokenizeRequest,
+  type TokenizeRequestBody,
+  parseTokenizeRequest,
+  tokenizeRequestSchema,
+} from './preprocessing/tokenize-request.js';
+export {
+  type TokenizeTextsOptions,
+  type TokenizedText,
+  tokenizeTexts,
+  tokenizedTextSchema,
+} from './tokenizer/tokenize-texts.js';
+export {
+  QUESTION_ANSWERING_DEFAULTS,
+  type QuestionAnswer,
+  type QuestionAnsweringOptions,
+  type QuestionAnsweringRequest,
+  type QuestionAnsweringRequestBody,
+  parseQuestionAnsweringRequest,
+  questionAnswerSchema,
+  questionAnsweringParametersSchema,
+  questionAnsweringRequestSchema,
+} from './preprocessing/question-answering-request.js';
+export {
+  type PairTemplate,
+  type QuestionWindowOptions,
+  type QuestionWindows,
+  type TokenRange,
+  buildQuestionWindows,
+  defaultDocStride,
+  planContextWindows,
+} from './preprocessing/question-windows.js';
+export {
+  MAX_QUESTION_ANSWERING_SEQ_LEN,
+  type EncodeQuestionsOptions,
+  type EncodedQuestions,
+  type PairPlan,
+  encodeQuestions,
+  questionWindowLength,
+  wordIdsOf,
+} from './preprocessing/encode-questions.js';
+export {
+  type AnswerSpan,
+  type AnswerSpanOptions,
+  type AnswerWindow,
+  type ContextTokens,
+  type SpanLogits,
+  answerQuestions,
+  decodeAnswerSpans,
+} from './postprocessing/answer-spans.js';

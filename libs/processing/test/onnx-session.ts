@@ -18,27 +18,39 @@ export interface FixtureModel {
   inputNames: readonly string[];
   /** Runs the model and returns its first output. */
   run(tensors: Record<string, Int64Tensor>): Promise<FloatOutput>;
+  /** Runs the model and returns every output by name. */
+  runAll(tensors: Record<string, Int64Tensor>): Promise<Record<string, FloatOutput>>;
   release(): Promise<void>;
 }
 
 /** Opens `<dir>/onnx/model.onnx` on the CPU. */
 export async function openFixtureModel(dir: string): Promise<FixtureModel> {
   const session = await ort.InferenceSession.create(join(dir, MODEL_FILE));
+  const runAll = async (tensors: Record<string, Int64Tensor>): Promise<Record<string, FloatOutput>> => {
+    const feeds: Record<string, ort.Tensor> = {};
+    for (const [name, tensor] of Object.entries(tensors)) {
+      feeds[name] = new ort.Tensor('int64', tensor.data, tensor.dims);
+    }
+    const results = await session.run(feeds);
+    const outputs: Record<string, FloatOutput> = {};
+    for (const name of session.outputNames) {
+      const output = results[name];
+      if (!(output instanceof ort.Tensor) || !(output.data instanceof Float32Array)) {
+        throw new Error(`expected a float32 output ${name}`);
+      }
+      outputs[name] = { data: output.data, dims: [...output.dims] };
+    }
+    return outputs;
+  };
   return {
     inputNames: session.inputNames,
     async run(tensors) {
-      const feeds: Record<string, ort.Tensor> = {};
-      for (const [name, tensor] of Object.entries(tensors)) {
-        feeds[name] = new ort.Tensor('int64', tensor.data, tensor.dims);
-      }
-      const results = await session.run(feeds);
       const [outputName = ''] = session.outputNames;
-      const output = results[outputName];
-      if (!(output instanceof ort.Tensor) || !(output.data instanceof Float32Array)) {
-        throw new Error('expected a float32 output');
-      }
-      return { data: output.data, dims: [...output.dims] };
+      const output = (await runAll(tensors))[outputName];
+      if (output === undefined) throw new Error('expected a float32 output');
+      return output;
     },
+    runAll,
     release: () => session.release(),
   };
 }

@@ -31,7 +31,7 @@ export {
   FIXTURE_OPSET,
   SEQUENCE_DIM,
   modelInputNames,
-  modelOutput,
+  modelOutputs,
 } from './fixtures/bert-graph.js';
 export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
 export { freePort } from './harness/free-port.js';
@@ -63,6 +63,7 @@ export {
   startGateway,
 } from './harness/gateway-process.js';
 export { type SnapshotExtras, startWorkerWithSnapshot } from './harness/worker-process.js';
+export { type ServingPair, type ServingPairOptions, startServingPair } from './harness/serving-pair.js';
 export { type TcpProxy, startTcpProxy } from './harness/tcp-proxy.js';
 export {
   type HubRepo,
@@ -72,3 +73,5 @@ export {
   hubFilesFromDirectory,
   startHubServer,
 } from './harness/hub-server.js';
+export { type NestRoute, nestControllerRoutes } from './harness/nest-routes.js';
+export { componentValidator, refusedOpenApiExamples } from './harness/openapi-examples.js';

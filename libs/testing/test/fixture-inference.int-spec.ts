@@ -7,7 +7,7 @@ import {
   ensureFixture,
   getFixtureSpec,
   modelInputNames,
-  modelOutput,
+  modelOutputs,
 } from '../src/index.js';
 import {
   type EncodedText,
@@ -47,18 +47,29 @@ describe.each(FIXTURE_NAMES)('fixture %s in onnxruntime', (name) => {
     for (const input of session.inputMetadata) {
       expect(input).toMatchObject({ isTensor: true, type: 'int64', shape: [BATCH_DIM, SEQUENCE_DIM] });
     }
-    const output = modelOutput(spec);
-    expect(session.outputNames).toEqual([output.name]);
-    expect(session.outputMetadata[0]).toMatchObject({ isTensor: true, type: 'float32', shape: output.dims });
+    const outputs = modelOutputs(spec);
+    expect(session.outputNames).toEqual(outputs.map((output) => output.name));
+    outputs.forEach((output, i) =>
+      expect(session.outputMetadata[i]).toMatchObject({
+        isTensor: true,
+        type: 'float32',
+        shape: output.dims,
+      }),
+    );
   });
 
   it('returns finite outputs of the declared shape for a padded batch', async () => {
     const output = await runTexts(session, encoded);
     const sequence = Math.max(...encoded.map((text) => text.ids.length));
+    // The first output: logits, last_hidden_state, or a span head's start_logits.
     const expectedDims =
       spec.head.kind === 'sequence-classification'
         ? [TEXTS.length, spec.head.labels.length]
-        : [TEXTS.length, sequence, spec.hiddenSize];
+        : spec.head.kind === 'question-answering'
+          ? [TEXTS.length, sequence]
+          : spec.head.kind === 'token-classification'
+            ? [TEXTS.length, sequence, spec.head.labels.length]
+            : [TEXTS.length, sequence, spec.hiddenSize];
     expect(output.dims).toEqual(expectedDims);
     expect(output.data.every((value) => Number.isFinite(value))).toBe(true);
   });

@@ -1,9 +1,8 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ErrorCode, ModelgateError, isModelgateError, toHttpStatus } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
-import { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { ServeService } from '../serving/serve.service.js';
 import {
   type OpenAiEmbeddingsResponse,
@@ -11,8 +10,13 @@ import {
   toOpenAiEmbeddings,
 } from './openai-embeddings.js';
 
+/** How far a request got: the endpoint it names, when configured, and the model it was routed to. */
+interface Reached {
+  endpoint?: string;
+  routed?: RoutedTo;
+}
+
 /** `POST /v1/embeddings`: OpenAI's embeddings API over a feature-extraction endpoint (`model`). */
-@ApiTags('openai')
 @Controller('v1')
 export class EmbeddingsController {
   constructor(
@@ -23,23 +27,32 @@ export class EmbeddingsController {
 
   @Post('embeddings')
   @HttpCode(200)
-  @ApiOperation({
-    summary: 'OpenAI-compatible embeddings: `model` names a feature-extraction endpoint',
-  })
   async embeddings(@Body() body: unknown, @Req() request: FastifyRequest): Promise<OpenAiEmbeddingsResponse> {
     const started = performance.now();
+    // What the failure metrics are labelled with: the endpoint once known, the model once routed.
+    const reached: Reached = {};
     try {
-      return await this.embed(body, request.id, started);
+      return await this.embed(body, request.id, started, reached);
     } catch (error) {
-      const status = isModelgateError(error) ? toHttpStatus(error.code) : 500;
-      this.metrics.recordRequest('unknown', 'none', 'none', status, started);
+      this.metrics.recordFailure(
+        reached.endpoint ?? 'unknown',
+        isModelgateError(error) ? error.code : ErrorCode.INTERNAL,
+        started,
+        reached.routed,
+      );
       throw error;
     }
   }
 
-  private async embed(body: unknown, requestId: string, started: number): Promise<OpenAiEmbeddingsResponse> {
+  private async embed(
+    body: unknown,
+    requestId: string,
+    started: number,
+    reached: Reached,
+  ): Promise<OpenAiEmbeddingsResponse> {
     const parsed = parseOpenAiEmbeddingsRequest(body);
     const endpoint = this.tables.current?.endpoints.get(parsed.model);
+    if (endpoint) reached.endpoint = endpoint.name;
     if (endpoint && endpoint.task !== 'feature-extraction') {
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,
@@ -47,11 +60,12 @@ export class EmbeddingsController {
         { field: 'model' },
       );
     }
-    const answer = await this.serve.serve({
-      endpoint: parsed.model,
-      body: { text: parsed.input },
-      requestId,
-    });
+    const answer = await this.serve.serve(
+      { endpoint: parsed.model, body: { text: parsed.input }, requestId },
+      (to) => {
+        reached.routed = to;
+      },
+    );
     const response = toOpenAiEmbeddings(
       parsed,
       Array.isArray(parsed.input) ? answer.body.predictions : answer.body.predictions.slice(0, 1),

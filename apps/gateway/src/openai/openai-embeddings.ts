@@ -10,12 +10,21 @@ import { z } from 'zod';
 
 export const openAiEmbeddingsRequestSchema = z
   .object({
-    /** The endpoint (task feature-extraction) to embed with. */
-    model: z.string().min(1),
-    input: z.union([z.string(), z.array(z.string()).min(1)]),
-    dimensions: z.number().int().min(1).optional(),
-    encoding_format: z.enum(['float', 'base64']).default('float'),
-    user: z.string().optional(),
+    model: z.string().min(1).describe('The endpoint (task feature-extraction) to embed with'),
+    input: z
+      .union([z.string(), z.array(z.string()).min(1)])
+      .describe('One text, or an array of texts; token-id arrays are not accepted'),
+    dimensions: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Keep the first N dimensions of each embedding (Matryoshka), re-normalized'),
+    encoding_format: z
+      .enum(['float', 'base64'])
+      .default('float')
+      .describe('float arrays, or base64 of little-endian float32 bytes'),
+    user: z.string().optional().describe("OpenAI's end-user id; accepted and ignored"),
   })
   .strict();
 

@@ -1,7 +1,17 @@
-// Tensors → JSON for /serve answers, by the model's task (text-classification, feature-extraction).
+// Tensors → JSON for /serve answers, by the model's task (text-classification, feature-extraction,
+// text-ranking, token-classification).
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type InferOutput } from '@modelgate/inference-client';
-import { type ClassScore, classify, embed, resolveClassifyOptions } from '@modelgate/processing';
+import {
+  type ClassScore,
+  type EncodedInputs,
+  type ServeRequest,
+  classify,
+  classifyTokenRows,
+  embed,
+  rankTexts,
+  resolveClassifyOptions,
+} from '@modelgate/processing';
 import { type ServableModel } from '../endpoints/endpoint-table.js';
 
 /** The predictions of one answer: a row per input, in the shape the endpoint's task gives. */
@@ -9,14 +19,15 @@ export function postProcess(
   model: ServableModel,
   endpoint: EndpointSpec,
   outputs: Record<string, InferOutput>,
-  attentionMask: BigInt64Array | undefined,
-  requestTopK: number | undefined,
+  inputs: EncodedInputs['tensors'],
+  request: Pick<ServeRequest, 'texts' | 'topK' | 'ranking' | 'tokenClassification'>,
 ): unknown[] {
+  const attentionMask = inputs.attention_mask?.data;
   switch (model.spec.task) {
     case 'text-classification': {
       const logits = firstOutput(outputs, 'logits');
       const options = resolveClassifyOptions({
-        requestTopK,
+        requestTopK: request.topK,
         postprocessing: endpoint.postprocessing,
         modelLabels: model.labels,
         modelConfig: model.tokenizer?.modelConfig,
@@ -36,6 +47,38 @@ export function postProcess(
         normalize: endpoint.postprocessing.normalize,
       }).map((embedding) => ({ embedding }));
     }
+    case 'text-ranking': {
+      const logits = firstOutput(outputs, 'logits');
+      const ranking = request.ranking;
+      return rankTexts(logits.data as Float32Array, logits.dims, {
+        rawScores: ranking?.rawScores,
+        topN: ranking?.topN,
+        texts: ranking?.returnText ? ranking.texts : undefined,
+      });
+    }
+    case 'token-classification': {
+      const logits = firstOutput(outputs, 'logits');
+      const tokenizer = model.tokenizer;
+      const inputIds = inputs.input_ids?.data;
+      if (!tokenizer || !inputIds)
+        throw new ModelgateError(ErrorCode.INTERNAL, 'token-classification needs the tokens');
+      return classifyTokenRows({
+        texts: request.texts,
+        tokenizer,
+        inputIds,
+        attentionMask,
+        logits: logits.data as Float32Array,
+        logitsDims: logits.dims,
+        labels: model.labels ?? tokenizer.modelConfig.labels,
+        options: request.tokenClassification ?? { aggregationStrategy: 'none', ignoreLabels: ['O'] },
+      });
+    }
+    case 'question-answering':
+      // Its rows are windows, not inputs: question-answering.ts decodes them with their plan.
+      throw new ModelgateError(
+        ErrorCode.INTERNAL,
+        'question-answering answers are decoded by prepareQuestions',
+      );
     case 'raw':
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,

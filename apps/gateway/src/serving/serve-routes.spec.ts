@@ -6,7 +6,7 @@ import { type AsyncInference } from '../async-jobs/async-inference.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { installFastifyHooks, requestIdOptions } from '../http/fastify-hooks.js';
 import { type ErrorBody } from '../http/http-exception.filter.js';
-import { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { installServeRoutes } from './serve-routes.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
 
@@ -20,7 +20,7 @@ const ANSWER: ServeAnswer = {
 };
 
 interface Setup {
-  serve?: (call: ServeCall) => Promise<ServeAnswer>;
+  serve?: (call: ServeCall, onRouted?: (routed: RoutedTo) => void) => Promise<ServeAnswer>;
   asyncInference?: Pick<AsyncInference, 'submit'>;
   stickyHeader?: string;
 }
@@ -50,12 +50,15 @@ async function serveRoutes(setup: Setup = {}) {
       headers: { 'content-type': 'application/json', ...headers },
       payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
     });
-  type RequestLabels = Partial<Record<'endpoint' | 'model' | 'route' | 'code', string>>;
-  const requestCount = async (labels: RequestLabels) =>
-    (await metrics.requests.get()).values.find((v) =>
-      Object.entries(labels).every(([key, value]) => v.labels[key as keyof RequestLabels] === value),
+  const count = async (counter: typeof metrics.requests | typeof metrics.requestFailures, labels: object) =>
+    (await counter.get()).values.find((v) =>
+      Object.entries(labels).every(([key, value]) => (v.labels as Record<string, unknown>)[key] === value),
     )?.value ?? 0;
-  return { serve, metrics, post, requestCount };
+  type RequestLabels = Partial<Record<'serving_endpoint' | 'model' | 'version' | 'route' | 'code', string>>;
+  const requestCount = (labels: RequestLabels) => count(metrics.requests, labels);
+  type FailureLabels = Partial<Record<'serving_endpoint' | 'model' | 'version' | 'reason', string>>;
+  const failureCount = (labels: FailureLabels) => count(metrics.requestFailures, labels);
+  return { serve, metrics, post, requestCount, failureCount };
 }
 
 afterEach(async () => {
@@ -75,9 +78,15 @@ describe('the serve routes', () => {
       'server-timing': ANSWER.serverTiming,
       'content-type': 'application/json; charset=utf-8',
     });
-    expect(await requestCount({ endpoint: 'sentiment', model: 'bert:1', route: 'canary', code: '200' })).toBe(
-      1,
-    );
+    expect(
+      await requestCount({
+        serving_endpoint: 'sentiment',
+        model: 'bert',
+        version: '1',
+        route: 'canary',
+        code: '200',
+      }),
+    ).toBe(1);
   });
 
   it('hands the service the pinned version, the sticky key, the request id and a client-gone signal', async () => {
@@ -95,7 +104,7 @@ describe('the serve routes', () => {
   });
 
   it("answers the service's errors with their status, code, field and request id, Retry-After included", async () => {
-    const { post, requestCount } = await serveRoutes({
+    const { post, requestCount, failureCount } = await serveRoutes({
       serve: () =>
         Promise.reject(
           new ModelgateError(ErrorCode.QUEUE_FULL, 'worker queues are full', { retryAfterSeconds: 1 }),
@@ -107,15 +116,34 @@ describe('the serve routes', () => {
     expect(answer.json()).toEqual({
       error: { code: 'QUEUE_FULL', message: 'worker queues are full', request_id: 'req-3' },
     });
-    expect(await requestCount({ endpoint: 'sentiment', model: 'none', route: 'none', code: '429' })).toBe(1);
+    expect(
+      await requestCount({ serving_endpoint: 'sentiment', model: 'none', route: 'none', code: '429' }),
+    ).toBe(1);
+    expect(await failureCount({ serving_endpoint: 'sentiment', reason: 'REJECTED' })).toBe(1);
+  });
+
+  it('counts a failure after routing (worker queue full) under the model, version and route it was routed to', async () => {
+    const { post, requestCount, failureCount } = await serveRoutes({
+      serve: (_call, onRouted) => {
+        onRouted?.({ modelId: 'bert:2', route: 'canary' });
+        return Promise.reject(new ModelgateError(ErrorCode.QUEUE_FULL, 'worker queues are full'));
+      },
+    });
+    expect((await post('/serve/sentiment', { text: 'hi' })).statusCode).toBe(429);
+    const routed = { serving_endpoint: 'sentiment', model: 'bert', version: '2' };
+    expect(await requestCount({ ...routed, route: 'canary', code: '429' })).toBe(1);
+    expect(await failureCount({ ...routed, reason: 'REJECTED' })).toBe(1);
+    expect(await requestCount({ model: 'none' })).toBe(0);
+    expect(await failureCount({ model: 'none' })).toBe(0);
   });
 
   it('counts a failure for an endpoint that is not configured under endpoint "unknown"', async () => {
-    const { post, requestCount } = await serveRoutes({
+    const { post, requestCount, failureCount } = await serveRoutes({
       serve: () => Promise.reject(new ModelgateError(ErrorCode.NOT_FOUND, "unknown endpoint 'nope'")),
     });
     expect((await post('/serve/nope', { text: 'hi' })).statusCode).toBe(404);
-    expect(await requestCount({ endpoint: 'unknown', code: '404' })).toBe(1);
+    expect(await requestCount({ serving_endpoint: 'unknown', code: '404' })).toBe(1);
+    expect(await failureCount({ serving_endpoint: 'unknown', reason: 'NOT_FOUND' })).toBe(1);
   });
 
   it('hides an unexpected error behind a 500 without its message', async () => {

@@ -1,12 +1,13 @@
-import { ErrorCode, ModelgateError, isModelgateError, toHttpStatus } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AsyncInference } from '../async-jobs/async-inference.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { clientGoneSignal } from '../http/client-gone.js';
 import { sendErrorReply } from '../http/http-exception.filter.js';
-import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
+import { installTokenizeRoute } from './tokenize-route.js';
 
 /** The 202 body of an asynchronous request. */
 export interface AcceptedJob {
@@ -41,7 +42,7 @@ type ServeRequest = FastifyRequest<{ Params: ServeParams }>;
  * they have no guards, pipes or interceptors. Everything else stays Nest's. The Fastify hooks
  * (415 for non-JSON, x-request-id, the request log) and the body limit apply as to every route;
  * errors, the body parser's included, are answered through the same `sendErrorReply` as the
- * Nest filter; serve-routes.openapi.ts documents the routes.
+ * Nest filter; openapi/serve-openapi.ts documents the routes.
  */
 export function installServeRoutes(fastify: FastifyInstance, deps: ServeRouteDeps): void {
   const routes = new ServeRoutes(deps);
@@ -60,6 +61,7 @@ export function installServeRoutes(fastify: FastifyInstance, deps: ServeRouteDep
   };
   fastify.post<{ Params: ServeParams }>('/serve/:endpoint', { errorHandler }, handler);
   fastify.post<{ Params: ServeParams }>('/serve/:endpoint/:version', { errorHandler }, handler);
+  installTokenizeRoute(fastify, deps);
 }
 
 /** The handler behind both routes. */
@@ -79,15 +81,18 @@ class ServeRoutes {
     if (headers.prefer?.includes('respond-async')) return this.accept(call, reply);
 
     call.signal = clientGoneSignal(request.raw.socket);
+    let routed: RoutedTo | undefined;
     try {
-      const answer = await this.deps.service.serve(call);
+      const answer = await this.deps.service.serve(call, (to) => {
+        routed = to;
+      });
       void reply.header('x-modelgate-model', answer.modelId).header('server-timing', answer.serverTiming);
       this.deps.metrics.recordRequest(answer.body.endpoint, answer.modelId, answer.body.route, 200, started);
       return answer.body;
     } catch (error) {
-      const status = isModelgateError(error) ? toHttpStatus(error.code) : 500;
-      // The route is not known when the call failed before choosing one (same labels as before).
-      this.deps.metrics.recordRequest(spec ? endpoint : 'unknown', 'none', 'none', status, started);
+      const code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
+      // A failure after routing counts against the routed model; `none` before (metrics/gateway-metrics.ts).
+      this.deps.metrics.recordFailure(spec ? endpoint : 'unknown', code, started, routed);
       throw error;
     }
   }

@@ -6,9 +6,10 @@ import { pickRoute, pinVersion, shouldMirror } from '@modelgate/routing';
 import { type EndpointTable, type ServableModel, servableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
-import { type GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
 import { postProcess } from './post-process.js';
+import { prepareQuestions } from './question-answering.js';
 import { requestTimeoutMs } from './request-timeout.js';
 import { type ShadowMirror } from './shadow-mirror.js';
 
@@ -63,7 +64,12 @@ export class ServeService {
     parseServeRequest(call.body, endpoint.preprocessing, { task: model.spec.task });
   }
 
-  async serve(call: ServeCall): Promise<ServeAnswer> {
+  /**
+   * Serves `call`. `onRouted` hears the model and route the call goes to once the route is chosen
+   * and the body is valid for its model: what fails after that is labelled with that model in the
+   * request metrics; what fails before (no config, unknown endpoint or version, bad body) is not.
+   */
+  async serve(call: ServeCall, onRouted?: (routed: RoutedTo) => void): Promise<ServeAnswer> {
     const started = performance.now();
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
@@ -77,7 +83,7 @@ export class ServeService {
         (until - started) / 1000,
       );
     try {
-      const answer = await this.serveChoice(call, endpoint, choice, started);
+      const answer = await this.serveChoice(call, endpoint, choice, started, onRouted);
       record(false, answer.doneAt);
       return answer.answer;
     } catch (error) {
@@ -92,10 +98,12 @@ export class ServeService {
     endpoint: EndpointSpec,
     { model, role, shadows }: { model: ServableModel; role: string; shadows: ServableModel[] },
     started: number,
+    onRouted: ((routed: RoutedTo) => void) | undefined,
   ): Promise<{ answer: ServeAnswer; doneAt: number }> {
     const spec = model.spec;
     const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint, spec);
     const request = parseServeRequest(call.body, endpoint.preprocessing, { task: spec.task });
+    onRouted?.({ modelId: spec.id, route: role });
     const { predictions, result, tokenizedAt, inferredAt, promptTokens } = await this.predict(
       model,
       endpoint,
@@ -173,15 +181,22 @@ export class ServeService {
         `endpoint ${endpoint.name} takes tensors: use /v2/models/${spec.name}/infer`,
       );
     }
-    const encoded = encodeInputs({
-      texts: request.texts,
-      pairs: request.pairs,
-      tokenizer,
-      inputNames: model.inputNames,
-      maxTokens: endpoint.preprocessing.maxTokens ?? tokenizer.maxLength,
-      truncation: request.truncation,
-      batch: request.batch,
-    });
+    // question-answering builds its own rows: a pair's context can take several windows.
+    const questions = request.questionAnswering
+      ? prepareQuestions(model, endpoint, tokenizer, request.questionAnswering)
+      : undefined;
+    const encoded =
+      questions ??
+      encodeInputs({
+        texts: request.texts,
+        pairs: request.pairs,
+        tokenizer,
+        inputNames: model.inputNames,
+        maxTokens: endpoint.preprocessing.maxTokens ?? tokenizer.maxLength,
+        truncation: request.truncation,
+        batch: request.batch,
+        inputField: request.inputField,
+      });
     const tokenizedAt = performance.now();
     const result = await this.client
       .infer({
@@ -202,13 +217,9 @@ export class ServeService {
         throw publicWorkerError(error, spec.id);
       });
     const inferredAt = performance.now();
-    const predictions = postProcess(
-      model,
-      endpoint,
-      result.outputs,
-      encoded.tensors.attention_mask?.data,
-      request.topK,
-    );
+    const predictions = questions
+      ? questions.answer(result.outputs)
+      : postProcess(model, endpoint, result.outputs, encoded.tensors, request);
     const promptTokens = encoded.lengths.reduce((sum, length) => sum + length, 0);
     return { predictions, result, tokenizedAt, inferredAt, promptTokens };
   }

@@ -44,7 +44,7 @@ describe('ShadowMirror', () => {
     expect(started).toBe(false); // not on the caller's turn
     await settled(mirror);
     expect(started).toBe(true);
-    const labels = { endpoint: 'sentiment', model: 'sst2:2' };
+    const labels = { serving_endpoint: 'sentiment', model: 'sst2', version: '2' };
     expect(await counter(metrics, 'modelgate_shadow_requests_total', { ...labels, outcome: 'ok' })).toBe(1);
     expect(
       await counter(metrics, 'modelgate_shadow_agreement_total', { ...labels, result: 'disagree' }),

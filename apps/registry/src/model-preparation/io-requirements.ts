@@ -1,4 +1,7 @@
 import { type ModelTask, type TensorMetadata } from '@modelgate/contracts';
+import { checkRankingOutputs } from './ranking-outputs.js';
+import { checkSpanOutputs } from './span-outputs.js';
+import { checkTokenOutputs } from './token-outputs.js';
 
 /** Token tensors the gateway's tokenization can feed a model. */
 const TOKEN_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
@@ -12,7 +15,10 @@ function describe(tensors: readonly TensorMetadata[]): string {
  * What keeps a model from serving `task`, as sentences a person can act on; empty when it fits.
  * Text tasks need INT64 `input_ids` and `attention_mask` (and no inputs tokenization cannot
  * make); text-classification a 2-D FP32 `logits`; feature-extraction a 3-D FP32
- * `last_hidden_state` or a 2-D FP32 pooled output. raw takes anything.
+ * `last_hidden_state` or a 2-D FP32 pooled output; question-answering FP32 `start_logits` and
+ * `end_logits` [batch, sequence] (span-outputs.ts); text-ranking FP32 `logits` [batch, 1]
+ * (ranking-outputs.ts); token-classification FP32 `logits` [batch, sequence, labels]
+ * (token-outputs.ts). raw takes anything.
  */
 export function checkIoForTask(
   task: ModelTask,
@@ -42,6 +48,12 @@ export function checkIoForTask(
         `task text-classification needs a 2-D FP32 output named logits; the model has outputs ${describe(outputs)}`,
       );
     }
+  } else if (task === 'question-answering') {
+    problems.push(...checkSpanOutputs(outputs));
+  } else if (task === 'text-ranking') {
+    problems.push(...checkRankingOutputs(outputs));
+  } else if (task === 'token-classification') {
+    problems.push(...checkTokenOutputs(outputs));
   } else {
     const hidden = outputs.find((output) => output.name === 'last_hidden_state');
     const hiddenFits = hidden !== undefined && hidden.datatype === 'FP32' && hidden.dims.length === 3;

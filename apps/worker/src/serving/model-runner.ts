@@ -154,16 +154,17 @@ export class ModelRunner {
     if (forward) options.signal?.addEventListener('abort', forward, { once: true });
     const signal = abandon?.signal ?? options.signal;
     try {
-      const pending = requestRows.map((row) =>
-        this.batcher.enqueue(
-          { inputs: row.inputs, datatypes, outputNames, holdMs, crashSession, enqueuedAtMs },
-          {
+      // Queued together, decided once: a request's rows share a batch even on an idle worker.
+      const pending = this.batcher.enqueueAll(
+        requestRows.map((row) => ({
+          item: { inputs: row.inputs, datatypes, outputNames, holdMs, crashSession, enqueuedAtMs },
+          options: {
             tokens: row.tokens,
             ...(signal ? { signal } : {}),
             ...(timeoutMs !== undefined ? { timeoutMs } : {}),
             ...(this.tokenModel ? {} : { batchKey: batchSignature(row.inputs) }),
           },
-        ),
+        })),
       );
       if (abandon) for (const row of pending) row.catch(() => abandon.abort());
       const rowResults = await Promise.all(pending);

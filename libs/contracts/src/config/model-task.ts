@@ -2,9 +2,18 @@ import { z } from 'zod';
 
 /**
  * What a model or endpoint does. `text-classification` covers sentence-pair classification
- * (requests carry `text_pair`); `raw` passes tensors through without pre- or post-processing.
+ * (requests carry `text_pair`); `question-answering` extracts answer spans from a context (long
+ * contexts become overlapping windows); `text-ranking` scores (query, text) pairs with a cross-encoder;
+ * `raw` passes tensors through without pre- or post-processing.
  */
-export const MODEL_TASKS = ['text-classification', 'feature-extraction', 'raw'] as const;
+export const MODEL_TASKS = [
+  'text-classification',
+  'feature-extraction',
+  'question-answering',
+  'token-classification',
+  'text-ranking',
+  'raw',
+] as const;
 
 /** A task name. */
 export const modelTaskSchema = z.enum(MODEL_TASKS);

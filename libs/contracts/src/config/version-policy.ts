@@ -15,20 +15,19 @@ export const VERSION_POLICY_KINDS = ['all', 'latest', 'specific'] as const;
 
 /** Which READY versions of one model are loaded besides the routed ones. */
 export const versionPolicySchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('all') }),
+  z.strictObject({ kind: z.literal('all').describe('Every READY version') }),
   z.strictObject({
-    kind: z.literal('latest'),
-    /** How many of the newest READY versions. */
-    count: positiveIntSchema.max(1000),
+    kind: z.literal('latest').describe('The newest `count` READY versions'),
+    count: positiveIntSchema.max(1000).describe('How many of the newest READY versions'),
   }),
   z.strictObject({
-    kind: z.literal('specific'),
-    /** Version numbers, e.g. [1, 3]. */
+    kind: z.literal('specific').describe('The listed `versions`'),
     versions: z
       .array(positiveIntSchema.max(999_999_999))
       .min(1, 'must name at least one version')
       .max(1000)
-      .refine((versions) => new Set(versions).size === versions.length, 'must not repeat a version'),
+      .refine((versions) => new Set(versions).size === versions.length, 'must not repeat a version')
+      .describe('Version numbers, e.g. [1, 3]'),
   }),
 ]);
 

@@ -3,7 +3,7 @@
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type EncodedText } from '../tokenizer/special-tokens-template.js';
 import { type TextTokenizer } from '../tokenizer/text-tokenizer.js';
-import { truncateContent } from './truncate-tokens.js';
+import { tokenLimitExceeded, truncateContent } from './truncate-tokens.js';
 
 /** Model inputs the gateway builds from text. */
 export const TEXT_INPUT_NAMES = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
@@ -33,6 +33,8 @@ export interface EncodeInputsOptions {
   truncation: boolean;
   /** Whether the request sent an array (errors name `text[i]`) or one string (`text`). @defaultValue texts.length !== 1 */
   batch?: boolean | undefined;
+  /** The body field errors name (`texts[i]` on text-ranking). @defaultValue 'text' */
+  inputField?: string | undefined;
 }
 
 /** The model inputs of a request, plus each row's real length. */
@@ -47,7 +49,8 @@ function isTextInput(name: string): name is TextInputName {
   return (TEXT_INPUT_NAMES as readonly string[]).includes(name);
 }
 
-function checkInputNames(inputNames: readonly string[]): void {
+/** Throws INVALID_ARGUMENT when the model declares inputs text cannot fill, or no input_ids. */
+export function checkInputNames(inputNames: readonly string[]): void {
   const unknown = inputNames.filter((name) => !isTextInput(name));
   if (unknown.length > 0) {
     throw new ModelgateError(
@@ -80,12 +83,7 @@ function encodeOne(
   const total = first.length + (second?.length ?? 0) + specials;
   if (total <= limit) return tokenizer.addSpecialTokens(first, second);
   if (!truncation) {
-    throw new ModelgateError(
-      ErrorCode.TOKEN_LIMIT_EXCEEDED,
-      `${field} has ${total} tokens, more than the limit of ${limit}; shorten it or set ` +
-        'parameters.truncation to true',
-      { field },
-    );
+    throw tokenLimitExceeded(field, total, limit);
   }
   const budget = limit - specials;
   if (budget < 0) {
@@ -120,18 +118,30 @@ export function encodeInputs(options: EncodeInputsOptions): EncodedInputs {
   }
   const limit = Math.min(options.maxTokens ?? tokenizer.maxLength, tokenizer.maxLength);
   const batch = options.batch ?? texts.length !== 1;
+  const field = options.inputField ?? 'text';
   const rows = texts.map((text, i) =>
-    encodeOne(tokenizer, text, pairs?.[i], limit, truncation, batch ? `text[${i}]` : 'text'),
+    encodeOne(tokenizer, text, pairs?.[i], limit, truncation, batch ? `${field}[${i}]` : field),
   );
-  const lengths = rows.map((row) => row.ids.length);
-  const sequence = Math.max(...lengths);
+  return { tensors: packRows(rows, tokenizer.padId, inputNames), lengths: rows.map((row) => row.ids.length) };
+}
+
+/**
+ * Rows of ids (with segment ids) as the int64 [rows, longest] tensors `inputNames` declares,
+ * right-padded with `padId` (attention_mask 0 there). Names other than TEXT_INPUT_NAMES are skipped.
+ */
+export function packRows(
+  rows: readonly EncodedText[],
+  padId: number,
+  inputNames: readonly string[],
+): Record<string, Int64Tensor> {
+  const sequence = Math.max(...rows.map((row) => row.ids.length));
   const dims: [number, number] = [rows.length, sequence];
   const size = rows.length * sequence;
 
   const inputIds = new BigInt64Array(size);
   const attentionMask = new BigInt64Array(size);
   const tokenTypeIds = new BigInt64Array(size);
-  if (tokenizer.padId !== 0) inputIds.fill(BigInt(tokenizer.padId));
+  if (padId !== 0) inputIds.fill(BigInt(padId));
   rows.forEach((row, r) => {
     const offset = r * sequence;
     for (let i = 0; i < row.ids.length; i++) {
@@ -150,5 +160,5 @@ export function encodeInputs(options: EncodeInputsOptions): EncodedInputs {
   for (const name of inputNames) {
     if (isTextInput(name)) tensors[name] = { datatype: 'INT64', dims: [...dims], data: built[name] };
   }
-  return { tensors, lengths };
+  return tensors;
 }

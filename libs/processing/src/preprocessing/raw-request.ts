@@ -39,14 +39,19 @@ const tensorSchema = z.object({
 
 /** The JSON body of a raw inference request (KServe v2 REST). */
 export const rawInferRequestSchema = z.strictObject({
-  /** Request id, echoed back. */
-  id: z.string().optional(),
-  /** Request parameters; accepted and ignored. */
-  parameters: z.record(z.string(), z.unknown()).optional(),
-  /** Input tensors. */
-  inputs: z.array(tensorSchema).min(1, 'must hold at least one tensor'),
-  /** Output names to return; all when absent. */
-  outputs: z.array(z.object({ name: z.string().min(1), parameters: z.unknown().optional() })).optional(),
+  id: z.string().optional().describe('Request id, echoed back'),
+  parameters: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Request parameters; accepted and ignored'),
+  inputs: z
+    .array(tensorSchema)
+    .min(1, 'must hold at least one tensor')
+    .describe('Input tensors: name, datatype, shape and data in row-major order'),
+  outputs: z
+    .array(z.object({ name: z.string().min(1), parameters: z.unknown().optional() }))
+    .optional()
+    .describe('Output names to return; all when absent'),
 });
 
 /** A validated raw inference request. */

@@ -25,3 +25,6 @@ function flatten(issue: Issue, prefix: readonly PropertyKey[]): ValidationIssue[
 export function requestIssues(error: z.ZodError): ValidationIssue[] {
   return error.issues.flatMap((issue) => flatten(issue, []));
 }
+
+/** What `parameters` is, in the docs of every body that has it. */
+export const PARAMETERS_DESCRIPTION = 'Per-request options';

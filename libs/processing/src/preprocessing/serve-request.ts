@@ -7,7 +7,18 @@ import {
   validationError,
 } from '@modelgate/contracts';
 import { z } from 'zod';
-import { requestIssues } from './request-issues.js';
+import {
+  type QuestionAnsweringRequest,
+  parseQuestionAnsweringRequest,
+} from './question-answering-request.js';
+import { type RankRequest, parseRankRequest } from './rank-request.js';
+import { PARAMETERS_DESCRIPTION, requestIssues } from './request-issues.js';
+import { checkItemCount, checkTextLengths } from './request-limits.js';
+import {
+  type TokenClassificationOptions,
+  tokenClassificationOptions,
+  tokenClassificationParameters,
+} from './token-classification-request.js';
 
 const textSchema = z.union([z.string(), z.array(z.string({ error: 'must be a string' }))], {
   error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string or an array of strings'),
@@ -16,19 +27,27 @@ const textSchema = z.union([z.string(), z.array(z.string({ error: 'must be a str
 /** The JSON body of `POST /serve/:endpoint`; unknown keys are rejected. */
 export const serveRequestSchema = z.strictObject(
   {
-    /** One text, or an array of texts (a batch). */
-    text: textSchema,
-    /** Second text of each sentence pair (text-classification), shaped like `text`. */
-    text_pair: textSchema.optional(),
-    /** Per-request options. */
+    text: textSchema.describe('One text, or an array of texts (a batch: one prediction per text)'),
+    text_pair: textSchema
+      .optional()
+      .describe('Second text of each sentence pair (text-classification), shaped like `text`'),
     parameters: z
       .strictObject({
-        /** Labels to return per input, best first. */
-        top_k: z.int({ error: 'must be a positive integer' }).min(1, 'must be a positive integer').optional(),
-        /** Cut inputs over the token limit instead of answering 422. */
-        truncation: z.boolean({ error: 'must be true or false' }).optional(),
+        top_k: z
+          .int({ error: 'must be a positive integer' })
+          .min(1, 'must be a positive integer')
+          .optional()
+          .describe('Labels to return per input, best first'),
+        truncation: z
+          .boolean({ error: 'must be true or false' })
+          .optional()
+          .describe(
+            "Cut inputs over the token limit instead of answering 422; the endpoint's default when omitted",
+          ),
+        ...tokenClassificationParameters,
       })
-      .optional(),
+      .optional()
+      .describe(PARAMETERS_DESCRIPTION),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'the body must be a JSON object' : undefined) },
 );
@@ -48,6 +67,14 @@ export interface ServeRequest {
   topK?: number;
   /** `parameters.truncation`, else the endpoint's default. */
   truncation: boolean;
+  /** token-classification: `aggregation_strategy` and `ignore_labels`, defaults filled in. */
+  tokenClassification?: TokenClassificationOptions;
+  /** The body field that holds the inputs, for error messages (`texts` on text-ranking). @defaultValue 'text' */
+  inputField?: string;
+  /** question-answering: the pairs and parameters; `texts`/`pairs` then hold the questions and contexts. */
+  questionAnswering?: QuestionAnsweringRequest;
+  /** text-ranking: the (query, text) request; `texts`/`pairs` then hold the query and the texts. */
+  ranking?: RankRequest;
 }
 
 /** Options of {@link parseServeRequest}. */
@@ -58,18 +85,6 @@ export interface ParseServeRequestOptions {
 
 function fieldError(code: ErrorCode, field: string, message: string): ModelgateError {
   return new ModelgateError(code, `${field}: ${message}`, { field });
-}
-
-function checkLengths(values: readonly string[], name: string, batch: boolean, maxChars: number): void {
-  values.forEach((value, i) => {
-    if (value.length > maxChars) {
-      throw fieldError(
-        ErrorCode.PAYLOAD_TOO_LARGE,
-        batch ? `${name}[${i}]` : name,
-        `is ${value.length} characters long, more than the limit of ${maxChars}`,
-      );
-    }
-  });
 }
 
 function checkTaskFields(body: ServeRequestBody, task: ModelTask | undefined): void {
@@ -97,16 +112,32 @@ export function parseServeRequest(
   preprocessing: Pick<PreprocessingConfig, 'maxInputChars' | 'maxBatchItems' | 'truncation'>,
   options: ParseServeRequestOptions = {},
 ): ServeRequest {
-  // Bound the work before zod walks every element of an oversized batch.
-  if (typeof body === 'object' && body !== null && 'text' in body && Array.isArray(body.text)) {
-    if (body.text.length > preprocessing.maxBatchItems) {
-      throw fieldError(
-        ErrorCode.PAYLOAD_TOO_LARGE,
-        'text',
-        `holds ${body.text.length} texts, more than the limit of ${preprocessing.maxBatchItems}`,
-      );
-    }
+  if (options.task === 'question-answering') {
+    // Every pair's windows go to the worker as rows of one request (encode-questions.ts).
+    const questionAnswering = parseQuestionAnsweringRequest(body, preprocessing);
+    return {
+      texts: questionAnswering.pairs.map((pair) => pair.question),
+      pairs: questionAnswering.pairs.map((pair) => pair.context),
+      batch: questionAnswering.batch,
+      truncation: false,
+      inputField: 'question',
+      questionAnswering,
+    };
   }
+  if (options.task === 'text-ranking') {
+    // Each (query, text) pair is one row of one batch to the worker.
+    const ranking = parseRankRequest(body, preprocessing);
+    const queries = ranking.texts.map(() => ranking.query);
+    return {
+      texts: queries,
+      pairs: ranking.texts,
+      batch: true,
+      truncation: ranking.truncation,
+      inputField: 'texts',
+      ranking,
+    };
+  }
+  checkItemCount(body, 'text', preprocessing.maxBatchItems);
   const parsed = serveRequestSchema.safeParse(body);
   if (!parsed.success) throw validationError('request body', requestIssues(parsed.error));
   const request = parsed.data;
@@ -115,7 +146,7 @@ export function parseServeRequest(
   const batch = Array.isArray(request.text);
   const texts = Array.isArray(request.text) ? request.text : [request.text];
   if (texts.length === 0) throw fieldError(ErrorCode.INVALID_ARGUMENT, 'text', 'must hold at least one text');
-  checkLengths(texts, 'text', batch, preprocessing.maxInputChars);
+  checkTextLengths(texts, 'text', batch, preprocessing.maxInputChars);
 
   let pairs: string[] | undefined;
   if (request.text_pair !== undefined) {
@@ -129,11 +160,13 @@ export function parseServeRequest(
           : 'must be a string when text is a string',
       );
     }
-    checkLengths(pairs, 'text_pair', batch, preprocessing.maxInputChars);
+    checkTextLengths(pairs, 'text_pair', batch, preprocessing.maxInputChars);
   }
 
   const topK = request.parameters?.top_k;
+  const tokenClassification = tokenClassificationOptions(request.parameters, options.task);
   return {
+    ...(tokenClassification === undefined ? {} : { tokenClassification }),
     texts,
     ...(pairs === undefined ? {} : { pairs }),
     batch,

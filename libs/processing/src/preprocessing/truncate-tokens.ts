@@ -1,5 +1,6 @@
 // Truncation of content ids (special tokens excluded) to a token budget, keeping the start of
 // each text, as Hugging Face fast tokenizers truncate on the right.
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 
 /**
  * Lengths the two texts of a pair keep under `budget` content tokens with Hugging Face's
@@ -30,4 +31,13 @@ export function truncateContent(
     first: keepFirst < first.length ? first.slice(0, keepFirst) : first,
     second: keepSecond < second.length ? second.slice(0, keepSecond) : second,
   };
+}
+
+/** TOKEN_LIMIT_EXCEEDED (422) for `field`, which has `total` tokens against `limit` with truncation off. */
+export function tokenLimitExceeded(field: string, total: number, limit: number): ModelgateError {
+  return new ModelgateError(
+    ErrorCode.TOKEN_LIMIT_EXCEEDED,
+    `${field} has ${total} tokens, more than the limit of ${limit}; shorten it or set parameters.truncation to true`,
+    { field },
+  );
 }

@@ -3,6 +3,7 @@
 // nodenext resolution cannot follow, so TypeScript sees its classes as `any`: the library is
 // given its real shape here and nothing else in the repo touches it.
 import { Tokenizer } from '@huggingface/tokenizers';
+import { type CharSpan, type TokenizerSteps, alignTokens } from './token-offsets.js';
 
 /** The part of a tokenizer.json pipeline the gateway drives directly: text → content token ids. */
 export interface ContentTokenizer {
@@ -10,11 +11,53 @@ export interface ContentTokenizer {
   readonly tokenize: (text: string) => number[];
   /** The id of a vocabulary or added token; undefined when unknown. */
   readonly tokenToId: (token: string) => number | undefined;
+  /** Like `tokenize`, with each id's code-point span in `text` (undefined where it cannot be placed). */
+  readonly tokenizeWithOffsets: (text: string) => { ids: number[]; offsets: (CharSpan | undefined)[] };
+  /** The vocabulary token of an id ("##ing", "[UNK]"); undefined when out of range. */
+  readonly idToToken: (id: number) => string | undefined;
+  /** Tokens joined as text by tokenizer.json's decoder (Python's `convert_tokens_to_string`). */
+  readonly decodeTokens: (tokens: readonly string[]) => string;
+  /** Ids of the special added tokens ([CLS], [SEP], [PAD], …). */
+  readonly specialIds: ReadonlySet<number>;
+  /** The id of the unknown token, when the model has one. */
+  readonly unknownId: number | undefined;
+  /** Prefix of word-continuation tokens (WordPiece "##"); undefined for other models. */
+  readonly continuingSubwordPrefix: string | undefined;
 }
 
 interface LibraryTokenizer {
   encode(text: string, options: { add_special_tokens: boolean }): { ids: number[] };
   token_to_id(token: string): number | undefined;
+  id_to_token(id: number): string | undefined;
+  all_special_ids: number[];
+  decoder: ((tokens: string[]) => string) | null;
+  // Internals the offset alignment replays (token-offsets.ts); the library exposes no offsets.
+  splitter_unnormalized: { split(text: string): string[] };
+  splitter_normalized: { split(text: string): string[] };
+  added_tokens_map: Map<string, unknown>;
+  normalizer: ((text: string) => string) | null;
+  pre_tokenizer: ((text: string, options: { section_index: number }) => string[]) | null;
+  model: ((words: string[]) => string[]) & {
+    config: { continuing_subword_prefix?: unknown };
+    unk_token?: unknown;
+    unk_token_id?: unknown;
+  };
+}
+
+function stepsOf(tokenizer: LibraryTokenizer): TokenizerSteps {
+  const prefix = tokenizer.model.config.continuing_subword_prefix;
+  const unknown = tokenizer.model.unk_token;
+  return {
+    splitAddedTokens: (text) => tokenizer.splitter_unnormalized.split(text),
+    splitNormalizedAddedTokens: (text) => tokenizer.splitter_normalized.split(text),
+    isAddedToken: (section) => tokenizer.added_tokens_map.has(section),
+    normalize: (text) => (tokenizer.normalizer ? tokenizer.normalizer(text) : text),
+    preTokenize: (text) =>
+      tokenizer.pre_tokenizer ? tokenizer.pre_tokenizer(text, { section_index: 0 }) : [text],
+    wordTokens: (word) => tokenizer.model([word]),
+    continuingSubwordPrefix: typeof prefix === 'string' ? prefix : undefined,
+    unknownToken: typeof unknown === 'string' ? unknown : undefined,
+  };
 }
 
 const TokenizerClass = Tokenizer as unknown as new (
@@ -28,8 +71,21 @@ const TokenizerClass = Tokenizer as unknown as new (
  */
 export function createHfTokenizer(tokenizerJson: object, tokenizerConfig: object): ContentTokenizer {
   const tokenizer = new TokenizerClass(tokenizerJson, tokenizerConfig);
+  const steps = stepsOf(tokenizer);
   return {
     tokenize: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids,
     tokenToId: (token) => tokenizer.token_to_id(token),
+    tokenizeWithOffsets: (text) => {
+      const ids = tokenizer.encode(text, { add_special_tokens: false }).ids;
+      const aligned = alignTokens(text, steps);
+      // The replay must give the library's tokens; where it does not, no offset is trusted.
+      const agrees = aligned.tokens.length === ids.length;
+      return { ids, offsets: agrees ? aligned.offsets : ids.map(() => undefined) };
+    },
+    idToToken: (id) => tokenizer.id_to_token(id),
+    decodeTokens: (tokens) => (tokenizer.decoder ? tokenizer.decoder([...tokens]) : tokens.join(' ')),
+    specialIds: new Set(tokenizer.all_special_ids),
+    unknownId: typeof tokenizer.model.unk_token_id === 'number' ? tokenizer.model.unk_token_id : undefined,
+    continuingSubwordPrefix: steps.continuingSubwordPrefix,
   };
 }

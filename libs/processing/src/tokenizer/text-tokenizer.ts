@@ -2,7 +2,7 @@
 // special-token template around it (so truncation can keep [CLS] … [SEP]), and the limits and
 // padding id that tokenizer_config.json and config.json give.
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { createHfTokenizer } from './hf-tokenizer.js';
+import { type ContentTokenizer, createHfTokenizer } from './hf-tokenizer.js';
 import { type ModelConfigFacts, readModelConfig } from './model-config.js';
 import {
   type EncodedText,
@@ -34,6 +34,20 @@ export interface TextTokenizer {
   addSpecialTokens(first: readonly number[], second?: readonly number[]): EncodedText;
   /** How many special tokens `addSpecialTokens` adds to a single text (false) or a pair (true). */
   specialTokenCount(pair: boolean): number;
+  /** Position of the first content token in a single text's ids (1 after BERT's [CLS]). */
+  readonly contentStart: number;
+  /** Content ids of `text` with each one's code-point span in `text` (token-offsets.ts). */
+  readonly tokenizeWithOffsets: ContentTokenizer['tokenizeWithOffsets'];
+  /** The vocabulary token of an id. */
+  readonly idToToken: ContentTokenizer['idToToken'];
+  /** Tokens joined as text by the decoder, as Python's `convert_tokens_to_string`. */
+  readonly decodeTokens: ContentTokenizer['decodeTokens'];
+  /** Ids of special tokens. */
+  readonly specialIds: ContentTokenizer['specialIds'];
+  /** The unknown token's id, when the model has one. */
+  readonly unknownId: ContentTokenizer['unknownId'];
+  /** Prefix of word-continuation tokens (WordPiece "##"). */
+  readonly continuingSubwordPrefix: ContentTokenizer['continuingSubwordPrefix'];
 }
 
 /** The files of a tokenizer bundle, as JSON text or parsed. */
@@ -150,6 +164,14 @@ export function loadTokenizer(files: TokenizerFiles): TextTokenizer {
     tokenize: content.tokenize,
     addSpecialTokens: (first, second) => applySpecialTokensTemplate(template, first, second),
     specialTokenCount: (pair) => (pair ? specials.pair : specials.single),
+    // A marker id that cannot be a token shows where the content lands between the special tokens.
+    contentStart: Math.max(0, applySpecialTokensTemplate(template, [-1]).ids.indexOf(-1)),
+    tokenizeWithOffsets: content.tokenizeWithOffsets,
+    idToToken: content.idToToken,
+    decodeTokens: content.decodeTokens,
+    specialIds: content.specialIds,
+    unknownId: content.unknownId,
+    continuingSubwordPrefix: content.continuingSubwordPrefix,
     encode: (text, pair) =>
       applySpecialTokensTemplate(
         template,

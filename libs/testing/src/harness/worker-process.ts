@@ -3,7 +3,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packBundle } from '@modelgate/model-store';
-import { modelInputNames, modelOutput } from '../fixtures/bert-graph.js';
+import { modelInputNames, modelOutputs } from '../fixtures/bert-graph.js';
 import { ensureFixture, findRepoRoot } from '../fixtures/ensure-fixture.js';
 import { getFixtureSpec } from '../fixtures/fixture-specs.js';
 import { freePort } from './free-port.js';
@@ -58,7 +58,6 @@ export async function writeSnapshot(
       const onnx = join(fixtureDir, 'onnx', 'model.onnx');
       const bundle = await writeTokenizerBundle(fixtureDir, dir);
       const spec = getFixtureSpec(model.fixture);
-      const output = modelOutput(spec);
       const version = model.version ?? '1';
       const dataFile = spec.externalDataFile;
       return {
@@ -81,13 +80,11 @@ export async function writeSnapshot(
             }),
         tokenizer: { uri: `file://${bundle.path}`, sha256: bundle.sha256 },
         inputs: modelInputNames(spec).map((name) => ({ name, datatype: 'INT64', dims: [-1, -1] })),
-        outputs: [
-          {
-            name: output.name,
-            datatype: 'FP32',
-            dims: output.dims.map((d) => (typeof d === 'number' ? d : -1)),
-          },
-        ],
+        outputs: modelOutputs(spec).map((output) => ({
+          name: output.name,
+          datatype: 'FP32',
+          dims: output.dims.map((d) => (typeof d === 'number' ? d : -1)),
+        })),
         batching: model.batching ?? {},
         runtime: {
           executionProviders: model.executionProviders ?? ['cpu'],

@@ -1,0 +1,84 @@
+// `POST /serve/:endpoint/tokenize`: the tokens an endpoint's model would read for a body (ids,
+// vocabulary tokens, character offsets, which text each came from), after the truncation /serve
+// would apply, as TEI's /tokenize. The gateway answers alone: no worker is called, and the call is
+// not counted as served traffic (no request metrics, no rollout windows).
+import { DEFAULT_STICKY_HEADER, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type Logger } from '@modelgate/observability';
+import { type TokenizedText, parseTokenizeRequest, tokenizeTexts } from '@modelgate/processing';
+import { pickRoute } from '@modelgate/routing';
+import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { servableModel } from '../endpoints/endpoint-table.js';
+import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { sendErrorReply } from '../http/http-exception.filter.js';
+import { requireEndpoint } from './serve.service.js';
+
+/** The 200 body: the serve answer's envelope, one tokenization per input. */
+export interface TokenizeAnswer {
+  endpoint: string;
+  model: string;
+  version: string;
+  route: string;
+  predictions: TokenizedText[];
+}
+
+/** Tokenizes `body` with the tokenizer of the model the endpoint routes this caller to. */
+export function tokenizeForEndpoint(
+  tables: EndpointTables,
+  endpointName: string,
+  body: unknown,
+  stickyKey?: string,
+): TokenizeAnswer {
+  const table = tables.current;
+  if (!table) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the gateway has no configuration yet');
+  const endpoint = requireEndpoint(table, endpointName);
+  // The route a serve call with the same sticky key takes: canaries may use another tokenizer.
+  const choice = pickRoute(endpoint.routes, stickyKey === undefined ? {} : { stickyKey });
+  const model = servableModel(table, choice.route.model);
+  const tokenizer = model.tokenizer;
+  if (!tokenizer) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `endpoint ${endpoint.name} takes tensors (model ${model.spec.id} is raw): it has no tokenizer`,
+    );
+  }
+  const request = parseTokenizeRequest(body, endpoint.preprocessing);
+  const predictions = tokenizeTexts({
+    ...request,
+    tokenizer,
+    maxTokens: endpoint.preprocessing.maxTokens ?? tokenizer.maxLength,
+  });
+  return {
+    endpoint: endpoint.name,
+    model: model.spec.name,
+    version: model.spec.version,
+    route: choice.route.role,
+    predictions,
+  };
+}
+
+/** Adds `POST /serve/:endpoint/tokenize`; a static segment, so it wins over `/serve/:endpoint/:version`. */
+export function installTokenizeRoute(
+  fastify: FastifyInstance,
+  deps: { tables: EndpointTables; logger: Logger },
+): void {
+  const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    void sendErrorReply(request, reply, error, deps.logger);
+  };
+  fastify.post<{ Params: { endpoint: string } }>(
+    '/serve/:endpoint/tokenize',
+    { errorHandler },
+    (request, reply) => {
+      const endpoint = request.params.endpoint;
+      const spec = deps.tables.current?.endpoints.get(endpoint);
+      const sticky = request.headers[spec?.stickyHeader.toLowerCase() ?? DEFAULT_STICKY_HEADER];
+      const answer = tokenizeForEndpoint(
+        deps.tables,
+        endpoint,
+        request.body,
+        typeof sticky === 'string' ? sticky : undefined,
+      );
+      void reply.header('x-modelgate-model', `${answer.model}:${answer.version}`);
+      return Promise.resolve(answer);
+    },
+  );
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { type TokenizerSteps, alignTokens } from './token-offsets.js';
+
+// A small BERT-like pipeline: [MASK] kept whole, lower-case + accents stripped, control characters
+// removed, CJK characters padded with spaces, split on whitespace and punctuation, WordPiece over a
+// tiny vocabulary.
+const VOCAB = new Set(['hello', 'cafe', 'new', 'york', '##er', '!', ',', '我', 'ς', 'σ', 'ο', '##δ', '##ο']);
+
+function wordPiece(word: string): string[] {
+  const pieces: string[] = [];
+  let rest = word;
+  while (rest.length > 0) {
+    let end = rest.length;
+    const prefix = pieces.length > 0 ? '##' : '';
+    while (end > 0 && !VOCAB.has(prefix + rest.slice(0, end))) end--;
+    if (end === 0) return ['[UNK]'];
+    pieces.push(prefix + rest.slice(0, end));
+    rest = rest.slice(end);
+  }
+  return pieces;
+}
+
+const STEPS: TokenizerSteps = {
+  splitAddedTokens: (text) => text.split(/(\[MASK\])/).filter((part) => part.length > 0),
+  splitNormalizedAddedTokens: (text) => [text],
+  isAddedToken: (section) => section === '[MASK]',
+  normalize: (text) =>
+    text
+      .replace(/\p{Cc}/gu, '')
+      .replace(/(\p{Script=Han})/gu, ' $1 ')
+      .normalize('NFD')
+      .replace(/\p{Mn}/gu, '')
+      .toLowerCase(),
+  preTokenize: (text) => text.match(/[^\s\p{P}]+|\p{P}/gu) ?? [],
+  wordTokens: (word) => wordPiece(word),
+  continuingSubwordPrefix: '##',
+  unknownToken: '[UNK]',
+};
+
+const spans = (text: string) => {
+  const { tokens, offsets } = alignTokens(text, STEPS);
+  return tokens.map((token, i) => [token, ...(offsets[i] ?? [])]);
+};
+
+describe('alignTokens', () => {
+  it('places word pieces on the characters they came from', () => {
+    expect(spans('Hello, New Yorker!')).toEqual([
+      ['hello', 0, 5],
+      [',', 5, 6],
+      ['new', 7, 10],
+      ['york', 11, 15],
+      ['##er', 15, 17],
+      ['!', 17, 18],
+    ]);
+  });
+
+  it('counts code points: an emoji before a word moves it by one character', () => {
+    expect(spans('🤗 café')).toEqual([
+      ['[UNK]', 0, 1],
+      ['cafe', 2, 6],
+    ]);
+  });
+
+  it('gives a removed combining accent or control character to the character before it', () => {
+    expect(spans('cafe\u0301 new\u0007')).toEqual([
+      ['cafe', 0, 5],
+      ['new', 6, 10],
+    ]);
+  });
+
+  it('keeps an added token whole and splits CJK characters into words of their own', () => {
+    expect(spans('new[MASK]我york')).toEqual([
+      ['new', 0, 3],
+      ['[MASK]', 3, 9],
+      ['我', 9, 10],
+      ['york', 10, 14],
+    ]);
+  });
+
+  it('follows the whole-text normalization where it looks at neighbours (final sigma)', () => {
+    // "ΟΔΟΣ" lower-cases to "οδος" whole, but "σ" letter by letter: the tokens are the former's.
+    const { tokens, offsets } = alignTokens('ΟΔΟΣ', STEPS);
+    expect(tokens).toEqual(['[UNK]']);
+    expect(offsets).toEqual([[0, 4]]);
+  });
+
+  it('answers nothing for an empty or blank text', () => {
+    expect(spans('')).toEqual([]);
+    expect(spans('  \n ')).toEqual([]);
+  });
+});
