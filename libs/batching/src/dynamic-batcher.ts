@@ -7,6 +7,13 @@ import {
   type EnqueueOptions,
   type RunBatch,
 } from './batcher-options.js';
+import {
+  type BatcherState,
+  admissionRefusal,
+  queuedCancelledError,
+  queuedDeadlineError,
+  shuttingDownError,
+} from './admission.js';
 import { type Clock, systemClock } from './clock.js';
 
 interface Pending<TItem, TResult> extends QueuedRequest {
@@ -16,8 +23,6 @@ interface Pending<TItem, TResult> extends QueuedRequest {
   readonly reject: (error: ModelgateError) => void;
   release: () => void;
 }
-
-type BatcherState = 'open' | 'draining' | 'closed';
 
 /**
  * A per-model dynamic batcher: queues requests, asks {@link decideNextBatch} when and what to run,
@@ -76,7 +81,7 @@ export class DynamicBatcher<TItem, TResult> {
    */
   enqueue(item: TItem, options: EnqueueOptions = {}): Promise<TResult> {
     const now = this.clock.nowMicros();
-    const refusal = this.refusalFor(options, now);
+    const refusal = admissionRefusal(this.name, this.state, this.queue.length, this.limits, options, now);
     if (refusal !== undefined) return Promise.reject(refusal);
     const timeoutMs =
       options.timeoutMs ?? (options.deadlineMicros === undefined ? this.limits.defaultTimeoutMs : undefined);
@@ -147,33 +152,9 @@ export class DynamicBatcher<TItem, TResult> {
     this.state = 'closed';
     const queued = this.queue;
     this.queue = [];
-    const error = new ModelgateError(ErrorCode.UNAVAILABLE, `${this.name} is shutting down`);
+    const error = shuttingDownError(this.name);
     for (const entry of queued) this.settleRejected(entry, error);
     this.pump();
-  }
-
-  private refusalFor(options: EnqueueOptions, now: number): ModelgateError | undefined {
-    if (this.state !== 'open') {
-      const why = this.state === 'draining' ? 'draining' : 'shutting down';
-      return new ModelgateError(ErrorCode.UNAVAILABLE, `${this.name} is ${why}; not accepting requests`);
-    }
-    const tokens = options.tokens ?? 1;
-    if (!Number.isFinite(tokens) || tokens < 0) {
-      return new ModelgateError(ErrorCode.INVALID_ARGUMENT, `tokens must be a number >= 0, got ${tokens}`);
-    }
-    if (Number.isNaN(options.timeoutMs) || Number.isNaN(options.deadlineMicros)) {
-      return new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'timeoutMs and deadlineMicros must be numbers');
-    }
-    if (options.signal?.aborted === true) return this.cancelledError();
-    if (options.deadlineMicros !== undefined && options.deadlineMicros <= now) return this.deadlineError();
-    if (this.queue.length >= this.limits.maxQueueSize) {
-      return new ModelgateError(
-        ErrorCode.QUEUE_FULL,
-        `${this.name} queue is full (${this.limits.maxQueueSize} waiting); retry later`,
-        { retryAfterSeconds: 1 },
-      );
-    }
-    return undefined;
   }
 
   /** Takes a still-queued request out with `error`; does nothing once it was dispatched. */
@@ -321,9 +302,7 @@ export class DynamicBatcher<TItem, TResult> {
     for (const resolve of waiters) resolve();
   }
 
-  private deadlineError = (): ModelgateError =>
-    new ModelgateError(ErrorCode.DEADLINE_EXCEEDED, `deadline exceeded while queued for ${this.name}`);
+  private deadlineError = (): ModelgateError => queuedDeadlineError(this.name);
 
-  private cancelledError = (): ModelgateError =>
-    new ModelgateError(ErrorCode.CANCELLED, `request cancelled while queued for ${this.name}`);
+  private cancelledError = (): ModelgateError => queuedCancelledError(this.name);
 }
