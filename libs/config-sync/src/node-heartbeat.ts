@@ -3,38 +3,44 @@ import { trafficReportSchema } from './traffic-report.js';
 
 /** Whether a gateway can serve one endpoint now; `reason` says what is missing when not. */
 export const endpointServabilitySchema = z.object({
-  ready: z.boolean(),
-  reason: z.string().optional(),
+  ready: z.boolean().describe('Whether the gateway can serve the endpoint now.'),
+  reason: z.string().optional().describe('What is missing, when it cannot.'),
 });
 
 /** What every node reports about itself (DESIGN §3.4.3). */
 export const nodeHeartbeatSchema = z.object({
-  /** worker | gateway | registry. */
-  role: z.enum(['worker', 'gateway', 'registry']),
-  /** Stable for the life of the process (hostname:pid by default). */
-  id: z.string().min(1),
-  /** Where the node is reached: a worker's gRPC address, a gateway's HTTP address. */
-  address: z.string(),
-  /** A worker's group (the models it loads). */
-  workerGroup: z.string().optional(),
-  /** The config revision the node has applied; null before the first. */
-  revision: z.number().int().nullable(),
-  /** Model id → state (LOADING | READY | FAILED | DRAINING) on a worker. */
-  models: z.record(z.string(), z.string()).default({}),
-  /** Model id → why it is FAILED (and whether a retry comes), for the models that are. */
-  reasons: z.record(z.string(), z.string()).default({}),
-  /**
-   * On a gateway: endpoint name → whether it can serve the endpoint now and, when not, why
-   * (reported, never a readiness gate). Absent from nodes older than this field.
-   */
-  endpoints: z.record(z.string(), endpointServabilitySchema).optional(),
-  /**
-   * On a gateway: its per-model traffic counters, which rollouts judge candidates by. A malformed
-   * report is dropped, never the heartbeat (discovery must not lose a node over it).
-   */
-  traffic: trafficReportSchema.optional().catch(undefined),
-  /** When it was written (ms since epoch). */
-  at: z.number(),
+  role: z.enum(['worker', 'gateway', 'registry']).describe("The node's kind."),
+  id: z.string().min(1).describe('Stable for the life of the process (hostname:pid by default).'),
+  address: z
+    .string()
+    .describe("Where the node is reached: a worker's gRPC address, a gateway's HTTP address."),
+  workerGroup: z.string().optional().describe("A worker's group (the models it loads)."),
+  revision: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The config revision the node has applied; null before the first.'),
+  models: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe('Model id → state (LOADING | READY | FAILED | DRAINING) on a worker.'),
+  reasons: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe('Model id → why it is FAILED (and whether a retry comes), for the models that are.'),
+  endpoints: z
+    .record(z.string(), endpointServabilitySchema)
+    .optional()
+    .describe(
+      'On a gateway: endpoint name → whether it can serve the endpoint now and, when not, why (reported, never a readiness gate). Absent from nodes older than this field.',
+    ),
+  traffic: trafficReportSchema
+    .optional()
+    .catch(undefined)
+    .describe(
+      'On a gateway: its per-model traffic counters, which rollouts judge candidates by. A malformed report is dropped, never the heartbeat (discovery must not lose a node over it).',
+    ),
+  at: z.number().describe('When it was written (ms since epoch).'),
 });
 
 export type NodeHeartbeat = z.infer<typeof nodeHeartbeatSchema>;

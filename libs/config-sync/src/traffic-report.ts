@@ -8,19 +8,21 @@ const count = z.number().int().min(0);
  * rollout window's start from its end to judge the candidate on its own numbers.
  */
 export const modelTrafficSchema = z.object({
-  /** Requests the model served (answered or failed), pinned calls included. */
-  served: count,
-  /** Of those, failed with a 5xx (the model's or its workers' fault, never the client's). */
-  failed: count,
-  /** Served requests by latency bucket: `latency[i]` took at most `latencyBoundsSeconds[i]`, the last entry the rest. */
-  latency: z.array(count),
-  /** Requests mirrored to the model as a shadow (answered or failed; dropped ones are not sent). */
-  mirrored: count,
-  /** Of those, failed. */
-  mirrorFailed: count,
-  /** Mirrored classification rows whose top-1 label agreed / disagreed with the primary's. */
-  agreeing: count,
-  disagreeing: count,
+  served: count.describe('Requests the model served (answered or failed), pinned calls included.'),
+  failed: count.describe(
+    "Of those, failed with a 5xx (the model's or its workers' fault, never the client's).",
+  ),
+  latency: z
+    .array(count)
+    .describe(
+      'Served requests by latency bucket: `latency[i]` took at most `latencyBoundsSeconds[i]`, the last entry the rest.',
+    ),
+  mirrored: count.describe(
+    'Requests mirrored to the model as a shadow (answered or failed; dropped ones are not sent).',
+  ),
+  mirrorFailed: count.describe('Of those, failed.'),
+  agreeing: count.describe("Mirrored classification rows whose top-1 label agreed with the primary's."),
+  disagreeing: count.describe("Mirrored classification rows whose top-1 label differed from the primary's."),
 });
 
 /** One model's counters on one gateway. */
@@ -28,12 +30,16 @@ export type ModelTraffic = z.infer<typeof modelTrafficSchema>;
 
 /** A gateway's traffic counters, carried by its heartbeat. */
 export const trafficReportSchema = z.object({
-  /** Names this process's counters: a new value means they started again from zero. */
-  epoch: z.string().min(1),
-  /** Upper bounds of the latency buckets, in seconds, ascending (the last bucket has none). */
-  latencyBoundsSeconds: z.array(z.number().positive()),
-  /** Endpoint name → model id (`name:version`) → counters. */
-  endpoints: z.record(z.string(), z.record(z.string(), modelTrafficSchema)),
+  epoch: z
+    .string()
+    .min(1)
+    .describe("Names this process's counters: a new value means they started again from zero."),
+  latencyBoundsSeconds: z
+    .array(z.number().positive())
+    .describe('Upper bounds of the latency buckets, in seconds, ascending (the last bucket has none).'),
+  endpoints: z
+    .record(z.string(), z.record(z.string(), modelTrafficSchema))
+    .describe('Endpoint name → model id (`name:version`) → counters.'),
 });
 
 /** A gateway's traffic counters. */

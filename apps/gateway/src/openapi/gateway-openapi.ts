@@ -16,10 +16,16 @@ import { REQUEST_ID_HEADER, gatewayErrors, serveAnswerBody, serveRoutes } from '
 const jobBody: ApiBody = {
   name: 'Job',
   schema: z.object({
-    job: z.string(),
-    status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+    job: z.string().describe("The job's id"),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed']).describe('Where the job is'),
     result: serveAnswerBody.schema.optional().describe('The answer, once succeeded'),
-    error: z.object({ code: z.string(), message: z.string() }).optional().describe('Why, once failed'),
+    error: z
+      .object({
+        code: z.string().describe('The error code, as in the error schema'),
+        message: z.string().describe('What went wrong'),
+      })
+      .optional()
+      .describe('Why, once failed'),
   }),
   examples: { running: { summary: 'Still running', value: { job: 'k3Jv9q', status: 'running' } } },
 };
@@ -33,27 +39,44 @@ const embeddingsRequestBody: ApiBody = {
 const embeddingsAnswerBody: ApiBody = {
   name: 'EmbeddingsAnswer',
   schema: z.object({
-    object: z.literal('list'),
-    data: z.array(
-      z.object({
-        object: z.literal('embedding'),
-        index: z.int(),
-        embedding: z.union([z.array(z.number()), z.string().describe('base64 of little-endian float32')]),
-      }),
-    ),
-    model: z.string(),
-    usage: z.object({ prompt_tokens: z.int(), total_tokens: z.int() }),
+    object: z.literal('list').describe('Always `list`'),
+    data: z
+      .array(
+        z.object({
+          object: z.literal('embedding').describe('Always `embedding`'),
+          index: z.int().describe("The input's position in `input`"),
+          embedding: z
+            .union([z.array(z.number()), z.string().describe('base64 of little-endian float32')])
+            .describe('The vector: numbers, or base64 when `encoding_format` is `base64`'),
+        }),
+      )
+      .describe('One embedding per input, in order'),
+    model: z.string().describe('The `model` of the request'),
+    usage: z
+      .object({
+        prompt_tokens: z.int().describe('Tokens in the inputs'),
+        total_tokens: z.int().describe('Same as prompt_tokens'),
+      })
+      .describe('Token counts'),
   }),
 };
 
 const readinessBody: ApiBody = {
   name: 'Readiness',
   schema: z.object({
-    ready: z.boolean(),
-    reason: z.enum(['shutting-down', 'no-revision', 'serving']),
-    revision: z.int().nullable(),
+    ready: z.boolean().describe('Whether the gateway takes traffic'),
+    reason: z
+      .enum(['shutting-down', 'no-revision', 'serving'])
+      .describe('Why: shutting down, no config revision yet, or serving'),
+    revision: z.int().nullable().describe('The config revision served; null before the first'),
     endpoints: z
-      .record(z.string(), z.object({ ready: z.boolean(), reason: z.string().optional() }))
+      .record(
+        z.string(),
+        z.object({
+          ready: z.boolean().describe('Whether the endpoint can be served now'),
+          reason: z.string().optional().describe('Why not, when not ready'),
+        }),
+      )
       .describe('Whether each endpoint can be served now, and why not (reported, never a gate)'),
   }),
 };
@@ -91,7 +114,10 @@ const otherRoutes: ApiRoute[] = [
     tag: 'health',
     summary: 'Liveness',
     responses: {
-      '200': { description: 'Alive.', body: { name: 'Live', schema: z.object({ status: z.literal('ok') }) } },
+      '200': {
+        description: 'Alive.',
+        body: { name: 'Live', schema: z.object({ status: z.literal('ok').describe('Always `ok`') }) },
+      },
     },
   },
   {

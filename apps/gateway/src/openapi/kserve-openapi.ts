@@ -16,25 +16,28 @@ const modelParams = z.object({ model: z.string().describe('The model name') });
 const versionParams = modelParams.extend({ version: z.string().describe('A model version') });
 
 const tensorMetadata = z.object({
-  name: z.string(),
-  datatype: z.enum(TENSOR_DATATYPES),
+  name: z.string().describe('Tensor name in the graph, e.g. `input_ids`'),
+  datatype: z.enum(TENSOR_DATATYPES).describe('Element type'),
   shape: z.array(z.int()).describe('-1 marks a variable dimension'),
 });
 
 const modelMetadataBody: ApiBody = {
   name: 'V2ModelMetadata',
   schema: z.object({
-    name: z.string(),
-    versions: z.array(z.string()),
-    platform: z.string(),
-    inputs: z.array(tensorMetadata),
-    outputs: z.array(tensorMetadata),
+    name: z.string().describe('The model name'),
+    versions: z.array(z.string()).describe('The versions it can serve'),
+    platform: z.string().describe('The runtime, `onnxruntime_onnx`'),
+    inputs: z.array(tensorMetadata).describe("The graph's inputs"),
+    outputs: z.array(tensorMetadata).describe("The graph's outputs"),
   }),
 };
 
 const modelReadyBody: ApiBody = {
   name: 'V2ModelReady',
-  schema: z.object({ name: z.string(), ready: z.boolean() }),
+  schema: z.object({
+    name: z.string().describe('The model name'),
+    ready: z.boolean().describe('Whether it can be served now'),
+  }),
 };
 
 const inferRequestBody: ApiBody = {
@@ -56,10 +59,12 @@ const inferRequestBody: ApiBody = {
 const inferResponseBody: ApiBody = {
   name: 'V2InferResponse',
   schema: z.object({
-    model_name: z.string(),
-    model_version: z.string(),
-    id: z.string().optional(),
-    outputs: z.array(tensorMetadata.extend({ data: z.array(z.unknown()) })),
+    model_name: z.string().describe('The model that answered'),
+    model_version: z.string().describe('Its version'),
+    id: z.string().optional().describe("The request's `id`, when it had one"),
+    outputs: z
+      .array(tensorMetadata.extend({ data: z.array(z.unknown()).describe('The elements, row-major') }))
+      .describe('The output tensors'),
   }),
   examples: {
     logits: {
@@ -124,8 +129,14 @@ function modelRoutes(versioned: boolean): ApiRoute[] {
   ];
 }
 
-const liveBody: ApiBody = { name: 'V2Live', schema: z.object({ live: z.boolean() }) };
-const readyBody: ApiBody = { name: 'V2Ready', schema: z.object({ ready: z.boolean() }) };
+const liveBody: ApiBody = {
+  name: 'V2Live',
+  schema: z.object({ live: z.boolean().describe('Whether the server is alive') }),
+};
+const readyBody: ApiBody = {
+  name: 'V2Ready',
+  schema: z.object({ ready: z.boolean().describe('Whether the server can serve') }),
+};
 
 /** Server live, ready and metadata; model metadata, ready and infer, with and without a version. */
 export const kserveRoutes: ApiRoute[] = [
@@ -140,7 +151,11 @@ export const kserveRoutes: ApiRoute[] = [
         description: 'Name, version and extensions.',
         body: {
           name: 'V2ServerMetadata',
-          schema: z.object({ name: z.string(), version: z.string(), extensions: z.array(z.string()) }),
+          schema: z.object({
+            name: z.string().describe('The server name'),
+            version: z.string().describe('The server version'),
+            extensions: z.array(z.string()).describe('Protocol extensions supported'),
+          }),
         },
       },
     },

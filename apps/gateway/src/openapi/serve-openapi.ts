@@ -71,9 +71,9 @@ export const serveRequestBody: ApiBody = {
 function answerOf(task: ServeTask) {
   return z
     .object({
-      endpoint: z.string(),
+      endpoint: z.string().describe('The endpoint that was called'),
       model: z.string().describe('The model that answered, `name:version`'),
-      version: z.string(),
+      version: z.string().describe("That model's version"),
       route: z.string().describe("The route's role: primary or canary (or pinned)"),
       predictions: z
         .array(SERVE_TASK_SCHEMAS[task].prediction)
@@ -193,11 +193,11 @@ const tokenizeRoute: ApiRoute = {
       body: {
         name: 'TokenizeAnswer',
         schema: z.object({
-          endpoint: z.string(),
-          model: z.string(),
-          version: z.string(),
-          route: z.string(),
-          predictions: z.array(tokenizedTextSchema),
+          endpoint: z.string().describe('The endpoint that was called'),
+          model: z.string().describe('The model whose tokenizer was used, `name:version`'),
+          version: z.string().describe("That model's version"),
+          route: z.string().describe("The route's role: primary or canary (or pinned)"),
+          predictions: z.array(tokenizedTextSchema).describe('One tokenization per input, in order'),
         }),
       },
       headers: [

@@ -148,7 +148,7 @@ const fleetRoutes: RegistryRoute[] = [
   },
 ];
 
-const statusOk = { name: 'StatusOk', schema: z.object({ status: z.literal('ok') }) };
+const statusOk = { name: 'StatusOk', schema: z.object({ status: z.literal('ok').describe('Always `ok`') }) };
 
 const publicRoutes: RegistryRoute[] = [
   {

@@ -25,7 +25,13 @@ export const nodeStatusViewSchema = z.object({
     .record(z.string(), z.string())
     .describe('Model id → why it FAILED on the node (only failed models)'),
   endpoints: z
-    .record(z.string(), z.object({ ready: z.boolean(), reason: z.string().optional() }))
+    .record(
+      z.string(),
+      z.object({
+        ready: z.boolean().describe('Whether the gateway can serve the endpoint now'),
+        reason: z.string().optional().describe('What is missing, when it cannot'),
+      }),
+    )
     .optional()
     .describe('On a gateway: endpoint name → whether it can serve it now, and why not'),
   lastSeenMs: z.number().describe("Milliseconds since the node's last heartbeat"),

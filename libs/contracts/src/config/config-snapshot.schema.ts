@@ -9,10 +9,11 @@ import { versionPoliciesSchema } from './version-policy.js';
 
 /** Static addresses of a worker group (file-based deployments, or a headless-Service DNS name). */
 export const workerGroupSchema = z.object({
-  /** Group name, as models' `workerGroup` refers to it. */
-  name: resourceNameSchema,
-  /** gRPC targets of the group's workers, e.g. `10.0.0.7:8001` or `dns:///workers.ns.svc:8001`. */
-  addresses: z.array(z.string().regex(/^\S+$/, 'must be a gRPC target without spaces')).default([]),
+  name: resourceNameSchema.describe("Group name, as models' `workerGroup` refers to it."),
+  addresses: z
+    .array(z.string().regex(/^\S+$/, 'must be a gRPC target without spaces'))
+    .default([])
+    .describe("gRPC targets of the group's workers, e.g. `10.0.0.7:8001` or `dns:///workers.ns.svc:8001`."),
 });
 
 /** Static addresses of a worker group. */
@@ -25,16 +26,18 @@ export type WorkerGroup = z.infer<typeof workerGroupSchema>;
  */
 export const configSnapshotSchema = z
   .object({
-    /** Config revision this snapshot reflects; increases with every change. */
-    revision: nonNegativeIntSchema,
-    /** Every model version the fleet should know. @defaultValue [] */
-    models: z.array(modelSpecSchema).default([]),
-    /** Every public endpoint. @defaultValue [] */
-    endpoints: z.array(endpointSpecSchema).default([]),
-    /** Static worker addresses; with live sync, heartbeats supply them instead. */
-    workerGroups: z.array(workerGroupSchema).optional(),
-    /** Per model name: which READY versions workers load besides the routed ones (latest 1 when absent). @defaultValue [] */
-    versionPolicies: versionPoliciesSchema,
+    revision: nonNegativeIntSchema.describe(
+      'Config revision this snapshot reflects; increases with every change.',
+    ),
+    models: z.array(modelSpecSchema).default([]).describe('Every model version the fleet should know.'),
+    endpoints: z.array(endpointSpecSchema).default([]).describe('Every public endpoint.'),
+    workerGroups: z
+      .array(workerGroupSchema)
+      .optional()
+      .describe('Static worker addresses; with live sync, heartbeats supply them instead.'),
+    versionPolicies: versionPoliciesSchema.describe(
+      'Per model name: which READY versions workers load besides the routed ones (latest 1 when absent).',
+    ),
   })
   .superRefine((snapshot, ctx) => {
     reportDuplicates(

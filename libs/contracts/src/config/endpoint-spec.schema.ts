@@ -15,12 +15,13 @@ export const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
 
 /** One model behind an endpoint and its share of traffic. */
 export const routeSchema = z.object({
-  /** Model id, `name:version`. */
-  model: modelIdSchema,
-  /** Percent of requests: served (primary, canary) or mirrored (shadow), 0-100. */
-  weight: z.int().min(0).max(100),
-  /** primary | canary | shadow. */
-  role: z.enum(ROUTE_ROLES),
+  model: modelIdSchema.describe('Model id, `name:version`.'),
+  weight: z
+    .int()
+    .min(0)
+    .max(100)
+    .describe('Percent of requests: served (primary, canary) or mirrored (shadow), 0-100.'),
+  role: z.enum(ROUTE_ROLES).describe('primary | canary | shadow.'),
 });
 
 /** One model behind an endpoint and its share of traffic. */
@@ -28,14 +29,16 @@ export type Route = z.infer<typeof routeSchema>;
 
 /** Limits and options of the gateway's text → tensors step. */
 export const preprocessingSchema = z.object({
-  /** Longest accepted input text, in UTF-16 code units. @defaultValue 20000 */
-  maxInputChars: positiveIntSchema.default(20000),
-  /** Token limit per input; when absent, the model's own maximum length (config.json) applies. */
-  maxTokens: positiveIntSchema.optional(),
-  /** Cut inputs over maxTokens instead of answering 422. @defaultValue true */
-  truncation: z.boolean().default(true),
-  /** Most inputs in one request's `text` array (413 beyond). @defaultValue 64 */
-  maxBatchItems: positiveIntSchema.default(64),
+  maxInputChars: positiveIntSchema
+    .default(20000)
+    .describe('Longest accepted input text, in UTF-16 code units.'),
+  maxTokens: positiveIntSchema
+    .optional()
+    .describe("Token limit per input; when absent, the model's own maximum length (config.json) applies."),
+  truncation: z.boolean().default(true).describe('Cut inputs over maxTokens instead of answering 422.'),
+  maxBatchItems: positiveIntSchema
+    .default(64)
+    .describe("Most inputs in one request's `text` array (413 beyond)."),
 });
 
 /** Limits and options of the gateway's text → tensors step. */
@@ -46,14 +49,15 @@ export const POOLING_MODES = ['mean', 'cls'] as const;
 
 /** Options of the gateway's tensors → JSON step; each applies to one task. */
 export const postprocessingSchema = z.object({
-  /** Labels returned per input, best first (text-classification); all when absent. */
-  topK: positiveIntSchema.optional(),
-  /** mean or cls pooling (feature-extraction). */
-  pooling: z.enum(POOLING_MODES).optional(),
-  /** L2-normalize the embedding (feature-extraction). */
-  normalize: z.boolean().optional(),
-  /** Independent sigmoid per label instead of a softmax over labels (text-classification). */
-  multiLabel: z.boolean().optional(),
+  topK: positiveIntSchema
+    .optional()
+    .describe('Labels returned per input, best first (text-classification); all when absent.'),
+  pooling: z.enum(POOLING_MODES).optional().describe('mean or cls pooling (feature-extraction).'),
+  normalize: z.boolean().optional().describe('L2-normalize the embedding (feature-extraction).'),
+  multiLabel: z
+    .boolean()
+    .optional()
+    .describe('Independent sigmoid per label instead of a softmax over labels (text-classification).'),
 });
 
 /** Options of the gateway's tensors → JSON step. */
@@ -72,23 +76,24 @@ const TASK_OF_POSTPROCESSING_OPTION = {
  */
 export const endpointSpecSchema = z
   .object({
-    /** Endpoint name, the path segment after /serve/. */
-    name: resourceNameSchema,
-    /** Task; every routed model must be compatible with it. */
-    task: modelTaskSchema,
-    /** Routes; when any, non-shadow weights sum to 100 and exactly one is primary. @defaultValue [] */
-    routes: z.array(routeSchema).default([]),
-    /** Pre-processing limits. */
-    preprocessing: preprocessingSchema.prefault({}),
-    /** Post-processing options. @defaultValue {} */
-    postprocessing: postprocessingSchema.default({}),
-    /** Lowercase request header whose value pins a client to one route. @defaultValue 'x-modelgate-route-key' */
+    name: resourceNameSchema.describe('Endpoint name, the path segment after /serve/.'),
+    task: modelTaskSchema.describe('Task; every routed model must be compatible with it.'),
+    routes: z
+      .array(routeSchema)
+      .default([])
+      .describe('Routes; when any, non-shadow weights sum to 100 and exactly one is primary.'),
+    preprocessing: preprocessingSchema.prefault({}).describe('Pre-processing limits.'),
+    postprocessing: postprocessingSchema.default({}).describe('Post-processing options.'),
     stickyHeader: z
       .string()
       .regex(/^[a-z0-9][a-z0-9-]{0,127}$/, 'must be a lowercase header name of letters, digits and dashes')
-      .default(DEFAULT_STICKY_HEADER),
-    /** Deadline of a request to this endpoint, in milliseconds; the model's defaultTimeoutMs when absent. */
-    timeoutMs: positiveIntSchema.optional(),
+      .default(DEFAULT_STICKY_HEADER)
+      .describe('Lowercase request header whose value pins a client to one route.'),
+    timeoutMs: positiveIntSchema
+      .optional()
+      .describe(
+        "Deadline of a request to this endpoint, in milliseconds; the model's defaultTimeoutMs when absent.",
+      ),
   })
   .superRefine((endpoint, ctx) => {
     const { routes } = endpoint;

@@ -17,24 +17,33 @@ import { parseWith } from './validation-issues.js';
 /** Dynamic batching limits of one model (Triton's dynamic batcher vocabulary). */
 export const batchingSchema = z
   .object({
-    /** Most requests (rows) the batcher puts in one model run. @defaultValue 32 */
-    maxBatchSize: positiveIntSchema.default(32),
-    /** Batch sizes the batcher dispatches as soon as it reaches them, each <= maxBatchSize. @defaultValue [] */
-    preferredBatchSizes: z.array(positiveIntSchema).default([]),
-    /** Longest a request waits for a batch to fill, in microseconds; 0 dispatches at once. @defaultValue 2000 */
-    maxQueueDelayMicros: nonNegativeIntSchema.default(2000),
-    /** Most padded tokens (rows × sequence length) in one run. @defaultValue 16384 */
-    maxBatchTokens: positiveIntSchema.default(16384),
-    /**
-     * Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of
-     * its rows' real tokens, so short rows wait for their own batch rather than run padded to a
-     * long one. Raise it where a bigger batch beats less padding (GPUs). @defaultValue 1.15
-     */
-    maxPaddingRatio: z.number().min(1).max(1_000_000).default(1.15),
-    /** Requests waiting beyond this are rejected with QUEUE_FULL. @defaultValue 256 */
-    maxQueueSize: positiveIntSchema.default(256),
-    /** Deadline of a request that did not bring its own, in milliseconds. @defaultValue 10000 */
-    defaultTimeoutMs: positiveIntSchema.default(10000),
+    maxBatchSize: positiveIntSchema
+      .default(32)
+      .describe('Most requests (rows) the batcher puts in one model run.'),
+    preferredBatchSizes: z
+      .array(positiveIntSchema)
+      .default([])
+      .describe('Batch sizes the batcher dispatches as soon as it reaches them, each <= maxBatchSize.'),
+    maxQueueDelayMicros: nonNegativeIntSchema
+      .default(2000)
+      .describe('Longest a request waits for a batch to fill, in microseconds; 0 dispatches at once.'),
+    maxBatchTokens: positiveIntSchema
+      .default(16384)
+      .describe('Most padded tokens (rows × sequence length) in one run.'),
+    maxPaddingRatio: z
+      .number()
+      .min(1)
+      .max(1_000_000)
+      .default(1.15)
+      .describe(
+        "Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of its rows' real tokens, so short rows wait for their own batch rather than run padded to a long one. Raise it where a bigger batch beats less padding (GPUs).",
+      ),
+    maxQueueSize: positiveIntSchema
+      .default(256)
+      .describe('Requests waiting beyond this are rejected with QUEUE_FULL.'),
+    defaultTimeoutMs: positiveIntSchema
+      .default(10000)
+      .describe('Deadline of a request that did not bring its own, in milliseconds.'),
   })
   .superRefine((batching, ctx) => {
     batching.preferredBatchSizes.forEach((size, index) => {
@@ -66,19 +75,18 @@ export type ExecutionProvider = (typeof EXECUTION_PROVIDERS)[number];
 
 /** How a worker runs one model. */
 export const runtimeSchema = z.object({
-  /** Providers in order of preference; a worker falls back along the list. @defaultValue ['cpu'] */
   executionProviders: z
     .array(z.enum(EXECUTION_PROVIDERS))
     .min(1, 'must list at least one execution provider')
     .refine((providers) => new Set(providers).size === providers.length, 'must not repeat a provider')
-    .default(['cpu']),
-  /** onnxruntime sessions per worker for this model. @defaultValue 1 */
-  instances: positiveIntSchema.default(1),
-  /**
-   * Intra-op threads per session; 0 shares the worker's cores among the instances
-   * (⌊cores ÷ instances⌋, at least 1), so instances × threads never exceeds the cores. @defaultValue 0
-   */
-  intraOpThreads: nonNegativeIntSchema.default(0),
+    .default(['cpu'])
+    .describe('Providers in order of preference; a worker falls back along the list.'),
+  instances: positiveIntSchema.default(1).describe('onnxruntime sessions per worker for this model.'),
+  intraOpThreads: nonNegativeIntSchema
+    .default(0)
+    .describe(
+      "Intra-op threads per session; 0 shares the worker's cores among the instances (⌊cores ÷ instances⌋, at least 1), so instances × threads never exceeds the cores.",
+    ),
 });
 
 /** How a worker runs one model. */
@@ -90,32 +98,37 @@ export type RuntimeConfig = z.infer<typeof runtimeSchema>;
  */
 export const modelSpecSchema = z
   .object({
-    /** `name:version`; must equal the two fields. */
-    id: modelIdSchema,
-    /** Model name. */
-    name: resourceNameSchema,
-    /** Positive integer as a decimal string, e.g. "1". */
-    version: modelVersionSchema,
-    /** What the model does; decides pre- and post-processing. */
-    task: modelTaskSchema,
-    /** Worker group that loads the model. @defaultValue 'default' */
-    workerGroup: resourceNameSchema.default('default'),
-    /** The .onnx file; only workers fetch it. */
-    artifact: artifactRefSchema,
-    /** ONNX external data files placed beside the .onnx file under their names; only workers fetch them. */
-    externalData: externalDataListSchema.optional(),
-    /** Tokenizer bundle (tokenizer.json, tokenizer_config.json, config.json); required unless task is raw. */
-    tokenizer: artifactRefSchema.optional(),
-    /** Class labels by output index (text-classification). */
-    labels: z.array(z.string().min(1)).min(1).optional(),
-    /** Model inputs as read from the ONNX file; empty until preparation has read it. @defaultValue [] */
-    inputs: z.array(tensorMetadataSchema).default([]),
-    /** Model outputs as read from the ONNX file; empty until preparation has read it. @defaultValue [] */
-    outputs: z.array(tensorMetadataSchema).default([]),
-    /** Dynamic batching limits. */
-    batching: batchingSchema.prefault({}),
-    /** Runtime settings. */
-    runtime: runtimeSchema.prefault({}),
+    id: modelIdSchema.describe('`name:version`; must equal the two fields.'),
+    name: resourceNameSchema.describe('Model name.'),
+    version: modelVersionSchema.describe('Positive integer as a decimal string, e.g. "1".'),
+    task: modelTaskSchema.describe('What the model does; decides pre- and post-processing.'),
+    workerGroup: resourceNameSchema.default('default').describe('Worker group that loads the model.'),
+    artifact: artifactRefSchema.describe('The .onnx file; only workers fetch it.'),
+    externalData: externalDataListSchema
+      .optional()
+      .describe(
+        'ONNX external data files placed beside the .onnx file under their names; only workers fetch them.',
+      ),
+    tokenizer: artifactRefSchema
+      .optional()
+      .describe(
+        'Tokenizer bundle (tokenizer.json, tokenizer_config.json, config.json); required unless task is raw.',
+      ),
+    labels: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Class labels by output index (text-classification).'),
+    inputs: z
+      .array(tensorMetadataSchema)
+      .default([])
+      .describe('Model inputs as read from the ONNX file; empty until preparation has read it.'),
+    outputs: z
+      .array(tensorMetadataSchema)
+      .default([])
+      .describe('Model outputs as read from the ONNX file; empty until preparation has read it.'),
+    batching: batchingSchema.prefault({}).describe('Dynamic batching limits.'),
+    runtime: runtimeSchema.prefault({}).describe('Runtime settings.'),
   })
   .superRefine((model, ctx) => {
     const expectedId = formatModelId(model.name, model.version);

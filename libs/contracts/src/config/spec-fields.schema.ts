@@ -50,13 +50,15 @@ function hasArtifactScheme(uri: string): boolean {
 
 /** Where an artifact lives plus its content hash (lowercased). */
 export const artifactRefSchema = z.object({
-  /** Absolute URI of the file or bundle: file://, http(s):// or s3://. */
-  uri: z.string().refine(hasArtifactScheme, 'must be an absolute file://, http://, https:// or s3:// URI'),
-  /** SHA-256 of the content, 64 hex digits; stored lowercase. */
+  uri: z
+    .string()
+    .refine(hasArtifactScheme, 'must be an absolute file://, http://, https:// or s3:// URI')
+    .describe('Absolute URI of the file or bundle: file://, http(s):// or s3://.'),
   sha256: z
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 digest: 64 hexadecimal digits')
-    .transform((digest) => digest.toLowerCase()),
+    .transform((digest) => digest.toLowerCase())
+    .describe('SHA-256 of the content, 64 hex digits; stored lowercase.'),
 });
 
 /** A fetchable artifact: URI plus SHA-256. */
@@ -85,7 +87,6 @@ export const MAX_EXTERNAL_DATA_FILES = 16;
 
 /** One external data file: the name the graph records for it, where it is, and its SHA-256. */
 export const externalDataRefSchema = artifactRefSchema.extend({
-  /** File name the graph's initializers point at (their `location`), e.g. `model.onnx_data`. */
   name: z
     .string()
     .regex(
@@ -93,10 +94,8 @@ export const externalDataRefSchema = artifactRefSchema.extend({
       'must be a plain file name (letters, digits, . _ -), e.g. "model.onnx_data"',
     )
     .refine((name) => name !== '.' && name !== '..', 'must be a file name, not "." or ".."')
-    .refine(
-      (name) => name !== MODEL_FILE_NAME,
-      `must not be "${MODEL_FILE_NAME}", the model file's own name`,
-    ),
+    .refine((name) => name !== MODEL_FILE_NAME, `must not be "${MODEL_FILE_NAME}", the model file's own name`)
+    .describe("File name the graph's initializers point at (their `location`), e.g. `model.onnx_data`."),
 });
 
 /** One external data file of a model. */

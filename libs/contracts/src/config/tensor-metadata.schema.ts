@@ -6,12 +6,11 @@ export const tensorDatatypeSchema = z.enum(TENSOR_DATATYPES);
 
 /** Name, datatype and dims of one model input or output, as read from the ONNX file. */
 export const tensorMetadataSchema = z.object({
-  /** Tensor name in the graph, e.g. `input_ids`. */
-  name: z.string().min(1),
-  /** Element type. */
-  datatype: tensorDatatypeSchema,
-  /** Dimensions; -1 marks a dynamic one (batch, sequence). */
-  dims: z.array(z.int().min(-1, 'must be -1 (dynamic) or a non-negative size')),
+  name: z.string().min(1).describe('Tensor name in the graph, e.g. `input_ids`.'),
+  datatype: tensorDatatypeSchema.describe('Element type.'),
+  dims: z
+    .array(z.int().min(-1, 'must be -1 (dynamic) or a non-negative size'))
+    .describe('Dimensions; -1 marks a dynamic one (batch, sequence).'),
 });
 
 /** One model input or output: name, datatype and dims (-1 = dynamic). */

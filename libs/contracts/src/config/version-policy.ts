@@ -39,9 +39,8 @@ export const DEFAULT_VERSION_POLICY: VersionPolicy = { kind: 'latest', count: 1 
 
 /** One model's policy, as the config snapshot carries it. */
 export const modelVersionPolicySchema = z.object({
-  /** Model name (every version of it). */
-  model: resourceNameSchema,
-  policy: versionPolicySchema,
+  model: resourceNameSchema.describe('Model name (every version of it).'),
+  policy: versionPolicySchema.describe('Which READY versions workers load besides the routed ones.'),
 });
 
 /** One model's policy, as the config snapshot carries it. */

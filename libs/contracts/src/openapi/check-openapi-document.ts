@@ -80,7 +80,31 @@ function followRef(document: OpenApiDocument, schema: JsonObject): JsonObject {
   return typeof schema.$ref === 'string' ? ((lookUp(document, schema.$ref) ?? {}) as JsonObject) : schema;
 }
 
-/** The properties of `schema` (or of its alternatives or items) without a description. */
+/** The schemas nested in `schema` other than its properties: alternatives, items, map values. */
+function innerSchemas(schema: JsonObject, where: string): [JsonObject, string][] {
+  const inner: [JsonObject, string][] = [];
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    for (const alternative of Array.isArray(schema[key]) ? (schema[key] as JsonObject[]) : []) {
+      // An alternative with a title (a task's body) is named by it: `ServeRequest(text-ranking).top_n`.
+      const title = alternative.title;
+      inner.push([alternative, typeof title === 'string' ? `${where}(${title})` : where]);
+    }
+  }
+  const items = [
+    ...(Array.isArray(schema.prefixItems) ? (schema.prefixItems as JsonObject[]) : []),
+    ...(typeof schema.items === 'object' && schema.items !== null ? [schema.items as JsonObject] : []),
+  ];
+  for (const item of items) inner.push([item, `${where}[]`]);
+  const values = schema.additionalProperties;
+  if (typeof values === 'object' && values !== null) inner.push([values as JsonObject, `${where}.*`]);
+  return inner;
+}
+
+/**
+ * The properties of `schema`, at any depth (through `$ref`s, alternatives, array items and map
+ * values), without a description, as dotted paths. A schema met before (a shared or recursive
+ * `$ref`) is walked once, under the first path that reached it.
+ */
 function undescribedProperties(
   document: OpenApiDocument,
   schema: JsonObject,
@@ -90,19 +114,8 @@ function undescribedProperties(
   const resolved = followRef(document, schema);
   if (seen.has(resolved)) return [];
   seen.add(resolved);
-  const nested = [
-    ...(['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const).flatMap((key) =>
-      Array.isArray(resolved[key]) ? (resolved[key] as JsonObject[]) : [],
-    ),
-    ...(typeof resolved.items === 'object' && resolved.items !== null ? [resolved.items as JsonObject] : []),
-  ].flatMap((inner) =>
-    // An alternative with a title (a task's body) is named by it: `ServeRequest(text-ranking).top_n`.
-    undescribedProperties(
-      document,
-      inner,
-      typeof inner.title === 'string' ? `${where}(${inner.title})` : where,
-      seen,
-    ),
+  const nested = innerSchemas(resolved, where).flatMap(([inner, path]) =>
+    undescribedProperties(document, inner, path, seen),
   );
   const properties = Object.entries((resolved.properties ?? {}) as Record<string, JsonObject>);
   return [
@@ -112,26 +125,29 @@ function undescribedProperties(
       const described =
         typeof property.description === 'string' ||
         typeof followRef(document, property).description === 'string';
-      return described ? [] : [path];
+      return [...(described ? [] : [path]), ...undescribedProperties(document, property, path, seen)];
     }),
   ];
 }
 
+type Content = Record<string, { schema?: JsonObject }> | undefined;
+
 /**
- * Every field of every request body (of each alternative of a union body) that has no
- * description, as `Component.field` lines: Swagger UI would show it bare. The fields of nested
- * objects are not checked: several are shared config schemas (batching, preprocessing...).
+ * Every field, at any depth, of every request body and every 200 answer's body (of each
+ * alternative of a union body) that has no description, as `Component.field.inner` lines
+ * (`[]` for an array's items, `.*` for a map's values): Swagger UI would show it bare.
  */
-export function undescribedRequestFields(document: OpenApiDocument): string[] {
+export function undescribedFields(document: OpenApiDocument): string[] {
   const found = new Set<string>();
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
-      const body = operation?.requestBody as
-        { content?: Record<string, { schema?: JsonObject }> } | undefined;
-      for (const media of Object.values(body?.content ?? {})) {
+      const request = (operation?.requestBody as { content?: Content } | undefined)?.content;
+      const answer = (operation?.responses as Record<string, { content?: Content }> | undefined)?.['200']
+        ?.content;
+      for (const media of [...Object.values(request ?? {}), ...Object.values(answer ?? {})]) {
         if (!media.schema) continue;
         const ref = media.schema.$ref;
-        const name = typeof ref === 'string' ? (ref.split('/').pop() ?? ref) : 'inline';
+        const name = typeof ref === 'string' ? (ref.split('/').pop() ?? ref) : String(operation?.operationId);
         for (const line of undescribedProperties(document, media.schema, name, new Set())) found.add(line);
       }
     }

@@ -14,7 +14,7 @@ export {
   type ServedRoute,
   checkOpenApiDocument,
   toOpenApiPath,
-  undescribedRequestFields,
+  undescribedFields,
   undocumentedRoutes,
   unservedOperations,
 } from './check-openapi-document.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   checkOpenApiDocument,
   toOpenApiPath,
-  undescribedRequestFields,
+  undescribedFields,
   undocumentedRoutes,
   unservedOperations,
 } from './check-openapi-document.js';
@@ -12,6 +12,7 @@ import {
   type ApiBody,
   type ApiDescription,
   type ApiRoute,
+  type OpenApiDocument,
   buildOpenApiDocument,
 } from './openapi-document.js';
 
@@ -158,11 +159,16 @@ describe('served routes against the document', () => {
   });
 });
 
-describe('undescribedRequestFields', () => {
-  it("names the request body fields without a .describe(), per titled alternative, and checks no answer's", () => {
+describe('undescribedFields', () => {
+  it('names the fields without a .describe() at any depth of request bodies and 200 answers', () => {
     const order = z.union([
       z.object({ shelf: z.string().describe('Where it goes'), size: z.int() }).meta({ title: 'by-shelf' }),
-      z.object({ bin: z.string(), nested: z.object({ deep: z.string() }).describe('Nested') }),
+      z.object({
+        bin: z.string(),
+        nested: z.object({ deep: z.string() }).describe('Nested'),
+        lines: z.array(z.object({ sku: z.string() })).describe('Lines'),
+        notes: z.record(z.string(), z.object({ text: z.string() })).describe('Notes'),
+      }),
     ]);
     const document = buildOpenApiDocument(
       api([
@@ -173,11 +179,43 @@ describe('undescribedRequestFields', () => {
           tag: 'items',
           summary: 'Order',
           body: { name: 'Order', schema: order },
-          responses: { '200': { description: 'Ok', body: itemBody } },
+          responses: {
+            '200': { description: 'Ok', body: itemBody },
+            '404': { description: 'Not found', body: errorBody },
+          },
         },
       ]),
     );
-    expect(undescribedRequestFields(document)).toEqual(['Order(by-shelf).size', 'Order.bin']);
+    expect(undescribedFields(document)).toEqual([
+      'Order(by-shelf).size',
+      'Order.bin',
+      'Order.nested.deep',
+      'Order.lines[].sku',
+      'Order.notes.*.text',
+      'Item.name',
+      'Item.size',
+    ]);
+  });
+
+  it('walks a recursive $ref once', () => {
+    const tree = { $ref: '#/components/schemas/Tree' };
+    const document = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { '/trees': { post: { requestBody: { content: { 'application/json': { schema: tree } } } } } },
+      components: {
+        schemas: {
+          Tree: {
+            type: 'object',
+            properties: {
+              label: { type: 'string' },
+              children: { type: 'array', description: 'Subtrees', items: tree },
+            },
+          },
+        },
+      },
+    } as unknown as OpenApiDocument;
+    expect(undescribedFields(document)).toEqual(['Tree.label']);
   });
 });
 

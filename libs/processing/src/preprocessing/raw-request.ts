@@ -25,16 +25,18 @@ export interface NamedTensor<D extends TensorDatatype = TensorDatatype> {
 }
 
 const tensorSchema = z.object({
-  /** Input name as the model declares it. */
-  name: z.string().min(1, 'must not be empty'),
-  /** Open Inference Protocol datatype, e.g. INT64 or FP32. */
-  datatype: z.enum(TENSOR_DATATYPES, { error: `must be one of ${TENSOR_DATATYPES.join(', ')}` }),
-  /** Concrete dimensions. */
-  shape: z.array(z.int().min(0, 'must be a non-negative integer')),
-  /** Elements in row-major order, flat or nested (strings for BYTES, booleans for BOOL). */
-  data: z.array(z.unknown()),
-  /** Tensor parameters; accepted and ignored. */
-  parameters: z.record(z.string(), z.unknown()).optional(),
+  name: z.string().min(1, 'must not be empty').describe('Input name as the model declares it.'),
+  datatype: z
+    .enum(TENSOR_DATATYPES, { error: `must be one of ${TENSOR_DATATYPES.join(', ')}` })
+    .describe('Open Inference Protocol datatype, e.g. INT64 or FP32.'),
+  shape: z.array(z.int().min(0, 'must be a non-negative integer')).describe('Concrete dimensions.'),
+  data: z
+    .array(z.unknown())
+    .describe('Elements in row-major order, flat or nested (strings for BYTES, booleans for BOOL).'),
+  parameters: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Tensor parameters; accepted and ignored.'),
 });
 
 /** The JSON body of a raw inference request (KServe v2 REST). */
@@ -49,7 +51,12 @@ export const rawInferRequestSchema = z.strictObject({
     .min(1, 'must hold at least one tensor')
     .describe('Input tensors: name, datatype, shape and data in row-major order'),
   outputs: z
-    .array(z.object({ name: z.string().min(1), parameters: z.unknown().optional() }))
+    .array(
+      z.object({
+        name: z.string().min(1).describe('Name of an output tensor to return.'),
+        parameters: z.unknown().optional().describe('Output parameters; accepted and ignored.'),
+      }),
+    )
     .optional()
     .describe('Output names to return; all when absent'),
 });
