@@ -18,7 +18,7 @@ function outlineProto(source: string): ProtoOutline {
     const line = rawLine.replace(/\/\/.*$/, '').trim();
     if (line === '') continue;
     const opened = /^(message|service|oneof)\s+(\w+)\s*\{(\s*\})?$/.exec(line);
-    const rpc = /^rpc\s+(\w+)\((\w+)\)\s+returns\s+\((\w+)\)\s*\{\}$/.exec(line);
+    const rpc = /^rpc\s+(\w+)\((\w+)\)\s+returns\s+\(((?:stream\s+)?\w+)\)\s*\{\}$/.exec(line);
     const field = /^(repeated\s+)?(map<\w+,\s*\w+>|\w+)\s+(\w+)\s*=\s*(\d+);$/.exec(line);
     if (opened) {
       if (opened[3] === undefined) scopes.push(opened[1] === 'message' ? (opened[2] ?? null) : null);
@@ -51,7 +51,7 @@ describe('inference.proto', () => {
     expect(outline.header).toEqual(['syntax = "proto3";', 'package inference;']);
   });
 
-  it('declares the six core Open Inference Protocol rpcs on GRPCInferenceService', () => {
+  it('declares the six core Open Inference Protocol rpcs and the generation extension on GRPCInferenceService', () => {
     expect(outline.rpcs).toEqual([
       'ServerLive(ServerLiveRequest) returns (ServerLiveResponse)',
       'ServerReady(ServerReadyRequest) returns (ServerReadyResponse)',
@@ -59,10 +59,11 @@ describe('inference.proto', () => {
       'ServerMetadata(ServerMetadataRequest) returns (ServerMetadataResponse)',
       'ModelMetadata(ModelMetadataRequest) returns (ModelMetadataResponse)',
       'ModelInfer(ModelInferRequest) returns (ModelInferResponse)',
+      'ModelGenerate(ModelGenerateRequest) returns (stream ModelGenerateResponse)',
     ]);
   });
 
-  it('uses the specification field names, types and numbers, and nothing else', () => {
+  it('uses the specification field names, types and numbers, and only the documented extension besides', () => {
     expect(outline.fields).toEqual({
       'ServerLiveRequest.(empty)': '',
       'ServerLiveResponse.live': 'bool = 1',
@@ -123,6 +124,28 @@ describe('inference.proto', () => {
       'ModelInferResponse.parameters': 'map<string, InferParameter> = 4',
       'ModelInferResponse.outputs': 'repeated InferOutputTensor = 5',
       'ModelInferResponse.raw_output_contents': 'repeated bytes = 6',
+      // modelgate's generation extension (ModelGenerate)
+      'ModelGenerateRequest.model_name': 'string = 1',
+      'ModelGenerateRequest.model_version': 'string = 2',
+      'ModelGenerateRequest.id': 'string = 3',
+      'ModelGenerateRequest.input_ids': 'repeated int64 = 4',
+      'ModelGenerateRequest.max_new_tokens': 'uint32 = 5',
+      'ModelGenerateRequest.eos_token_ids': 'repeated int64 = 6',
+      'ModelGenerateRequest.do_sample': 'bool = 7',
+      'ModelGenerateRequest.temperature': 'double = 8',
+      'ModelGenerateRequest.top_k': 'uint32 = 9',
+      'ModelGenerateRequest.top_p': 'double = 10',
+      'ModelGenerateRequest.has_seed': 'bool = 11',
+      'ModelGenerateRequest.seed': 'uint64 = 12',
+      'ModelGenerateResponse.model_name': 'string = 1',
+      'ModelGenerateResponse.model_version': 'string = 2',
+      'ModelGenerateResponse.id': 'string = 3',
+      'ModelGenerateResponse.token_ids': 'repeated int64 = 4',
+      'ModelGenerateResponse.finish_reason': 'string = 5',
+      'ModelGenerateResponse.prompt_tokens': 'uint32 = 6',
+      'ModelGenerateResponse.generated_tokens': 'uint32 = 7',
+      'ModelGenerateResponse.queue_micros': 'uint64 = 8',
+      'ModelGenerateResponse.compute_micros': 'uint64 = 9',
     });
   });
 });

@@ -4,6 +4,7 @@ import { z } from 'zod';
  * What a model or endpoint does. `text-classification` covers sentence-pair classification
  * (requests carry `text_pair`); `question-answering` extracts answer spans from a context (long
  * contexts become overlapping windows); `text-ranking` scores (query, text) pairs with a cross-encoder;
+ * `text-generation` continues a prompt with a decoder model (KV cache, continuous batching, streaming);
  * `raw` passes tensors through without pre- or post-processing.
  */
 export const MODEL_TASKS = [
@@ -12,6 +13,7 @@ export const MODEL_TASKS = [
   'question-answering',
   'token-classification',
   'text-ranking',
+  'text-generation',
   'raw',
 ] as const;
 

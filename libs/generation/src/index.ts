@@ -1,0 +1,24 @@
+// @modelgate/generation: text generation without I/O: the continuous-batching policy and
+// admission, token sampling, incremental detokenization, stop strings and request parameters.
+export {
+  DEFAULT_MAX_NEW_TOKENS,
+  type GenerationParams,
+  MAX_NEW_TOKENS_LIMIT,
+  MAX_STOP_STRINGS,
+  type TextGenerationParameters,
+  textGenerationParametersSchema,
+  toGenerationParams,
+} from './params.js';
+export { type SamplingParams, type TokenSampler, argmax, createTokenSampler } from './sampling.js';
+export {
+  type Admission,
+  type GenerationLimits,
+  type LeaveReason,
+  type RunningSequence,
+  type StepPlan,
+  type WaitingSequence,
+  admitGeneration,
+  planGenerationStep,
+} from './schedule.js';
+export { StopMatcher } from './stop-sequences.js';
+export { IncrementalDecoder } from './text-stream.js';

@@ -1,0 +1,136 @@
+// Decoding parameters: the canonical shape every surface maps to, and the `/serve` body's
+// `parameters` of a text-generation endpoint (TGI / Hugging Face Inference API names).
+import { z } from 'zod';
+
+/** Canonical decoding parameters, after each surface mapped its own names. */
+export interface GenerationParams {
+  /** Most tokens to generate, >= 1. */
+  maxNewTokens: number;
+  /** false: greedy (highest logit, lowest id on ties). */
+  doSample: boolean;
+  /** Logits are divided by it before sampling; > 0 when doSample; 1 = unchanged. */
+  temperature: number;
+  /** Sample among the k most likely tokens only; 0 = off. */
+  topK: number;
+  /** Nucleus: sample among the smallest set of most likely tokens whose probability sum reaches it; 1 = off. */
+  topP: number;
+  /** PRNG seed, an integer >= 0 and < 2**53: same seed and same logits give the same picks. */
+  seed?: number | undefined;
+  /** Stop strings; the text returned ends before the first one found (OpenAI semantics). */
+  stop: string[];
+}
+
+/** `max_new_tokens` when the request has none (the Hugging Face default). */
+export const DEFAULT_MAX_NEW_TOKENS = 20;
+
+/** Highest `max_new_tokens` a request may ask for; the gateway also caps prompt + new tokens by n_positions. */
+export const MAX_NEW_TOKENS_LIMIT = 4096;
+
+/** Most stop strings per request. */
+export const MAX_STOP_STRINGS = 8;
+
+const SAMPLING_DEFAULT =
+  'When omitted, it is true if temperature (other than 0), top_k or top_p is given, false otherwise';
+
+/**
+ * zod schema of the `/serve` body's `parameters` for text-generation (TGI / HF Inference API
+ * names, snake_case, strict: unknown keys are refused). `do_sample`, when omitted, is true if
+ * `temperature` (other than 0), `top_k` or `top_p` is given (TGI behaviour); `temperature: 0`
+ * always means greedy.
+ */
+export const textGenerationParametersSchema = z.strictObject(
+  {
+    max_new_tokens: z
+      .int({ error: 'must be an integer from 1 to 4096' })
+      .min(1, 'must be an integer from 1 to 4096')
+      .max(MAX_NEW_TOKENS_LIMIT, 'must be an integer from 1 to 4096')
+      .optional()
+      .describe(
+        `Most tokens to generate (default ${DEFAULT_MAX_NEW_TOKENS}); prompt plus new tokens must also fit the model's context (n_positions)`,
+      ),
+    do_sample: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe(
+        `Sample the next token (true) or take the most likely one (false, greedy). ${SAMPLING_DEFAULT}`,
+      ),
+    temperature: z
+      .number({ error: 'must be a number >= 0' })
+      .min(0, 'must be a number >= 0')
+      .optional()
+      .describe(
+        'Divides the logits before sampling (default 1: unchanged; lower is more deterministic); 0 means greedy',
+      ),
+    top_k: z
+      .int({ error: 'must be an integer >= 0' })
+      .min(0, 'must be an integer >= 0')
+      .optional()
+      .describe(
+        'Sample among the k most likely tokens only (default 0: off); given alone, it turns sampling on',
+      ),
+    top_p: z
+      .number({ error: 'must be a number above 0 and at most 1' })
+      .gt(0, 'must be a number above 0 and at most 1')
+      .max(1, 'must be a number above 0 and at most 1')
+      .optional()
+      .describe(
+        'Nucleus sampling: sample among the smallest set of most likely tokens whose probabilities add up to top_p (default 1: off); given alone, it turns sampling on',
+      ),
+    seed: z
+      .int({ error: 'must be an integer from 0 to 2^53-1' })
+      .min(0, 'must be an integer from 0 to 2^53-1')
+      .max(Number.MAX_SAFE_INTEGER, 'must be an integer from 0 to 2^53-1')
+      .optional()
+      .describe(
+        'Seed of the sampler: the same seed, prompt and parameters give the same text (random when omitted)',
+      ),
+    stop: z
+      .array(z.string({ error: 'must be a string' }).min(1, 'must not be empty'), {
+        error: 'must be an array of strings',
+      })
+      .max(MAX_STOP_STRINGS, `must hold at most ${MAX_STOP_STRINGS} strings`)
+      .optional()
+      .describe(
+        'Stop strings: generation ends when one appears, and the text returned ends before it (finish_reason "stop")',
+      ),
+    return_full_text: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .describe('Prefix the answer with the prompt (default false: the generated text only)'),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}; text-generation takes max_new_tokens, do_sample, temperature, top_k, top_p, seed, stop and return_full_text`
+        : issue.code === 'invalid_type'
+          ? 'must be a JSON object'
+          : undefined,
+  },
+);
+
+/** The `parameters` object as the client sent it (after validation). */
+export type TextGenerationParameters = z.infer<typeof textGenerationParametersSchema>;
+
+/**
+ * Canonical parameters of a validated `parameters` object (or none): defaults filled in,
+ * `do_sample` inferred as {@link textGenerationParametersSchema} documents, `temperature: 0`
+ * turned into greedy.
+ */
+export function toGenerationParams(
+  parsed: TextGenerationParameters | undefined,
+): GenerationParams & { returnFullText: boolean } {
+  const p = parsed ?? {};
+  const samplingAsked =
+    (p.temperature !== undefined && p.temperature !== 0) || p.top_k !== undefined || p.top_p !== undefined;
+  const doSample = p.temperature !== 0 && (p.do_sample ?? samplingAsked);
+  return {
+    maxNewTokens: p.max_new_tokens ?? DEFAULT_MAX_NEW_TOKENS,
+    doSample,
+    temperature: p.temperature === undefined || p.temperature === 0 ? 1 : p.temperature,
+    topK: p.top_k ?? 0,
+    topP: p.top_p ?? 1,
+    seed: p.seed,
+    stop: p.stop ?? [],
+    returnFullText: p.return_full_text ?? false,
+  };
+}
