@@ -34,6 +34,14 @@ export {
   modelOutputs,
 } from './fixtures/bert-graph.js';
 export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
+export {
+  DECODER_DIMS,
+  cacheNames,
+  decoderInputs,
+  decoderOutputs,
+  type DecoderTensor,
+} from './fixtures/gpt2-io.js';
+export { GPT2_END_OF_TEXT, loadGpt2Vocabulary, type Gpt2Vocabulary } from './fixtures/bpe-tokenizer.js';
 export { freePort } from './harness/free-port.js';
 export { type ServiceProcess, startServiceProcess, waitFor } from './harness/service-process.js';
 export { type CallOptions, type Message, OipTestClient } from './harness/oip-test-client.js';
@@ -75,3 +83,5 @@ export {
 } from './harness/hub-server.js';
 export { type NestRoute, nestControllerRoutes } from './harness/nest-routes.js';
 export { componentValidator, refusedOpenApiExamples } from './harness/openapi-examples.js';
+export { type GreedyGeneration, transformersGreedy } from './harness/transformers-greedy.js';
+export { type Cache, type StepResult, DecoderSession } from './harness/decoder-session.js';

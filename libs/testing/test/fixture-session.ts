@@ -24,6 +24,7 @@ export interface FixtureTokenizer {
     text: string,
     options?: { text_pair?: string | null; add_special_tokens?: boolean; return_token_type_ids?: boolean },
   ): { ids: number[]; tokens: string[]; attention_mask: number[]; token_type_ids?: number[] };
+  decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
 }
 
 // The package's .d.ts files import each other without file extensions, which nodenext resolution

@@ -42,6 +42,25 @@ export class OipTestClient {
     return unary<T>(this.inference, method, request, options);
   }
 
+  /**
+   * Calls a server-streaming inference method (ModelGenerate): iterate the stream with `for await`
+   * (a failed call throws the grpc-js ServiceError), end it early with `cancel()`.
+   */
+  stream<T = Message>(
+    method: string,
+    request: Message,
+    options: CallOptions = {},
+  ): grpc.ClientReadableStream<T> {
+    const fn = (this.inference as unknown as Record<string, unknown>)[method];
+    if (typeof fn !== 'function') throw new Error(`no such method ${method}`);
+    return (fn as (...args: unknown[]) => grpc.ClientReadableStream<T>).call(
+      this.inference,
+      request,
+      toMetadata(options),
+      toCallOptions(options),
+    );
+  }
+
   /** Calls grpc.health.v1.Health/Check. */
   check(service = ''): Promise<{ status: string }> {
     return unary(this.health, 'Check', { service }, {});
@@ -53,12 +72,19 @@ export class OipTestClient {
   }
 }
 
-function unary<T>(client: grpc.Client, method: string, request: Message, options: CallOptions): Promise<T> {
+function toMetadata(options: CallOptions): grpc.Metadata {
   const metadata = new grpc.Metadata();
   for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
-  const callOptions: grpc.CallOptions = options.deadlineMs
-    ? { deadline: Date.now() + options.deadlineMs }
-    : {};
+  return metadata;
+}
+
+function toCallOptions(options: CallOptions): grpc.CallOptions {
+  return options.deadlineMs ? { deadline: Date.now() + options.deadlineMs } : {};
+}
+
+function unary<T>(client: grpc.Client, method: string, request: Message, options: CallOptions): Promise<T> {
+  const metadata = toMetadata(options);
+  const callOptions = toCallOptions(options);
   const fn = (client as unknown as Record<string, unknown>)[method];
   if (typeof fn !== 'function') throw new Error(`no such method ${method}`);
   return new Promise<T>((resolve, reject) => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { modelInputNames, modelOutputs } from '../fixtures/bert-graph.js';
 import { ensureFixture, findRepoRoot } from '../fixtures/ensure-fixture.js';
@@ -111,8 +112,10 @@ export async function writeTokenizerBundle(
   dir: string,
 ): Promise<{ path: string; sha256: string }> {
   const files: Record<string, Uint8Array> = {};
-  for (const name of ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'special_tokens_map.json']) {
-    files[name] = await readFile(join(fixtureDir, name));
+  for (const name of TOKENIZER_BUNDLE_FILES) {
+    // Every fixture has the first four; generation_config.json only the decoders.
+    const bytes = await readFile(join(fixtureDir, name)).catch(() => undefined);
+    if (bytes !== undefined) files[name] = bytes;
   }
   const bytes = packBundle(files);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
