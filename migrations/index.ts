@@ -6,6 +6,7 @@ import { ModelVersionPolicies1795348800000 } from './1795348800000-model-version
 import { ModelSourcesAndExternalData1795352400000 } from './1795352400000-model-sources-and-external-data.js';
 import { RolloutProgress1795356000000 } from './1795356000000-rollout-progress.js';
 import { TextTasks1795359600000 } from './1795359600000-text-tasks.js';
+import { TextGenerationTask1795363200000 } from './1795363200000-text-generation-task.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -17,4 +18,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   ModelSourcesAndExternalData1795352400000,
   RolloutProgress1795356000000,
   TextTasks1795359600000,
+  TextGenerationTask1795363200000,
 ];

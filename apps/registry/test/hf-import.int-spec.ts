@@ -49,6 +49,7 @@ describe('models registered from hf://org/name[@revision], imported from a serve
       {
         'acme/tiny-external': { files: await hubFilesFromDirectory(externalDir), refs: ['v1'] },
         'acme/tiny-sst2': { files: sst2 },
+        'acme/tiny-gpt2': { files: await hubFilesFromDirectory(await ensureFixture('tiny-gpt2')) },
         'acme/slow': { files: sst2 },
         'acme/no-onnx': { files: tokenizerFiles },
         'acme/graph-only': { files: { 'onnx/model.onnx': onnx! } },
@@ -122,6 +123,22 @@ describe('models registered from hf://org/name[@revision], imported from a serve
     expect(snapshot.models.find((model) => model.id === 'ext:1')?.externalData).toEqual(ready.externalData);
   });
 
+  it('imports a decoder with its generation_config.json and prepares it READY as text-generation', async () => {
+    const accepted = await register({ name: 'gpt', task: 'text-generation', source: 'hf://acme/tiny-gpt2' });
+    const ready = await waitForPrepared(registry.admin, accepted.id);
+    expect(ready.status, ready.statusReason ?? '').toBe('READY');
+    const bundle = unpackBundle(await artifactBytes(ready.tokenizer!.uri));
+    expect(Object.keys(bundle).sort()).toEqual([
+      'config.json',
+      'generation_config.json',
+      'special_tokens_map.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
+    const dir = await ensureFixture('tiny-gpt2');
+    expect(bundle['generation_config.json']).toEqual(await readFile(join(dir, 'generation_config.json')));
+  });
+
   it('fetches every file after the first at the commit the revision resolved to, with the token to the Hub only', () => {
     const commit = hub.commitOf('acme/tiny-external');
     const seen = hub.requests.filter((request) => request.path.startsWith('/acme/tiny-external/'));
@@ -130,6 +147,7 @@ describe('models registered from hf://org/name[@revision], imported from a serve
       `/acme/tiny-external/resolve/${commit}/tokenizer_config.json`,
       `/acme/tiny-external/resolve/${commit}/config.json`,
       `/acme/tiny-external/resolve/${commit}/special_tokens_map.json`,
+      `/acme/tiny-external/resolve/${commit}/generation_config.json`, // optional: a 404 here
       `/acme/tiny-external/resolve/${commit}/onnx/model.onnx`,
       `/acme/tiny-external/resolve/${commit}/onnx/model.onnx_data`,
     ]);

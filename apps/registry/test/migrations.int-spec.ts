@@ -20,6 +20,7 @@ const ALL_MIGRATIONS = [
   'ModelSourcesAndExternalData1795352400000',
   'RolloutProgress1795356000000',
   'TextTasks1795359600000',
+  'TextGenerationTask1795363200000',
 ];
 
 describe('migrations', () => {
@@ -142,13 +143,34 @@ describe('migrations', () => {
     await expect(
       isolation.sql(
         `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
-         VALUES ('gen', 1, 'text-generation', 'file:///m.onnx', repeat('a', 64))`,
+         VALUES ('img', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
+    const index = ALL_MIGRATIONS.indexOf('TextTasks1795359600000');
+    for (let n = ALL_MIGRATIONS.length - 1; n > index; n -= 1) await runMigrations(config, 'down');
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /1 model version\(s\) or endpoint\(s\) are of task question-answering, token-classification, text-ranking/,
     );
     await isolation.sql(`DELETE FROM models`);
+    expect((await runMigrations(config, 'up')).applied).toEqual(ALL_MIGRATIONS.slice(index + 1));
+  });
+
+  it('accept text-generation models and endpoints, and refuse to revert while one has the task', async () => {
+    await isolation.sql(
+      `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
+       VALUES ('gen', 1, 'text-generation', 'file:///m.onnx', repeat('a', 64))`,
+    );
+    await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`);
+    await expect(runMigrations(config, 'down')).rejects.toThrow(
+      /cannot revert TextGenerationTask1795363200000: 2 model version\(s\) or endpoint\(s\) are of task text-generation/,
+    );
+    await isolation.sql(`DELETE FROM endpoints`);
+    await isolation.sql(`DELETE FROM models`);
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['TextGenerationTask1795363200000']);
+    await expect(
+      isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`),
+    ).rejects.toThrow(/endpoints_task_check/);
+    expect((await runMigrations(config, 'up')).applied).toEqual(['TextGenerationTask1795363200000']);
   });
 
   it('revert the last migration with down, and apply it again', async () => {

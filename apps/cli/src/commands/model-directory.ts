@@ -2,7 +2,7 @@ import { openAsBlob } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { modelUploadForm, type ModelUploadSettings } from '@modelgate/admin-client';
-import { DEFAULT_EXTERNAL_DATA_NAME } from '@modelgate/contracts';
+import { DEFAULT_EXTERNAL_DATA_NAME, TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
 import { UsageError } from '../cli-errors.js';
 
 /** The model file of a Hugging Face ONNX export: at the top of the directory or under `onnx/`. */
@@ -12,12 +12,7 @@ const MODEL_FILE = 'model.onnx';
 const EXTERNAL_DATA_FILE = DEFAULT_EXTERNAL_DATA_NAME;
 
 /** Files of the export the registry packs into the tokenizer bundle, when present. */
-const TOKENIZER_FILES = [
-  'tokenizer.json',
-  'tokenizer_config.json',
-  'config.json',
-  'special_tokens_map.json',
-] as const;
+const TOKENIZER_FILES = TOKENIZER_BUNDLE_FILES;
 
 /** One file of a model directory to upload. */
 export interface ModelDirectoryFile {

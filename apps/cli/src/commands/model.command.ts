@@ -27,6 +27,8 @@ interface ModelAddOptions extends ModelFileOptions {
   task: ModelTask;
   version?: number;
   maxBatchSize?: number;
+  maxQueueSize?: number;
+  maxBatchTokens?: number;
   maxQueueDelayUs?: number;
   maxPaddingRatio?: number;
   instances?: number;
@@ -70,17 +72,38 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
     )
     .option('--tokenizer-uri <uri>', 'URI of the tokenizer bundle (with --uri; required unless --task raw)')
     .option('--tokenizer-sha256 <hex>', 'SHA-256 of the tokenizer bundle')
-    .addOption(new Option('--task <task>', 'what the model does').choices(MODEL_TASKS).makeOptionMandatory())
+    .addOption(
+      new Option(
+        '--task <task>',
+        'what the model does (text-generation: a decoder export with past, e.g. optimum-cli export onnx --task text-generation-with-past)',
+      )
+        .choices(MODEL_TASKS)
+        .makeOptionMandatory(),
+    )
     .option('--version <n>', 'version number (default: the next free one)', asArgParser(parsePositiveInt))
-    .option('--max-batch-size <n>', 'most requests in one model run', asArgParser(parsePositiveInt))
+    .option(
+      '--max-batch-size <n>',
+      'most requests in one model run (text-generation: most sequences decoding together)',
+      asArgParser(parsePositiveInt),
+    )
+    .option(
+      '--max-queue-size <n>',
+      'most requests waiting, beyond which the gateway answers 429 (text-generation: sequences waiting for a slot)',
+      asArgParser(parsePositiveInt),
+    )
+    .option(
+      '--max-batch-tokens <n>',
+      'most padded tokens in one model run (text-generation: KV-cache budget in tokens, each sequence reserving prompt + max_new_tokens)',
+      asArgParser(parsePositiveInt),
+    )
     .option(
       '--max-queue-delay-us <us>',
-      'longest a request waits for a batch to fill, in µs',
+      'longest a request waits for a batch to fill, in µs (not for text-generation)',
       asArgParser(parseNonNegativeInt),
     )
     .option(
       '--max-padding-ratio <r>',
-      "length grouping: a batch's computed tokens stay within r × its real tokens (1.15 by default)",
+      "length grouping: a batch's computed tokens stay within r × its real tokens (1.15 by default; not for text-generation)",
       asArgParser(parsePaddingRatio),
     )
     .option('--instances <n>', 'onnxruntime sessions per worker', asArgParser(parsePositiveInt))
@@ -183,6 +206,8 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
 function modelSettings(name: string, options: ModelAddOptions): ModelUploadSettings {
   const batching = {
     ...(options.maxBatchSize === undefined ? {} : { maxBatchSize: options.maxBatchSize }),
+    ...(options.maxQueueSize === undefined ? {} : { maxQueueSize: options.maxQueueSize }),
+    ...(options.maxBatchTokens === undefined ? {} : { maxBatchTokens: options.maxBatchTokens }),
     ...(options.maxQueueDelayUs === undefined ? {} : { maxQueueDelayMicros: options.maxQueueDelayUs }),
     ...(options.maxPaddingRatio === undefined ? {} : { maxPaddingRatio: options.maxPaddingRatio }),
   };
@@ -243,18 +268,28 @@ function renderModel(model: ModelView): string {
     ['labels', model.labels?.join(', ')],
     ['inputs', tensors(model.inputs)],
     ['outputs', tensors(model.outputs)],
-    [
-      'batching',
-      `max batch ${batching.maxBatchSize}, max queue delay ${batching.maxQueueDelayMicros}µs, ` +
-        `max batch tokens ${batching.maxBatchTokens}, max padding ratio ${batching.maxPaddingRatio}, ` +
-        `max queue ${batching.maxQueueSize}, ` +
-        `default timeout ${batching.defaultTimeoutMs}ms`,
-    ],
+    ['batching', describeBatching(model.task, batching)],
     ['runtime', `providers ${runtime.executionProviders.join(',')}, instances ${runtime.instances}`],
     ['timings', model.timings === null ? undefined : describeTimings(model.timings)],
     ['prepared', model.preparedAt ?? undefined],
     ['created', model.createdAt],
   ]);
+}
+
+/** Batching limits in the words of the task: a text-generation model has slots, a queue and a KV-cache budget. */
+function describeBatching(task: ModelTask, batching: ModelView['batching']): string {
+  if (task === 'text-generation') {
+    return (
+      `${batching.maxBatchSize} sequences decoding together, ${batching.maxQueueSize} waiting, ` +
+      `KV cache ${batching.maxBatchTokens} tokens, default timeout ${batching.defaultTimeoutMs}ms`
+    );
+  }
+  return (
+    `max batch ${batching.maxBatchSize}, max queue delay ${batching.maxQueueDelayMicros}µs, ` +
+    `max batch tokens ${batching.maxBatchTokens}, max padding ratio ${batching.maxPaddingRatio}, ` +
+    `max queue ${batching.maxQueueSize}, ` +
+    `default timeout ${batching.defaultTimeoutMs}ms`
+  );
 }
 
 /** The URI and the start of the digest (`--json` has all of it). */

@@ -1,4 +1,5 @@
 import { type ModelTask, type TensorMetadata } from '@modelgate/contracts';
+import { checkDecoderIo, hasPastInputs } from './decoder-export.js';
 import { checkRankingOutputs } from './ranking-outputs.js';
 import { checkSpanOutputs } from './span-outputs.js';
 import { checkTokenOutputs } from './token-outputs.js';
@@ -18,7 +19,8 @@ function describe(tensors: readonly TensorMetadata[]): string {
  * `last_hidden_state` or a 2-D FP32 pooled output; question-answering FP32 `start_logits` and
  * `end_logits` [batch, sequence] (span-outputs.ts); text-ranking FP32 `logits` [batch, 1]
  * (ranking-outputs.ts); token-classification FP32 `logits` [batch, sequence, labels]
- * (token-outputs.ts). raw takes anything.
+ * (token-outputs.ts); text-generation a decoder export with past (decoder-export.ts), which no
+ * other task takes. raw takes anything.
  */
 export function checkIoForTask(
   task: ModelTask,
@@ -26,6 +28,13 @@ export function checkIoForTask(
   outputs: readonly TensorMetadata[],
 ): string[] {
   if (task === 'raw') return [];
+  if (task === 'text-generation') return checkDecoderIo(inputs, outputs);
+  if (hasPastInputs(inputs)) {
+    return [
+      `task ${task} cannot serve a decoder export with a KV cache (past_key_values.N inputs, present.N ` +
+        `outputs): register it as text-generation`,
+    ];
+  }
   const problems: string[] = [];
   for (const name of ['input_ids', 'attention_mask'] as const) {
     const input = inputs.find((candidate) => candidate.name === name);

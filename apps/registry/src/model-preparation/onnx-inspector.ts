@@ -85,11 +85,24 @@ export async function openOnnxModel(path: string, fileLabel: string): Promise<In
   };
 }
 
-/** Batch 1, dynamic dims 8 long; input_ids start like [CLS] (101), masks are all ones. */
+/** A decoder's cache input, `past_key_values.N.key|value` [batch, heads, past sequence, head size]. */
+const PAST_INPUT = /^past_key_values\.\d+\.(key|value)$/;
+
+/** The dynamic axis of a cache input that counts past tokens. */
+const PAST_SEQUENCE_AXIS = 2;
+
+/**
+ * Batch 1, dynamic dims 8 long; input_ids start like [CLS] (101), masks are all ones. A decoder's
+ * cache starts empty (past sequence 0), as a generation's first step does, so its attention_mask
+ * covers the 8 new tokens only.
+ */
 function warmUpFeeds(inputs: readonly TensorMetadata[]): Record<string, ort.Tensor> | undefined {
   const feeds: Record<string, ort.Tensor> = {};
   for (const input of inputs) {
-    const dims = input.dims.map((dim, axis) => (dim >= 0 ? dim : axis === 0 ? 1 : WARM_UP_SEQUENCE));
+    const past = PAST_INPUT.test(input.name);
+    const dims = input.dims.map((dim, axis) =>
+      dim >= 0 ? dim : axis === 0 ? 1 : past && axis === PAST_SEQUENCE_AXIS ? 0 : WARM_UP_SEQUENCE,
+    );
     const count = dims.reduce((a, b) => a * b, 1);
     const fill = input.name.includes('mask') ? 1 : input.name === 'input_ids' ? 101 : 0;
     switch (input.datatype) {

@@ -8,9 +8,17 @@ import {
   type ModelTask,
   ModelgateError,
   type PreparationTimings,
+  type TensorMetadata,
 } from '@modelgate/contracts';
 import { type ModelIo } from '../models/model.entity.js';
 import { checkIoForTask, checkLabels, labelsFromHfConfig } from './io-requirements.js';
+import {
+  causalLmArchitecture,
+  checkDecoderVocab,
+  eosTokenIdsOf,
+  hasPastInputs,
+  tokenizerVocabSize,
+} from './decoder-export.js';
 import { checkTokenLabels } from './token-outputs.js';
 import { type InspectedModel } from './onnx-inspector.js';
 
@@ -64,10 +72,12 @@ export async function prepareModel(
     deps.fetcher.fetchModel({ artifact: request.artifact, externalData: request.externalData }),
   );
   let labels = request.labels;
+  let bundle: BundleFiles = {};
   if (request.tokenizer !== null) {
     const tokenizer = request.tokenizer;
     const { dir } = await labelled('tokenizer', () => deps.fetcher.fetchBundle(tokenizer));
-    labels ??= (await readHfLabels(join(dir, 'config.json'))) ?? null;
+    bundle = await readBundle(dir, request.task === 'text-generation');
+    labels ??= labelsFromHfConfig(bundle.config) ?? null;
   }
   const fetched = now();
 
@@ -87,6 +97,9 @@ export async function prepareModel(
           ? checkTokenLabels(labels, model.outputs)
           : undefined;
     if (labelProblem !== undefined) problems.push(labelProblem);
+    problems.push(...checkBundleForTask(request.task, bundle, model.outputs));
+    const hint = problems.length > 0 ? causalLmHint(request.task, bundle, model.inputs) : undefined;
+    if (hint !== undefined) problems.push(hint);
     if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
 
     let warmUpMs: number | undefined;
@@ -144,18 +157,69 @@ export async function labelled<T>(
   }
 }
 
-async function readHfLabels(path: string): Promise<string[] | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return undefined;
+/** The JSON files of a tokenizer bundle preparation reads; undefined when absent or unreadable. */
+interface BundleFiles {
+  config?: unknown;
+  generationConfig?: unknown;
+  /** Read for text-generation only (it can be megabytes); null when the bundle has none. */
+  tokenizer?: unknown;
+}
+
+async function readBundle(dir: string, withTokenizer: boolean): Promise<BundleFiles> {
+  const read = async (name: string): Promise<unknown> => {
+    try {
+      return JSON.parse(await readFile(join(dir, name), 'utf8')) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    config: await read('config.json'),
+    generationConfig: await read('generation_config.json'),
+    ...(withTokenizer ? { tokenizer: (await read('tokenizer.json')) ?? null } : {}),
+  };
+}
+
+/**
+ * Why a model that failed its task's checks may be a decoder: its config.json names a causal
+ * language model (…ForCausalLM). Only a hint beside other problems: a causal LM exported for
+ * feature-extraction keeps that config.json and is served as such.
+ */
+function causalLmHint(
+  task: ModelTask,
+  bundle: BundleFiles,
+  inputs: readonly TensorMetadata[],
+): string | undefined {
+  if (task === 'raw' || task === 'text-generation' || hasPastInputs(inputs)) return undefined;
+  const architecture = causalLmArchitecture(bundle.config);
+  return architecture === undefined
+    ? undefined
+    : `config.json names ${architecture}, a causal language model: register it as text-generation ` +
+        '(an export with past: optimum-cli export onnx --task text-generation-with-past)';
+}
+
+/**
+ * What the tokenizer bundle says against a text-generation model: it needs tokenizer.json and a
+ * vocabulary its logits, config.json and tokenizer agree on.
+ */
+function checkBundleForTask(
+  task: ModelTask,
+  bundle: BundleFiles,
+  outputs: readonly TensorMetadata[],
+): string[] {
+  if (task !== 'text-generation') return [];
+  if (bundle.tokenizer === null || bundle.tokenizer === undefined) {
+    return [
+      'task text-generation needs tokenizer.json in the tokenizer bundle (to tokenize prompts and detokenize text)',
+    ];
   }
-  try {
-    return labelsFromHfConfig(JSON.parse(text));
-  } catch {
-    return undefined;
-  }
+  const configVocab = (bundle.config as { vocab_size?: unknown } | undefined)?.vocab_size;
+  return checkDecoderVocab({
+    logits: outputs.find((output) => output.name === 'logits')?.dims[2],
+    config: typeof configVocab === 'number' ? configVocab : undefined,
+    tokenizer: tokenizerVocabSize(bundle.tokenizer),
+    eosTokenIds: eosTokenIdsOf(bundle.generationConfig) ?? eosTokenIdsOf(bundle.config),
+  });
 }
 
 function round(ms: number): number {

@@ -6,6 +6,7 @@ import {
   ErrorCode,
   ModelgateError,
   type ModelView,
+  TOKENIZER_BUNDLE_FILES,
   uploadFieldsSchema,
 } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
@@ -24,12 +25,7 @@ export const MODEL_FILE = 'model.onnx';
 export const EXTERNAL_DATA_FILE = DEFAULT_EXTERNAL_DATA_NAME;
 
 /** Files packed into the tokenizer bundle, when uploaded (tokenizer.json is required unless raw). */
-export const TOKENIZER_FILES = [
-  'tokenizer.json',
-  'tokenizer_config.json',
-  'config.json',
-  'special_tokens_map.json',
-] as const;
+export const TOKENIZER_FILES = TOKENIZER_BUNDLE_FILES;
 
 /** Largest tokenizer-side file accepted; they are held in memory to pack the bundle. */
 const TOKENIZER_FILE_MAX_BYTES = 64 * 1024 * 1024;

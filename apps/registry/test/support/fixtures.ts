@@ -3,7 +3,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type AdminClient } from '@modelgate/admin-client';
-import { type ModelTask, type ModelView, type RegisterModelRequest } from '@modelgate/contracts';
+import {
+  type ModelTask,
+  type ModelView,
+  type RegisterModelRequest,
+  TOKENIZER_BUNDLE_FILES,
+} from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { ensureFixture, type FixtureName, waitFor } from '@modelgate/testing';
 
@@ -25,8 +30,9 @@ export async function fixtureRegistration(
   const dir = await ensureFixture(fixture);
   const onnx = join(dir, 'onnx', 'model.onnx');
   const bundleFiles: Record<string, Uint8Array> = {};
-  for (const file of ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'special_tokens_map.json']) {
-    bundleFiles[file] = await readFile(join(dir, file));
+  for (const file of TOKENIZER_BUNDLE_FILES) {
+    const bytes = await readFile(join(dir, file)).catch(() => undefined);
+    if (bytes !== undefined) bundleFiles[file] = bytes;
   }
   const bundle = packBundle(bundleFiles);
   await mkdir(filesDir, { recursive: true });

@@ -2,7 +2,7 @@ import { openAsBlob } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AdminClient, modelUploadForm, type ModelUploadFile } from '@modelgate/admin-client';
-import { type ModelView } from '@modelgate/contracts';
+import { type ModelView, TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
 import { ensureFixtureWithStatus } from '@modelgate/testing';
 import { type WaitOptions, WaitFailed, waitUntil } from '../processes/wait-until.js';
 
@@ -13,7 +13,7 @@ export const DEMO_FIXTURE = 'tiny-bert-sst2';
 const DEMO_TASK = 'text-classification';
 
 /** Tokenizer-side files of a Hugging Face export that the registry bundles for the gateway. */
-const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'config.json', 'special_tokens_map.json'];
+const TOKENIZER_FILES = TOKENIZER_BUNDLE_FILES;
 
 const exists = (path: string): Promise<boolean> =>
   access(path).then(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatHfUri, isHfUri, parseHfUri } from '../config/hf-uri.js';
-import { batchingSchema, runtimeSchema } from '../config/model-spec.schema.js';
+import { batchingSchema, checkBatchingForTask, runtimeSchema } from '../config/model-spec.schema.js';
 import { modelTaskSchema } from '../config/model-task.js';
 import {
   artifactRefSchema,
@@ -32,7 +32,10 @@ const modelSettingsShape = {
     .describe("Class labels by output index; read from the tokenizer bundle's config.json when omitted"),
   batching: batchingSchema
     .prefault({})
-    .describe('Dynamic batching limits: batch size and tokens, queue delay and size, timeout'),
+    .describe(
+      'Batching limits: batch size and tokens, queue delay and size, timeout. text-generation: maxBatchSize = ' +
+        'sequences decoding together, maxQueueSize = sequences waiting, maxBatchTokens = KV-cache budget in tokens',
+    ),
   runtime: runtimeSchema
     .prefault({})
     .describe('onnxruntime settings: execution providers, instances, threads'),
@@ -70,6 +73,7 @@ export const registerModelSchema = z
       ),
   })
   .superRefine((input, ctx) => {
+    checkBatchingForTask(input.task, input.batching, ctx);
     if (input.source !== undefined) {
       if (!isHfUri(input.source)) {
         ctx.addIssue({
@@ -124,7 +128,9 @@ export type RegisterModelInput = z.output<typeof registerModelSchema>;
  * The form fields of `POST /v1/models/upload` (batching, runtime and labels as JSON strings), beside
  * the files (model.onnx, tokenizer files, external data) by their names.
  */
-export const uploadFieldsSchema = z.strictObject(modelSettingsShape);
+export const uploadFieldsSchema = z
+  .strictObject(modelSettingsShape)
+  .superRefine((fields, ctx) => checkBatchingForTask(fields.task, fields.batching, ctx));
 
 /** Validated upload fields. */
 export type UploadFields = z.output<typeof uploadFieldsSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { modelTaskSchema } from './model-task.js';
+import { type ModelTask, modelTaskSchema } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
 import { modelIdSchema, positiveIntSchema, resourceNameSchema } from './spec-fields.schema.js';
 import { parseWith } from './validation-issues.js';
@@ -27,6 +27,9 @@ export const routeSchema = z.object({
 /** One model behind an endpoint and its share of traffic. */
 export type Route = z.infer<typeof routeSchema>;
 
+/** Default of preprocessing.maxBatchItems. */
+const DEFAULT_MAX_BATCH_ITEMS = 64;
+
 /** Limits and options of the gateway's text → tensors step. */
 export const preprocessingSchema = z.object({
   maxInputChars: positiveIntSchema
@@ -34,11 +37,20 @@ export const preprocessingSchema = z.object({
     .describe('Longest accepted input text, in UTF-16 code units.'),
   maxTokens: positiveIntSchema
     .optional()
-    .describe("Token limit per input; when absent, the model's own maximum length (config.json) applies."),
-  truncation: z.boolean().default(true).describe('Cut inputs over maxTokens instead of answering 422.'),
+    .describe(
+      "Token limit per input; when absent, the model's own maximum length (config.json) applies. text-generation: prompt tokens, special tokens included (see truncation); prompt + max_new_tokens must also fit the model's n_positions (422 beyond).",
+    ),
+  truncation: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Cut inputs over maxTokens instead of answering 422. text-generation keeps the last maxTokens tokens of the prompt (the text the continuation follows).',
+    ),
   maxBatchItems: positiveIntSchema
-    .default(64)
-    .describe("Most inputs in one request's `text` array (413 beyond)."),
+    .default(DEFAULT_MAX_BATCH_ITEMS)
+    .describe(
+      "Most inputs in one request's `text` array (413 beyond). Not for text-generation (one prompt per request).",
+    ),
 });
 
 /** Limits and options of the gateway's text → tensors step. */
@@ -69,6 +81,27 @@ const TASK_OF_POSTPROCESSING_OPTION = {
   pooling: 'feature-extraction',
   normalize: 'feature-extraction',
 } as const satisfies Record<keyof PostprocessingConfig, string>;
+
+/**
+ * Reports the preprocessing options `task` would ignore. A text-generation request carries one
+ * prompt, so maxBatchItems must keep its default. maxInputChars, maxTokens and truncation apply to
+ * the prompt (413 beyond maxInputChars; over maxTokens its last tokens are kept, or 422 without
+ * truncation).
+ */
+function checkPreprocessingForTask(
+  task: ModelTask,
+  preprocessing: PreprocessingConfig,
+  ctx: z.RefinementCtx,
+): void {
+  if (task !== 'text-generation') return;
+  if (preprocessing.maxBatchItems !== DEFAULT_MAX_BATCH_ITEMS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['preprocessing', 'maxBatchItems'],
+      message: 'does not apply to text-generation endpoints: a request carries one prompt; leave it out',
+    });
+  }
+}
 
 /**
  * A public endpoint: `POST /serve/<name>`. Unknown keys are dropped rather than rejected so that
@@ -123,6 +156,7 @@ export const endpointSpecSchema = z
       'route to model',
     );
 
+    checkPreprocessingForTask(endpoint.task, endpoint.preprocessing, ctx);
     for (const [option, task] of Object.entries(TASK_OF_POSTPROCESSING_OPTION)) {
       const value = endpoint.postprocessing[option as keyof PostprocessingConfig];
       if (value !== undefined && endpoint.task !== task) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { modelTaskSchema } from './model-task.js';
+import { type ModelTask, modelTaskSchema } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
 import {
   artifactRefSchema,
@@ -14,33 +14,57 @@ import {
 import { tensorMetadataSchema } from './tensor-metadata.schema.js';
 import { parseWith } from './validation-issues.js';
 
-/** Dynamic batching limits of one model (Triton's dynamic batcher vocabulary). */
+/**
+ * Defaults of the batching fields that only the encoder batcher uses; a text-generation model
+ * must leave them so (checkBatchingForTask).
+ */
+export const ENCODER_ONLY_BATCHING_DEFAULTS = {
+  preferredBatchSizes: [] as number[],
+  maxQueueDelayMicros: 2000,
+  maxPaddingRatio: 1.15,
+} as const;
+
+/**
+ * Batching limits of one model (Triton's dynamic batcher vocabulary). A text-generation model
+ * reads three of them in generation words: maxBatchSize = sequences decoding together,
+ * maxQueueSize = sequences waiting for a slot, maxBatchTokens = KV-cache budget in tokens.
+ */
 export const batchingSchema = z
   .object({
     maxBatchSize: positiveIntSchema
       .default(32)
-      .describe('Most requests (rows) the batcher puts in one model run.'),
+      .describe(
+        'Most requests (rows) the batcher puts in one model run. text-generation: most sequences decoding together (slots).',
+      ),
     preferredBatchSizes: z
       .array(positiveIntSchema)
-      .default([])
-      .describe('Batch sizes the batcher dispatches as soon as it reaches them, each <= maxBatchSize.'),
+      .default([...ENCODER_ONLY_BATCHING_DEFAULTS.preferredBatchSizes])
+      .describe(
+        'Batch sizes the batcher dispatches as soon as it reaches them, each <= maxBatchSize. Not for text-generation.',
+      ),
     maxQueueDelayMicros: nonNegativeIntSchema
-      .default(2000)
-      .describe('Longest a request waits for a batch to fill, in microseconds; 0 dispatches at once.'),
+      .default(ENCODER_ONLY_BATCHING_DEFAULTS.maxQueueDelayMicros)
+      .describe(
+        'Longest a request waits for a batch to fill, in microseconds; 0 dispatches at once. Not for text-generation (a sequence joins the running batch at the next decode step).',
+      ),
     maxBatchTokens: positiveIntSchema
       .default(16384)
-      .describe('Most padded tokens (rows × sequence length) in one run.'),
+      .describe(
+        'Most padded tokens (rows × sequence length) in one run. text-generation: the KV-cache budget in tokens, shared by the running sequences, each reserving prompt + max_new_tokens.',
+      ),
     maxPaddingRatio: z
       .number()
       .min(1)
       .max(1_000_000)
-      .default(1.15)
+      .default(ENCODER_ONLY_BATCHING_DEFAULTS.maxPaddingRatio)
       .describe(
-        "Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of its rows' real tokens, so short rows wait for their own batch rather than run padded to a long one. Raise it where a bigger batch beats less padding (GPUs).",
+        "Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of its rows' real tokens, so short rows wait for their own batch rather than run padded to a long one. Raise it where a bigger batch beats less padding (GPUs). Not for text-generation.",
       ),
     maxQueueSize: positiveIntSchema
       .default(256)
-      .describe('Requests waiting beyond this are rejected with QUEUE_FULL.'),
+      .describe(
+        'Requests waiting beyond this are rejected with QUEUE_FULL. text-generation: most sequences waiting for a slot.',
+      ),
     defaultTimeoutMs: positiveIntSchema
       .default(10000)
       .describe('Deadline of a request that did not bring its own, in milliseconds.'),
@@ -66,6 +90,34 @@ export const batchingSchema = z
 
 /** Dynamic batching limits of one model. */
 export type BatchingConfig = z.infer<typeof batchingSchema>;
+
+/**
+ * Reports, under `path`, the batching fields `task` gives no meaning to: a text-generation model
+ * schedules decode steps (a waiting sequence joins at the next step), so maxQueueDelayMicros,
+ * preferredBatchSizes and maxPaddingRatio must keep their defaults rather than be accepted and
+ * ignored. Other tasks use every field.
+ */
+export function checkBatchingForTask(
+  task: ModelTask,
+  batching: BatchingConfig,
+  ctx: z.RefinementCtx,
+  path: PropertyKey[] = ['batching'],
+): void {
+  if (task !== 'text-generation') return;
+  const meaning =
+    'has no meaning for a text-generation model (a waiting sequence joins the running batch at the next decode step); ' +
+    'leave it out. text-generation uses maxBatchSize (sequences decoding together), maxQueueSize (sequences waiting) ' +
+    'and maxBatchTokens (KV-cache budget in tokens)';
+  if (batching.maxQueueDelayMicros !== ENCODER_ONLY_BATCHING_DEFAULTS.maxQueueDelayMicros) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'maxQueueDelayMicros'], message: meaning });
+  }
+  if (batching.preferredBatchSizes.length > 0) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'preferredBatchSizes'], message: meaning });
+  }
+  if (batching.maxPaddingRatio !== ENCODER_ONLY_BATCHING_DEFAULTS.maxPaddingRatio) {
+    ctx.addIssue({ code: 'custom', path: [...path, 'maxPaddingRatio'], message: meaning });
+  }
+}
 
 /** onnxruntime execution providers, in the spelling of the config. */
 export const EXECUTION_PROVIDERS = ['tensorrt', 'cuda', 'cpu'] as const;
@@ -138,6 +190,7 @@ export const modelSpecSchema = z
     if (model.task !== 'raw' && model.tokenizer === undefined) {
       ctx.addIssue({ code: 'custom', path: ['tokenizer'], message: `is required for task ${model.task}` });
     }
+    checkBatchingForTask(model.task, model.batching, ctx);
     reportDuplicates(
       ctx,
       model.labels ?? [],

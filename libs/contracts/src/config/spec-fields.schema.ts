@@ -79,6 +79,20 @@ export function isExternalDataName(name: string): boolean {
 /** The model file's own name inside its directory; no external data file may take it. */
 export const MODEL_FILE_NAME = 'model.onnx';
 
+/**
+ * Files of a Hugging Face export that make up a model's tokenizer bundle (a ustar the gateways
+ * fetch), when present: tokenizer.json (required unless the task is raw), its config, the model's
+ * config.json (labels, length, eos) and, for text-generation, generation_config.json (eos,
+ * default decoding settings).
+ */
+export const TOKENIZER_BUNDLE_FILES = [
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'config.json',
+  'special_tokens_map.json',
+  'generation_config.json',
+] as const;
+
 /** The name Hugging Face exports (optimum, transformers.js) give a model's external data. */
 export const DEFAULT_EXTERNAL_DATA_NAME = 'model.onnx_data';
 

@@ -179,6 +179,8 @@ export function checkOpenApiDocument(api: ApiDescription, document: OpenApiDocum
     problems.push(...bodyProblems(`${where} request`, route.body));
     for (const [status, response] of Object.entries(route.responses)) {
       problems.push(...bodyProblems(`${where} ${status}`, response.body));
+      for (const body of response.alternatives ?? [])
+        problems.push(...bodyProblems(`${where} ${status}`, body));
     }
   }
   return problems;

@@ -104,6 +104,34 @@ describe('buildOpenApiDocument', () => {
     });
   });
 
+  it("writes a response's alternative bodies as more media types of the same status, and checks their examples", () => {
+    const events: ApiBody = {
+      name: 'ItemEvent',
+      contentType: 'text/event-stream',
+      schema: z.object({ name: z.string() }),
+      examples: { bad: { summary: 'Not an event', value: { size: 2 } } },
+    };
+    const streamed: ApiRoute = {
+      ...createItem,
+      responses: {
+        '201': { description: 'Created', body: { name: 'ItemView', schema: item }, alternatives: [events] },
+      },
+    };
+    const description = api([streamed]);
+    const built = buildOpenApiDocument(description);
+    const responses = built.paths['/items/{shelf}']?.post?.responses as Record<string, { content: object }>;
+    expect(responses['201']?.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/ItemView' } },
+      'text/event-stream': {
+        schema: { $ref: '#/components/schemas/ItemEvent' },
+        examples: events.examples,
+      },
+    });
+    expect(checkOpenApiDocument(description, built)).toEqual([
+      expect.stringMatching(/^POST \/items\/\{shelf\} 201: example 'bad' does not pass ItemEvent/) as unknown,
+    ]);
+  });
+
   it('refuses a route described twice', () => {
     expect(() => buildOpenApiDocument(api([createItem, createItem]))).toThrow(
       'POST /items/{shelf} is described twice',

@@ -36,6 +36,8 @@ export interface ApiHeader {
 export interface ApiResponse {
   description: string;
   body?: ApiBody;
+  /** The same answer in other media types, each with its own `contentType` (e.g. `text/event-stream` when the request asks to stream). */
+  alternatives?: readonly ApiBody[];
   headers?: readonly ApiHeader[];
 }
 
@@ -193,7 +195,14 @@ function operation(route: ApiRoute, components: SchemaComponents): JsonObject {
               ),
             }
           : {}),
-        ...(response.body ? { content: content(response.body, components, 'output') } : {}),
+        ...(response.body
+          ? {
+              content: Object.assign(
+                content(response.body, components, 'output'),
+                ...(response.alternatives ?? []).map((body) => content(body, components, 'output')),
+              ) as JsonObject,
+            }
+          : {}),
       },
     ]),
   );

@@ -1,0 +1,209 @@
+import { type TensorMetadata } from '@modelgate/contracts';
+
+/** A Hugging Face decoder export's cache inputs: `past_key_values.<layer>.key|value`. */
+const PAST_INPUT = /^past_key_values\.(\d+)\.(key|value)$/;
+
+/** Its cache outputs: `present.<layer>.key|value`. */
+const PRESENT_OUTPUT = /^present\.(\d+)\.(key|value)$/;
+
+/** The inputs besides the cache that the worker feeds a decoder. */
+const DECODER_INPUTS = ['input_ids', 'attention_mask', 'position_ids'] as const;
+
+/** How to get an export the worker can serve. */
+const EXPORT_WITH_PAST =
+  'an export with past: optimum-cli export onnx --task text-generation-with-past, or a transformers.js export';
+
+function describe(tensors: readonly TensorMetadata[]): string {
+  if (tensors.length === 0) return 'none';
+  return tensors.map((t) => `${t.name} (${t.datatype} [${t.dims.join(', ')}])`).join(', ');
+}
+
+/** True when the model has the KV-cache inputs of a decoder export with past. */
+export function hasPastInputs(inputs: readonly TensorMetadata[]): boolean {
+  return inputs.some((input) => PAST_INPUT.test(input.name));
+}
+
+/** Layer numbers of the tensors whose names match `pattern`, with the key/value halves seen. */
+function layersOf(tensors: readonly TensorMetadata[], pattern: RegExp): Map<number, TensorMetadata[]> {
+  const layers = new Map<number, TensorMetadata[]>();
+  for (const tensor of tensors) {
+    const match = pattern.exec(tensor.name);
+    if (match === null) continue;
+    const layer = Number(match[1]);
+    layers.set(layer, [...(layers.get(layer) ?? []), tensor]);
+  }
+  return layers;
+}
+
+/** Problems of one cache tensor: FP32, 4-D [batch, heads, sequence, head size]. */
+function checkCacheTensor(tensor: TensorMetadata): string[] {
+  if (tensor.datatype === 'FP32' && tensor.dims.length === 4) return [];
+  return [
+    `task text-generation needs ${tensor.name} to be FP32 [batch, heads, sequence, head size]; ` +
+      `the model declares ${describe([tensor])}`,
+  ];
+}
+
+/**
+ * What keeps a model from serving text-generation, as sentences a person can act on; empty when
+ * it is a decoder export with past in Hugging Face's layout: INT64 `input_ids` and
+ * `attention_mask` (`position_ids` optional), FP32 `past_key_values.N.key/value` inputs for
+ * N = 0..L-1 with matching `present.N.key/value` outputs, and FP32 `logits`
+ * [batch, sequence, vocab].
+ */
+export function checkDecoderIo(
+  inputs: readonly TensorMetadata[],
+  outputs: readonly TensorMetadata[],
+): string[] {
+  if (!hasPastInputs(inputs)) {
+    return [
+      `a text-generation model needs past_key_values inputs (${EXPORT_WITH_PAST}); the model has inputs ` +
+        `${describe(inputs)} and outputs ${describe(outputs)}`,
+    ];
+  }
+  const problems: string[] = [];
+  for (const name of ['input_ids', 'attention_mask', 'position_ids'] as const) {
+    const input = inputs.find((candidate) => candidate.name === name);
+    if (input === undefined) {
+      if (name !== 'position_ids') problems.push(`task text-generation needs an input named ${name}`);
+    } else if (input.datatype !== 'INT64') {
+      problems.push(`task text-generation needs ${name} to be INT64; the model declares ${input.datatype}`);
+    }
+  }
+  const unfeedable = inputs.filter(
+    (input) => !(DECODER_INPUTS as readonly string[]).includes(input.name) && !PAST_INPUT.test(input.name),
+  );
+  if (unfeedable.length > 0) {
+    problems.push(
+      `task text-generation feeds only ${DECODER_INPUTS.join(', ')} and past_key_values.N.key/value; the model ` +
+        `also needs ${describe(unfeedable)} (${EXPORT_WITH_PAST}, without a merged use_cache_branch)`,
+    );
+  }
+
+  const past = layersOf(inputs, PAST_INPUT);
+  const present = layersOf(outputs, PRESENT_OUTPUT);
+  const layers = past.size;
+  for (let layer = 0; layer < layers; layer += 1) {
+    for (const half of ['key', 'value'] as const) {
+      const input = past.get(layer)?.find((tensor) => tensor.name.endsWith(`.${half}`));
+      const output = present.get(layer)?.find((tensor) => tensor.name.endsWith(`.${half}`));
+      if (input === undefined) {
+        problems.push(
+          `task text-generation needs past_key_values.${layer}.${half}: the cache inputs must cover layers 0..${layers - 1}`,
+        );
+      } else {
+        problems.push(...checkCacheTensor(input));
+      }
+      if (output === undefined) {
+        problems.push(
+          `task text-generation needs an output present.${layer}.${half} for the input past_key_values.${layer}.${half}`,
+        );
+      } else {
+        problems.push(...checkCacheTensor(output));
+      }
+    }
+  }
+  const extraPresent = [...present.keys()].filter((layer) => layer >= layers);
+  if (extraPresent.length > 0) {
+    problems.push(
+      `the model has present outputs for layers ${extraPresent.join(', ')} without past_key_values inputs`,
+    );
+  }
+
+  const logits = outputs.find((output) => output.name === 'logits');
+  if (logits === undefined || logits.datatype !== 'FP32' || logits.dims.length !== 3) {
+    problems.push(
+      `task text-generation needs an FP32 output named logits [batch, sequence, vocab]; the model has ` +
+        `${logits === undefined ? 'no logits' : describe([logits])}`,
+    );
+  }
+  return problems;
+}
+
+/** The vocabulary sizes preparation could read; undefined where the source does not say. */
+export interface DecoderVocab {
+  /** The last dimension of `logits`, when static. */
+  logits?: number | undefined;
+  /** config.json's vocab_size. */
+  config?: number | undefined;
+  /** One more than the largest id tokenizer.json gives (vocab and added tokens). */
+  tokenizer?: number | undefined;
+  /** eos_token_id of generation_config.json, else config.json. */
+  eosTokenIds?: readonly number[] | undefined;
+}
+
+/**
+ * Problems when the model, its config.json and its tokenizer disagree on the vocabulary: the
+ * logits must score every id the tokenizer can produce (a model may pad its vocabulary beyond
+ * the tokenizer's, never fall short), config.json's vocab_size must be the logits' size, and the
+ * end-of-sequence ids must be ids the model can produce.
+ */
+export function checkDecoderVocab(vocab: DecoderVocab): string[] {
+  const problems: string[] = [];
+  const modelSize = vocab.logits !== undefined && vocab.logits > 0 ? vocab.logits : vocab.config;
+  if (
+    vocab.logits !== undefined &&
+    vocab.logits > 0 &&
+    vocab.config !== undefined &&
+    vocab.config !== vocab.logits
+  ) {
+    problems.push(
+      `config.json says vocab_size ${vocab.config} but the model's logits score ${vocab.logits} tokens`,
+    );
+  }
+  if (modelSize !== undefined && vocab.tokenizer !== undefined && vocab.tokenizer > modelSize) {
+    problems.push(
+      `tokenizer.json has ids up to ${vocab.tokenizer - 1} but the model scores only ${modelSize} tokens ` +
+        '(the tokenizer belongs to another model?)',
+    );
+  }
+  const beyond = (vocab.eosTokenIds ?? []).filter((id) => modelSize !== undefined && id >= modelSize);
+  if (beyond.length > 0) {
+    problems.push(
+      `eos_token_id ${beyond.join(', ')} is not a token of the model (vocabulary of ${modelSize ?? '?'})`,
+    );
+  }
+  return problems;
+}
+
+/** One more than the largest token id of a Hugging Face tokenizer.json; undefined when it cannot be told. */
+export function tokenizerVocabSize(tokenizer: unknown): number | undefined {
+  if (typeof tokenizer !== 'object' || tokenizer === null) return undefined;
+  const { model, added_tokens: added } = tokenizer as { model?: { vocab?: unknown }; added_tokens?: unknown };
+  const vocab = model?.vocab;
+  let size: number | undefined;
+  if (Array.isArray(vocab))
+    size = vocab.length; // Unigram: [[piece, score], ...] by id
+  else if (typeof vocab === 'object' && vocab !== null) {
+    const ids = Object.values(vocab).filter((id): id is number => Number.isInteger(id));
+    size = ids.length === 0 ? undefined : Math.max(...ids) + 1;
+  }
+  if (Array.isArray(added)) {
+    for (const token of added as { id?: unknown }[]) {
+      if (typeof token.id === 'number' && Number.isInteger(token.id))
+        size = Math.max(size ?? 0, token.id + 1);
+    }
+  }
+  return size;
+}
+
+/** The end-of-sequence ids a Hugging Face config gives (`eos_token_id`: an int or a list). */
+export function eosTokenIdsOf(config: unknown): number[] | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const eos = (config as { eos_token_id?: unknown }).eos_token_id;
+  if (typeof eos === 'number' && Number.isInteger(eos)) return [eos];
+  if (Array.isArray(eos) && eos.every((id) => typeof id === 'number' && Number.isInteger(id)))
+    return eos as number[];
+  return undefined;
+}
+
+/** The architecture a config.json names when it is a causal language model (…ForCausalLM, …LMHeadModel). */
+export function causalLmArchitecture(config: unknown): string | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const architectures = (config as { architectures?: unknown }).architectures;
+  if (!Array.isArray(architectures)) return undefined;
+  return architectures.find(
+    (name): name is string =>
+      typeof name === 'string' && (name.endsWith('ForCausalLM') || name.endsWith('LMHeadModel')),
+  );
+}

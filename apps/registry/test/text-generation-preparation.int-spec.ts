@@ -1,0 +1,210 @@
+// Preparation of text-generation models through a real registry (Postgres, Redis, BullMQ,
+// onnxruntime): a GPT-2 export with past is READY, its generation_config.json bundled for the
+// gateways; a decoder under an encoder task, or an encoder under text-generation, FAILS with a
+// reason that names the right task or export; batching fields and endpoint options that
+// generation would ignore are refused up front.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
+import { packBundle, unpackBundle } from '@modelgate/model-store';
+import { ensureFixture } from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
+import {
+  type Isolation,
+  isolate,
+  type RunningRegistry,
+  startRegistryInProcess,
+} from './support/registry-harness.js';
+
+const EXPORT_FILES = [
+  'onnx/model.onnx',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'config.json',
+  'special_tokens_map.json',
+  'generation_config.json',
+];
+
+describe('text-generation model preparation (BullMQ)', () => {
+  let isolation: Isolation;
+  let registry: RunningRegistry;
+  let files: string;
+
+  beforeAll(async () => {
+    isolation = await isolate();
+    files = join(isolation.dir, 'files');
+    registry = await startRegistryInProcess(isolation.env);
+  });
+
+  afterAll(async () => {
+    await registry?.stop();
+    await isolation?.dispose();
+  });
+
+  const prepare = async (body: object, id: string): Promise<ModelView> => {
+    const response = await registry.admin.post<ModelView>('/v1/models', body);
+    expect(response.status, JSON.stringify(response.body)).toBe(202);
+    return waitForPrepared(registry.admin, id);
+  };
+
+  it('uploads a GPT-2 export with past and prepares it READY, generation_config.json in its tokenizer bundle', async () => {
+    const dir = await ensureFixture('tiny-gpt2');
+    const form = new FormData();
+    form.set('name', 'gpt');
+    form.set('task', 'text-generation');
+    form.set('batching', JSON.stringify({ maxBatchSize: 4, maxQueueSize: 16, maxBatchTokens: 2048 }));
+    for (const file of EXPORT_FILES) {
+      const name = file.replace('onnx/', '');
+      form.set(name, new Blob([await readFile(join(dir, file))]), name);
+    }
+    const response = await fetch(`${registry.url}/v1/models/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${registry.admin.token}` },
+      body: form,
+    });
+    expect(response.status).toBe(202);
+    const ready = await waitForPrepared(registry.admin, 'gpt:1');
+    expect(ready.status, ready.statusReason ?? '').toBe('READY');
+    expect(ready.batching).toMatchObject({ maxBatchSize: 4, maxQueueSize: 16, maxBatchTokens: 2048 });
+    expect(ready.inputs.map((input) => input.name)).toEqual(
+      expect.arrayContaining([
+        'input_ids',
+        'attention_mask',
+        'past_key_values.0.key',
+        'past_key_values.1.value',
+      ]),
+    );
+    expect(ready.outputs.find((output) => output.name === 'logits')?.dims).toEqual([-1, -1, 50257]);
+    expect(ready.timings?.warmUpMs).toBeGreaterThanOrEqual(0);
+
+    const bundle = await fetch(ready.tokenizer!.uri, {
+      headers: { authorization: `Bearer ${registry.admin.token}` },
+    });
+    const entries = unpackBundle(new Uint8Array(await bundle.arrayBuffer()));
+    expect(Object.keys(entries).sort()).toEqual([
+      'config.json',
+      'generation_config.json',
+      'special_tokens_map.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
+    expect(entries['generation_config.json']).toEqual(await readFile(join(dir, 'generation_config.json')));
+
+    const snapshot = (await registry.admin.get<{ models: ModelView[] }>('/v1/config/snapshot')).body;
+    expect(snapshot.models.find((model) => model.id === 'gpt:1')?.task).toBe('text-generation');
+  });
+
+  it('routes a text-generation endpoint to it, and refuses options generation would ignore', async () => {
+    const created = await registry.admin.post('/v1/endpoints', {
+      name: 'writer',
+      task: 'text-generation',
+      model: 'gpt:1',
+      preprocessing: { maxInputChars: 2000, maxTokens: 128 },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const batch = await registry.admin.post<ApiErrorBody>('/v1/endpoints', {
+      name: 'batch',
+      task: 'text-generation',
+      model: 'gpt:1',
+      preprocessing: { maxBatchItems: 8 },
+    });
+    expect(batch.status).toBe(400);
+    expect(batch.body.error.field).toBe('preprocessing.maxBatchItems');
+    const patched = await registry.admin.patch<ApiErrorBody>('/v1/endpoints/writer', {
+      postprocessing: { topK: 2 },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.message).toContain(
+      'applies to text-classification endpoints only, not text-generation',
+    );
+    const wrongTask = await registry.admin.post<ApiErrorBody>('/v1/endpoints', {
+      name: 'sentiment',
+      task: 'text-classification',
+      model: 'gpt:1',
+    });
+    expect(wrongTask.status).toBe(400);
+    expect(wrongTask.body.error.message).toContain('does text-generation');
+  });
+
+  it('refuses batching fields that generation would ignore, naming each', async () => {
+    const body = await fixtureRegistration('tiny-gpt2', 'gpt-batched', 'text-generation', files);
+    const response = await registry.admin.post<ApiErrorBody>('/v1/models', {
+      ...body,
+      batching: { maxBatchSize: 4, maxQueueDelayMicros: 100, preferredBatchSizes: [2], maxPaddingRatio: 2 },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.issues?.map((issue) => issue.path)).toEqual([
+      'batching.maxQueueDelayMicros',
+      'batching.preferredBatchSizes',
+      'batching.maxPaddingRatio',
+    ]);
+    expect(response.body.error.issues?.[0]?.message).toContain('has no meaning for a text-generation model');
+  });
+
+  it('fails the decoder registered as text-classification, suggesting text-generation', async () => {
+    const body = await fixtureRegistration('tiny-gpt2', 'gpt-as-sst2', 'text-classification', files);
+    const failed = await prepare(body, 'gpt-as-sst2:1');
+    expect(failed.status).toBe('FAILED');
+    expect(failed.statusReason).toBe(
+      'task text-classification cannot serve a decoder export with a KV cache (past_key_values.N inputs, ' +
+        'present.N outputs): register it as text-generation',
+    );
+  });
+
+  it('prepares the decoder READY as raw too, its warm-up run with an empty cache', async () => {
+    const body = await fixtureRegistration('tiny-gpt2', 'gpt-raw', 'raw', files);
+    const ready = await prepare(body, 'gpt-raw:1');
+    expect(ready.status, ready.statusReason ?? '').toBe('READY');
+    expect(ready.timings?.warmUpMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('fails a BERT classifier registered as text-generation, saying what export it needs', async () => {
+    const body = await fixtureRegistration('tiny-bert-sst2', 'sst2-as-gpt', 'text-generation', files);
+    const failed = await prepare(body, 'sst2-as-gpt:1');
+    expect(failed.status).toBe('FAILED');
+    expect(failed.statusReason).toMatch(
+      /^a text-generation model needs past_key_values inputs \(an export with past: optimum-cli export onnx --task text-generation-with-past.*\); the model has inputs input_ids \(INT64/,
+    );
+  });
+
+  it('fails the decoder when its tokenizer bundle has no tokenizer.json, or one of another model', async () => {
+    const dir = await ensureFixture('tiny-gpt2');
+    const bundleOf = async (name: string, entries: Record<string, Uint8Array>) => {
+      const bytes = packBundle(entries);
+      const path = join(files, `${name}.tar`);
+      await writeFile(path, bytes);
+      return { uri: pathToFileURL(path).href, sha256: sha256(bytes) };
+    };
+    const config = await readFile(join(dir, 'config.json'));
+    const noTokenizer = await prepare(
+      {
+        ...(await fixtureRegistration('tiny-gpt2', 'gpt-no-tokenizer', 'text-generation', files)),
+        tokenizer: await bundleOf('gpt-no-tokenizer', { 'config.json': config }),
+      },
+      'gpt-no-tokenizer:1',
+    );
+    expect(noTokenizer.status).toBe('FAILED');
+    expect(noTokenizer.statusReason).toContain(
+      'task text-generation needs tokenizer.json in the tokenizer bundle',
+    );
+
+    const small = JSON.parse(config.toString('utf8')) as Record<string, unknown>;
+    small.vocab_size = 1000;
+    const mismatched = await prepare(
+      {
+        ...(await fixtureRegistration('tiny-gpt2', 'gpt-other-config', 'text-generation', files)),
+        tokenizer: await bundleOf('gpt-other-config', {
+          'tokenizer.json': await readFile(join(dir, 'tokenizer.json')),
+          'config.json': new TextEncoder().encode(JSON.stringify(small)),
+        }),
+      },
+      'gpt-other-config:1',
+    );
+    expect(mismatched.status).toBe('FAILED');
+    expect(mismatched.statusReason).toBe(
+      "config.json says vocab_size 1000 but the model's logits score 50257 tokens",
+    );
+  });
+});
