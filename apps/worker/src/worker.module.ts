@@ -22,6 +22,7 @@ import { GrpcHealthController } from './health/grpc-health.controller.js';
 import { HttpProbesController } from './health/http-probes.controller.js';
 import { WorkerMetrics } from './metrics/worker-metrics.js';
 import { ModelManager } from './model-loading/model-manager.js';
+import { GenerationController } from './serving/generation.controller.js';
 import { InferenceController } from './serving/inference.controller.js';
 import { type WorkerConfig } from './worker.config.js';
 import { CONFIG_SOURCE, LOGGER, WORKER_CONFIG } from './worker.tokens.js';
@@ -106,6 +107,7 @@ export class WorkerModule {
     });
     metrics.reportConfigRevision(() => models.revision);
     metrics.reportQueueDepths(() => models.queueDepths());
+    metrics.reportGenerationLoads(() => models.generationLoads());
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
     const source: ConfigSource = createNodeConfigSource({
       registryUrl: config.REGISTRY_URL,
@@ -142,7 +144,7 @@ export class WorkerModule {
         : undefined;
     return {
       module: WorkerModule,
-      controllers: [InferenceController, GrpcHealthController, HttpProbesController],
+      controllers: [InferenceController, GenerationController, GrpcHealthController, HttpProbesController],
       providers: [
         { provide: WORKER_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },

@@ -9,11 +9,13 @@ import { resolveBatchLimits } from '@modelgate/batching';
 import { type Logger, modelLabels } from '@modelgate/observability';
 import { type WorkerMetrics } from '../metrics/worker-metrics.js';
 import { ModelRunner } from '../serving/model-runner.js';
+import { decoderLayoutOf } from '../generation/decoder-layout.js';
+import { GenerationRunner, generationLimitsOf } from '../generation/generation-runner.js';
 import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
 import { resolveIntraOpThreads } from './intra-op-threads.js';
 import { openOnnxSession } from './onnx-session.adapter.js';
 import { type ServedModel } from './served-model.js';
-import { warmUp } from './warm-up.js';
+import { warmUp, warmUpDecoder } from './warm-up.js';
 
 /**
  * Fetches a model's files into local, verified files (the model store) and answers the path
@@ -68,17 +70,10 @@ export async function openModel(
     if (!first) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'runtime.instances must be at least 1');
     model.inputs = first.inputs;
     model.outputs = first.outputs;
-    const warmUpMs = await warmUp(model.sessions);
-    model.runner = new ModelRunner(spec.id, model.sessions, resolveBatchLimits(spec.batching), {
-      onBatch: (info) => {
-        metrics.batchSize.observe(series, info.size);
-        for (const micros of info.queueMicros) metrics.queueDuration.observe(series, micros / 1e6);
-        metrics.batchTokens.inc({ ...series, kind: 'real' }, info.tokens);
-        metrics.batchTokens.inc({ ...series, kind: 'computed' }, info.paddedTokens);
-      },
-      onComputed: ({ computeSeconds }) => metrics.computeDuration.observe(series, computeSeconds),
-      onSessionLost: (reason) => onSessionLost(model, reason),
-    });
+    const warmUpMs =
+      spec.task === 'text-generation'
+        ? await startGenerator(model, metrics, onSessionLost)
+        : await startBatcher(model, metrics, onSessionLost);
     model.state = 'READY';
     metrics.modelLoadDuration.observe({ ...series, outcome: 'loaded' }, loadSeconds());
     logger.info({ model: spec.id, provider: model.provider, warmUpMs: Math.round(warmUpMs) }, 'model ready');
@@ -90,10 +85,59 @@ export async function openModel(
   }
 }
 
+/** Warms an encoder's sessions up and puts the dynamic batcher in front; returns the warm-up ms. */
+async function startBatcher(
+  model: ServedModel,
+  metrics: WorkerMetrics,
+  onSessionLost: (model: ServedModel, reason: string) => void,
+): Promise<number> {
+  const { spec } = model;
+  const series = modelLabels(spec.id);
+  const warmUpMs = await warmUp(model.sessions);
+  model.runner = new ModelRunner(spec.id, model.sessions, resolveBatchLimits(spec.batching), {
+    onBatch: (info) => {
+      metrics.batchSize.observe(series, info.size);
+      for (const micros of info.queueMicros) metrics.queueDuration.observe(series, micros / 1e6);
+      metrics.batchTokens.inc({ ...series, kind: 'real' }, info.tokens);
+      metrics.batchTokens.inc({ ...series, kind: 'computed' }, info.paddedTokens);
+    },
+    onComputed: ({ computeSeconds }) => metrics.computeDuration.observe(series, computeSeconds),
+    onSessionLost: (reason) => onSessionLost(model, reason),
+  });
+  return warmUpMs;
+}
+
+/**
+ * A decoder with past: its layout from the graph's cache inputs, a prefill + decode-step warm-up,
+ * and the generation runner in front of the sessions' decode loops; returns the warm-up ms.
+ */
+async function startGenerator(
+  model: ServedModel,
+  metrics: WorkerMetrics,
+  onSessionLost: (model: ServedModel, reason: string) => void,
+): Promise<number> {
+  const { spec } = model;
+  const series = modelLabels(spec.id);
+  const layout = decoderLayoutOf(model.inputs, model.outputs);
+  if (typeof layout === 'string') throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, layout);
+  const warmUpMs = await warmUpDecoder(model.sessions, layout);
+  const limits = generationLimitsOf(spec.batching);
+  model.generator = new GenerationRunner(spec.id, model.sessions, layout, limits, {
+    onStep: (phase, sequences, seconds) => {
+      metrics.generationStepDuration.observe({ ...series, phase }, seconds);
+      if (phase === 'decode') metrics.generationStepSize.observe(series, sequences);
+    },
+    onTokens: (count) => metrics.generatedTokens.inc(series, count),
+    onSessionLost: (reason) => onSessionLost(model, reason),
+  });
+  return warmUpMs;
+}
+
 /** Stops admitting, finishes what the copy holds, and releases its sessions. */
 export async function retire(model: ServedModel): Promise<void> {
   model.state = 'DRAINING';
   await model.runner?.drain();
+  await model.generator?.drain();
   await releaseSessions(model);
 }
 

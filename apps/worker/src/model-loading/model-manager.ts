@@ -22,10 +22,18 @@ import {
 } from '@modelgate/contracts';
 import { type LoadRetryPolicy, loadRetryDelayMs } from '@modelgate/config-sync';
 import { modelLabels } from '@modelgate/observability';
+import { type GenerationRunner } from '../generation/generation-runner.js';
 import { type ModelRunner } from '../serving/model-runner.js';
 import { type ModelLoaderDeps, openModel, releaseSessions, retire } from './model-loader.js';
 import { failureReason, formatDelay, needsReload } from './reload-decisions.js';
-import { type ModelState, type ServedModel, emptyCopy, readiness } from './served-model.js';
+import {
+  type ModelState,
+  type ServedModel,
+  type ServingMethod,
+  emptyCopy,
+  readiness,
+  servingRefusal,
+} from './served-model.js';
 
 export { type ArtifactFetcher } from './model-loader.js';
 
@@ -87,6 +95,13 @@ export class ModelManager {
     );
   }
 
+  /** Running and waiting sequences of each serving text-generation model, by id. */
+  generationLoads(): Array<{ id: string; running: number; waiting: number }> {
+    return [...this.models].flatMap(([id, model]) =>
+      model.generator ? [{ id, running: model.generator.running, waiting: model.generator.waiting }] : [],
+    );
+  }
+
   /** Why each FAILED model failed, and why a serving model's reload failed, by id (others left out). */
   failureReasons(): Record<string, string> {
     return Object.fromEntries(
@@ -108,8 +123,17 @@ export class ModelManager {
     return candidates[0];
   }
 
-  /** The model to run a request on, or the error that says why it cannot run. */
+  /** The encoder model to run a ModelInfer on, or the error that says why it cannot run. */
   require(name: string, version?: string): ServedModel & { runner: ModelRunner } {
+    return this.requireFor('ModelInfer', name, version) as ServedModel & { runner: ModelRunner };
+  }
+
+  /** The text-generation model to run a ModelGenerate on, or the error that says why it cannot run. */
+  requireGenerator(name: string, version?: string): ServedModel & { generator: GenerationRunner } {
+    return this.requireFor('ModelGenerate', name, version) as ServedModel & { generator: GenerationRunner };
+  }
+
+  private requireFor(method: ServingMethod, name: string, version?: string): ServedModel {
     if (this.draining) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'worker is shutting down');
     const model = this.find(name, version);
     if (!model) {
@@ -118,12 +142,9 @@ export class ModelManager {
         `model '${version ? `${name}:${version}` : name}' is not served here`,
       );
     }
-    if (model.state !== 'READY' || !model.runner) {
-      const why =
-        model.state === 'FAILED' ? `failed: ${model.reason ?? 'unknown reason'}` : model.state.toLowerCase();
-      throw new ModelgateError(ErrorCode.MODEL_NOT_READY, `model '${model.spec.id}' is not ready (${why})`);
-    }
-    return model as ServedModel & { runner: ModelRunner };
+    const refusal = servingRefusal(model, method);
+    if (refusal) throw refusal;
+    return model;
   }
 
   /**
@@ -180,7 +201,10 @@ export class ModelManager {
   async drainAll(timeoutMs: number): Promise<boolean> {
     this.draining = true;
     for (const id of [...this.loading.keys()]) this.cancelLoad(id);
-    const runners = [...this.models.values()].flatMap((m) => (m.runner ? [m.runner] : []));
+    const runners = [...this.models.values()].flatMap((m) => [
+      ...(m.runner ? [m.runner] : []),
+      ...(m.generator ? [m.generator] : []),
+    ]);
     const drained = Promise.all(runners.map((runner) => runner.drain())).then(() => true);
     const timedOut = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
     const finished = await Promise.race([drained, timedOut]);
@@ -236,7 +260,7 @@ export class ModelManager {
         this.models.set(spec.id, loaded);
         metrics.modelReady.set(modelLabels(spec.id), 1);
         this.reportProvider(spec, loaded.provider);
-        if (previous?.runner) await retire(previous);
+        if (previous?.runner || previous?.generator) await retire(previous);
         return;
       } catch (error) {
         if (!this.isCurrent(spec.id, generation)) return;
@@ -259,7 +283,8 @@ export class ModelManager {
           this.models.set(spec.id, { ...emptyCopy(spec), state: 'FAILED', reason: `${reason} (${when})` });
           metrics.modelReady.set(modelLabels(spec.id), 0);
           // A copy whose session thread died still holds its other sessions: release them.
-          if (current?.runner || current?.sessions.length) void retire(current).catch(() => undefined);
+          if (current?.runner || current?.generator || current?.sessions.length)
+            void retire(current).catch(() => undefined);
         }
         if (delayMs === undefined) return;
         try {

@@ -15,6 +15,7 @@ import {
 } from '@modelgate/contracts';
 import { type ProviderAttempt } from './execution-providers.js';
 import { ownsItsBuffer } from './tensor-transfer.js';
+import { type GenerationCommand, type GenerationEvent } from '../generation/generation-protocol.js';
 
 /** A tensor as the worker handles it: OIP datatype, dims and a typed array in that type. */
 export interface WorkerTensor {
@@ -46,11 +47,22 @@ export interface OnnxSession {
    * in its ArrayBuffer are transferred to the session thread, so the caller must not reuse them.
    */
   run(feeds: Record<string, WorkerTensor>, outputNames?: readonly string[]): Promise<SessionRun>;
+  /** Sends a command to the generation loop that runs beside the session on its thread. */
+  generate(command: GenerationCommand): void;
+  /** Where the generation loop's events go, and the reason when the thread dies (one listener). */
+  onGeneration(listener: GenerationListener): void;
   /** Why the session can no longer run (its thread died), or undefined while it can. */
   readonly lostReason: string | undefined;
   /** Test hook: makes the session's thread die. */
   crashForTest(): void;
   release(): Promise<void>;
+}
+
+/** Hears a session thread's generation loop. */
+export interface GenerationListener {
+  events(events: GenerationEvent[]): void;
+  /** The thread died: every sequence on it is gone. */
+  lost(reason: string): void;
 }
 
 const OIP_BY_ORT_TYPE = DATATYPE_BY_RUNTIME_TYPE;
@@ -100,6 +112,7 @@ class ThreadedSession implements OnnxSession {
   private opening: { resolve: () => void; reject: (e: Error) => void } | undefined;
   private releasing: (() => void) | undefined;
   private lost: string | undefined;
+  private generation: GenerationListener | undefined;
 
   constructor(private readonly thread: Worker) {
     thread.on('message', (message: ThreadReply) => this.onMessage(message));
@@ -113,6 +126,14 @@ class ThreadedSession implements OnnxSession {
 
   crashForTest(): void {
     this.post({ type: 'crash' });
+  }
+
+  generate(command: GenerationCommand): void {
+    if (this.lost === undefined) this.post({ type: 'generate', command });
+  }
+
+  onGeneration(listener: GenerationListener): void {
+    this.generation = listener;
   }
 
   open(modelPath: string, options: ort.InferenceSession.SessionOptions): Promise<void> {
@@ -195,6 +216,9 @@ class ThreadedSession implements OnnxSession {
       case 'released':
         this.releasing?.();
         return;
+      case 'generation':
+        this.generation?.events(message.events);
+        return;
     }
   }
 
@@ -205,8 +229,10 @@ class ThreadedSession implements OnnxSession {
   }
 
   private loseThread(reason: string): void {
+    const first = this.lost === undefined;
     this.lost ??= reason;
     this.failAll(new Error(reason));
+    if (first) this.generation?.lost(reason);
   }
 
   private failAll(error: Error): void {

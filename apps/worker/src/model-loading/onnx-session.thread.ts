@@ -8,12 +8,17 @@
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { transferableBuffers } from './tensor-transfer.js';
+import { type RunStep, type StepOutputs } from '../generation/decode-batch.js';
+import { GenerationLoop } from '../generation/generation-loop.js';
+import { type GenerationCommand, type GenerationEvent } from '../generation/generation-protocol.js';
 
 /** Messages from the adapter. */
 export type ThreadRequest =
   | { type: 'open'; modelPath: string; options: ort.InferenceSession.SessionOptions }
   | { type: 'run'; id: number; feeds: Record<string, SerializedTensor>; outputNames?: string[] }
   | { type: 'release' }
+  /** To the generation loop of a decoder session (its KV cache stays on this thread). */
+  | { type: 'generate'; command: GenerationCommand }
   /** Test hook (WORKER_TEST_HOOKS only): the thread dies as a native crash would take it. */
   | { type: 'crash' };
 
@@ -26,7 +31,8 @@ export type ThreadReply =
     }
   | { type: 'result'; id: number; outputs: Record<string, SerializedTensor>; runMicros: number }
   | { type: 'failed'; id?: number; message: string }
-  | { type: 'released' };
+  | { type: 'released' }
+  | { type: 'generation'; events: GenerationEvent[] };
 
 /** A tensor as it crosses threads: onnxruntime's type name, data and dims. */
 export interface SerializedTensor {
@@ -39,6 +45,7 @@ const port = parentPort;
 if (!port) throw new Error('onnx-session.thread must run in a worker thread');
 
 let session: ort.InferenceSession | undefined;
+let generation: GenerationLoop | undefined;
 
 const reply = (message: ThreadReply, transfer: readonly ArrayBuffer[] = []): void =>
   port.postMessage(message, [...transfer]);
@@ -82,6 +89,9 @@ async function handle(request: ThreadRequest): Promise<void> {
         reply({ type: 'failed', id: request.id, message: messageOf(error) });
       }
       return;
+    case 'generate':
+      handleGeneration(request.command);
+      return;
     case 'crash':
       process.exit(70);
       return;
@@ -92,3 +102,34 @@ async function handle(request: ThreadRequest): Promise<void> {
       return;
   }
 }
+
+/** The generation loop runs here, next to the session: each step is one `runDecoderStep`. */
+function handleGeneration(command: GenerationCommand): void {
+  if (command.type === 'start') {
+    generation = new GenerationLoop(command.layout, command.limits, runDecoderStep, (events) =>
+      reply({ type: 'generation', events }),
+    );
+    return;
+  }
+  if (generation) generation.handle(command);
+  else if (command.type === 'add') {
+    const message = 'the generation loop was not started (not a text-generation model)';
+    reply({ type: 'generation', events: [{ type: 'ended', seq: command.seq, reason: 'failed', message }] });
+  }
+}
+
+const RUNTIME_TYPE = { INT64: 'int64', FP32: 'float32' } as const;
+
+const runDecoderStep: RunStep = async (feeds) => {
+  if (!session) throw new Error('the session is not open');
+  const tensors: Record<string, ort.Tensor> = {};
+  for (const [name, tensor] of Object.entries(feeds)) {
+    const type = RUNTIME_TYPE[tensor.datatype as keyof typeof RUNTIME_TYPE];
+    tensors[name] = new ort.Tensor(type, tensor.data, tensor.dims);
+  }
+  const results = await session.run(tensors);
+  const outputs: StepOutputs = {};
+  for (const [name, tensor] of Object.entries(results))
+    outputs[name] = { dims: tensor.dims, data: tensor.data };
+  return outputs;
+};

@@ -1,4 +1,5 @@
-import { type ModelSpec } from '@modelgate/contracts';
+import { ErrorCode, type ModelSpec, ModelgateError } from '@modelgate/contracts';
+import { type GenerationRunner } from '../generation/generation-runner.js';
 import { type ModelRunner } from '../serving/model-runner.js';
 import { type ExecutionProviderName } from './execution-providers.js';
 import { type OnnxSession, type TensorDeclaration } from './onnx-session.adapter.js';
@@ -22,7 +23,10 @@ export interface ServedModel {
   sessions: OnnxSession[];
   inputs: readonly TensorDeclaration[];
   outputs: readonly TensorDeclaration[];
+  /** Encoder models: the dynamic batcher in front of the sessions. */
   runner?: ModelRunner;
+  /** text-generation models: the continuous-batching front of the sessions' decode loops. */
+  generator?: GenerationRunner;
 }
 
 /** A copy of `spec` with nothing loaded yet. */
@@ -33,4 +37,29 @@ export function emptyCopy(spec: ModelSpec): ServedModel {
 /** Orders copies of one model: READY before any other state. */
 export function readiness(model: ServedModel): number {
   return model.state === 'READY' ? 1 : 0;
+}
+
+/** The two ways to run a model: encoders take ModelInfer, text-generation models ModelGenerate. */
+export type ServingMethod = 'ModelInfer' | 'ModelGenerate';
+
+/** Why `model` cannot take a `method` call now (not READY, or the other method's model), or undefined. */
+export function servingRefusal(model: ServedModel, method: ServingMethod): ModelgateError | undefined {
+  if (model.state !== 'READY' || (!model.runner && !model.generator)) {
+    const why =
+      model.state === 'FAILED' ? `failed: ${model.reason ?? 'unknown reason'}` : model.state.toLowerCase();
+    return new ModelgateError(ErrorCode.MODEL_NOT_READY, `model '${model.spec.id}' is not ready (${why})`);
+  }
+  if (method === 'ModelInfer' && !model.runner) {
+    return new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `model '${model.spec.id}' is a text-generation model: use ModelGenerate, not ModelInfer`,
+    );
+  }
+  if (method === 'ModelGenerate' && !model.generator) {
+    return new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `model '${model.spec.id}' is a ${model.spec.task} model: ModelGenerate serves text-generation models only; use ModelInfer`,
+    );
+  }
+  return undefined;
 }

@@ -1,3 +1,5 @@
+import { DecodeBatch, type StepFeeds } from '../generation/decode-batch.js';
+import { type DecoderLayout } from '../generation/decoder-layout.js';
 import { type OnnxSession, type TensorDeclaration, type WorkerTensor } from './onnx-session.adapter.js';
 
 /** Sequence length the warm-up request uses for dynamic non-batch dims. */
@@ -47,6 +49,28 @@ export async function warmUp(sessions: readonly OnnxSession[]): Promise<number> 
     if (!feeds) continue;
     const started = performance.now();
     await session.run(feeds);
+    slowest = Math.max(slowest, performance.now() - started);
+  }
+  return slowest;
+}
+
+/**
+ * Warms a decoder's sessions up the way generation runs them: a one-token prefill (cache inputs
+ * with past_sequence 0), then one decode step on its cache. Returns the slowest session in ms.
+ */
+export async function warmUpDecoder(
+  sessions: readonly OnnxSession[],
+  layout: DecoderLayout,
+): Promise<number> {
+  let slowest = 0;
+  for (const session of sessions) {
+    const started = performance.now();
+    const batch = new DecodeBatch<number>(
+      layout,
+      async (feeds: StepFeeds) => (await session.run(feeds)).outputs,
+    );
+    await batch.prefill([{ id: 0, promptIds: [0] }]);
+    await batch.step(new Map([[0, 0]]));
     slowest = Math.max(slowest, performance.now() - started);
   }
   return slowest;

@@ -60,7 +60,7 @@ export class InferenceController {
 
   @GrpcMethod('GRPCInferenceService', 'ServerMetadata')
   serverMetadata(): { name: string; version: string; extensions: string[] } {
-    return { name: SERVER_NAME, version: SERVER_VERSION, extensions: [] };
+    return { name: SERVER_NAME, version: SERVER_VERSION, extensions: ['modelgate_generate'] };
   }
 
   @GrpcMethod('GRPCInferenceService', 'ModelMetadata')

@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { DecodeBatch, type StepFeeds, type StepOutputs, gatherCache } from './decode-batch.js';
+import { type DecoderLayout } from './decoder-layout.js';
+
+const layout: DecoderLayout = { layers: 2, heads: 2, headSize: 2, hasPositionIds: true };
+
+/**
+ * A fake decoder: each cache position holds (token, position) in every head and layer, and the
+ * logits of a row's last position name (through `histories`) the (token, position) pairs that row
+ * sees: its unmasked past plus its own tokens. A feed that misaligns the mask, the positions or
+ * the cache shows up as a wrong history.
+ */
+function fakeDecoder() {
+  const histories: string[] = [];
+  const feedsSeen: StepFeeds[] = [];
+  const outputsSeen: StepOutputs[] = [];
+  const runStep = (feeds: StepFeeds): Promise<StepOutputs> => {
+    feedsSeen.push(feeds);
+    const [rows = 0, tokens = 0] = feeds.input_ids!.dims;
+    const past = feeds['past_key_values.0.key']!;
+    const width = past.dims[2]!;
+    expect(feeds.attention_mask!.dims).toEqual([rows, width + tokens]);
+    const outWidth = width + tokens;
+    const present = new Float32Array(rows * layout.heads * outWidth * layout.headSize);
+    const logits = new Float32Array(rows * tokens * 1);
+    for (let row = 0; row < rows; row++) {
+      const seen: Array<[number, number]> = [];
+      for (let p = 0; p < outWidth; p++) {
+        let pair: [number, number];
+        if (p < width) {
+          const at = (row * layout.heads * width + p) * layout.headSize;
+          pair = [past.data[at] as number, past.data[at + 1] as number];
+        } else {
+          const i = row * tokens + p - width;
+          pair = [Number(feeds.input_ids!.data[i]), Number(feeds.position_ids!.data[i])];
+        }
+        for (let h = 0; h < layout.heads; h++) {
+          const at = ((row * layout.heads + h) * outWidth + p) * layout.headSize;
+          present.set(pair, at);
+        }
+        if (feeds.attention_mask!.data[row * outWidth + p] === 1n) seen.push(pair);
+      }
+      histories.push(JSON.stringify(seen));
+      logits[row * tokens + tokens - 1] = histories.length - 1;
+    }
+    const outputs: StepOutputs = { logits: { dims: [rows, tokens, 1], data: logits } };
+    for (let layer = 0; layer < layout.layers; layer++) {
+      for (const part of ['key', 'value']) {
+        outputs[`present.${layer}.${part}`] = {
+          dims: [rows, layout.heads, outWidth, layout.headSize],
+          data: layer === 0 && part === 'key' ? present : present.slice(),
+        };
+      }
+    }
+    outputsSeen.push(outputs);
+    return Promise.resolve(outputs);
+  };
+  /** The (token, position) pairs the step's logits for `id` saw. */
+  const seenBy = (result: { logits: Float32Array; offsets: Map<string, number> }, id: string) =>
+    JSON.parse(histories[result.logits[result.offsets.get(id)!]!]!) as Array<[number, number]>;
+  return { runStep, seenBy, feedsSeen, outputsSeen };
+}
+
+const pairs = (tokens: number[]) => tokens.map((token, position) => [token, position]);
+
+describe('DecodeBatch', () => {
+  it('prefills prompts of different lengths together, left-padded, each seeing only its own tokens', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    const result = await batch.prefill([
+      { id: 'a', promptIds: [5, 6, 7] },
+      { id: 'b', promptIds: [9] },
+    ]);
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([5, 6, 7]));
+    expect(fake.seenBy(result, 'b')).toEqual(pairs([9]));
+    expect(batch.ids).toEqual(['a', 'b']);
+    expect(batch.width).toBe(3);
+    expect([batch.lengthOf('a'), batch.lengthOf('b')]).toEqual([3, 1]);
+  });
+
+  it('decodes sequences of different lengths in one step with position_ids at each length', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await batch.prefill([
+      { id: 'a', promptIds: [5, 6, 7] },
+      { id: 'b', promptIds: [9] },
+    ]);
+    let result = await batch.step(
+      new Map([
+        ['a', 20],
+        ['b', 30],
+      ]),
+    );
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([5, 6, 7, 20]));
+    expect(fake.seenBy(result, 'b')).toEqual(pairs([9, 30]));
+    result = await batch.step(
+      new Map([
+        ['a', 21],
+        ['b', 31],
+      ]),
+    );
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([5, 6, 7, 20, 21]));
+    expect(fake.seenBy(result, 'b')).toEqual(pairs([9, 30, 31]));
+    expect(Number(fake.feedsSeen.at(-1)!.position_ids!.data[1])).toBe(2);
+  });
+
+  it('feeds the last present as the next past while the membership does not change', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await batch.prefill([{ id: 'a', promptIds: [1, 2] }]);
+    await batch.step(new Map([['a', 3]]));
+    await batch.step(new Map([['a', 4]]));
+    expect(fake.feedsSeen[2]!['past_key_values.1.value']!.data).toBe(
+      fake.outputsSeen[1]!['present.1.value']!.data,
+    );
+    expect(fake.feedsSeen[1]!['past_key_values.1.value']!.data).toBe(
+      fake.outputsSeen[0]!['present.1.value']!.data,
+    );
+  });
+
+  it('merges a prefilled joiner into a running batch between steps, padding the narrower side', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await batch.prefill([{ id: 'a', promptIds: [1] }]);
+    await batch.step(new Map([['a', 2]]));
+    const joined = await batch.prefill([{ id: 'b', promptIds: [7, 8, 9, 10] }]);
+    expect(fake.seenBy(joined, 'b')).toEqual(pairs([7, 8, 9, 10]));
+    expect(batch.ids).toEqual(['a', 'b']);
+    expect(batch.width).toBe(4);
+    const result = await batch.step(
+      new Map([
+        ['a', 3],
+        ['b', 11],
+      ]),
+    );
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([1, 2, 3]));
+    expect(fake.seenBy(result, 'b')).toEqual(pairs([7, 8, 9, 10, 11]));
+  });
+
+  it('cuts leaving sequences out and shrinks the cache to the longest remaining one', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await batch.prefill([
+      { id: 'long', promptIds: [1, 2, 3, 4, 5] },
+      { id: 'b', promptIds: [6] },
+      { id: 'c', promptIds: [7, 8] },
+    ]);
+    batch.remove(['long']);
+    expect(batch.ids).toEqual(['b', 'c']);
+    expect(batch.width).toBe(2);
+    const result = await batch.step(
+      new Map([
+        ['b', 60],
+        ['c', 70],
+      ]),
+    );
+    expect(fake.seenBy(result, 'b')).toEqual(pairs([6, 60]));
+    expect(fake.seenBy(result, 'c')).toEqual(pairs([7, 8, 70]));
+    batch.remove(['b', 'c']);
+    expect(batch.size).toBe(0);
+    expect(batch.width).toBe(0);
+  });
+
+  it('refuses a step that misses a member’s pending token', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await batch.prefill([{ id: 'a', promptIds: [1] }]);
+    await expect(batch.step(new Map())).rejects.toThrow(/no pending token/);
+  });
+});
+
+describe('gatherCache', () => {
+  it('right-aligns each row in the widest one and zero-fills the padding', () => {
+    const one: DecoderLayout = { layers: 1, heads: 1, headSize: 1, hasPositionIds: false };
+    const a = { lengths: [2], width: 3, tensors: [Float32Array.of(0, 1, 2), Float32Array.of(0, 3, 4)] };
+    const b = {
+      lengths: [1, 3],
+      width: 3,
+      tensors: [Float32Array.of(0, 0, 5, 6, 7, 8), Float32Array.of(0, 0, 9, 1, 1, 1)],
+    };
+    const gathered = gatherCache(
+      one,
+      [a, b],
+      [
+        [1, 0],
+        [0, 0],
+      ],
+    );
+    expect(gathered).toEqual({
+      lengths: [1, 2],
+      width: 2,
+      tensors: [Float32Array.of(0, 5, 1, 2), Float32Array.of(0, 9, 3, 4)],
+    });
+  });
+});

@@ -1,0 +1,258 @@
+/**
+ * The running batch of a decoder with a KV cache, independent of the model and of onnxruntime:
+ * it builds the feeds of each step and keeps the cache between steps, and a `runStep` function
+ * (onnxruntime on the session thread; a fake in unit tests) computes them.
+ *
+ * Layout: the batch's cache is one [batch, heads, width, head_size] tensor per layer and part
+ * (key, value). A sequence with `length` cached tokens holds the LAST `length` positions of its
+ * row; the positions before them are left padding, hidden by a 0 in `attention_mask`, so
+ * sequences of different lengths decode together exactly. Each step feeds every sequence's one
+ * pending token at position_ids = its length; `present` (width + 1) becomes the next `past` as it
+ * is while the membership does not change. Joining sequences are prefilled on their own and
+ * merged in (the narrower side gains left padding); leaving ones are cut out and the width
+ * shrinks to the longest remaining sequence.
+ */
+import { type DecoderLayout } from './decoder-layout.js';
+
+/** A tensor fed to or read from a step (OIP datatype names; WorkerTensor-compatible). */
+export interface StepTensor {
+  datatype: string;
+  dims: number[];
+  data: BigInt64Array | Float32Array;
+}
+
+/** Feeds of one step, by input name. */
+export type StepFeeds = Record<string, StepTensor>;
+
+/** Outputs of one step, by output name (`logits`, `present.N.key/value`). */
+export type StepOutputs = Record<string, { dims: readonly number[]; data: unknown }>;
+
+/** Runs the decoder once on `feeds`. */
+export type RunStep = (feeds: StepFeeds) => Promise<StepOutputs>;
+
+/** The next-token logits of each sequence after a step: `vocabSize` floats from `offsets.get(id)`. */
+export interface StepLogits<Id> {
+  logits: Float32Array;
+  vocabSize: number;
+  offsets: Map<Id, number>;
+}
+
+/** Cache of some sequences: one tensor per layer and part, [rows, heads, width, headSize]. */
+export interface CacheBlock {
+  /** Cached tokens per row (each ≤ width), right-aligned in the row. */
+  lengths: number[];
+  width: number;
+  /** layer 0 key, layer 0 value, layer 1 key, ... */
+  tensors: Float32Array[];
+}
+
+/** Names of the cache inputs and outputs, in CacheBlock.tensors order. */
+export function cacheNames(layout: DecoderLayout): { past: string[]; present: string[] } {
+  const past: string[] = [];
+  const present: string[] = [];
+  for (let layer = 0; layer < layout.layers; layer++) {
+    for (const part of ['key', 'value']) {
+      past.push(`past_key_values.${layer}.${part}`);
+      present.push(`present.${layer}.${part}`);
+    }
+  }
+  return { past, present };
+}
+
+/**
+ * Rows `rows` of `blocks` (block index, row index) stacked in that order into one block as wide
+ * as its longest sequence; each sequence keeps its last `length` positions, padding is zeros.
+ */
+export function gatherCache(
+  layout: DecoderLayout,
+  blocks: readonly CacheBlock[],
+  rows: ReadonlyArray<readonly [block: number, row: number]>,
+): CacheBlock {
+  const { heads, headSize } = layout;
+  const lengths = rows.map(([b, r]) => blocks[b]?.lengths[r] ?? 0);
+  const width = Math.max(0, ...lengths);
+  const count = layout.layers * 2;
+  const tensors: Float32Array[] = [];
+  for (let t = 0; t < count; t++) {
+    const out = new Float32Array(rows.length * heads * width * headSize);
+    rows.forEach(([b, r], dst) => {
+      const block = blocks[b];
+      const source = block?.tensors[t];
+      if (!block || !source) throw new Error(`no cache row ${r} in block ${b}`);
+      const length = block.lengths[r] ?? 0;
+      for (let h = 0; h < heads; h++) {
+        const from = ((r * heads + h) * block.width + block.width - length) * headSize;
+        const to = ((dst * heads + h) * width + width - length) * headSize;
+        out.set(source.subarray(from, from + length * headSize), to);
+      }
+    });
+    tensors.push(out);
+  }
+  return { lengths, width, tensors };
+}
+
+/** The running sequences of one decoder session and their cache. */
+export class DecodeBatch<Id> {
+  private members: Id[] = [];
+  private cache: CacheBlock;
+  private readonly names: { past: string[]; present: string[] };
+
+  constructor(
+    private readonly layout: DecoderLayout,
+    private readonly runStep: RunStep,
+  ) {
+    this.names = cacheNames(layout);
+    this.cache = { lengths: [], width: 0, tensors: this.names.past.map(() => new Float32Array(0)) };
+  }
+
+  /** The sequences in the batch, in row order. */
+  get ids(): readonly Id[] {
+    return this.members;
+  }
+
+  /** Sequences in the batch. */
+  get size(): number {
+    return this.members.length;
+  }
+
+  /** Padded cache width (positions per row). */
+  get width(): number {
+    return this.cache.width;
+  }
+
+  /** Tokens in `id`'s cache (its prompt and fed tokens), or undefined when it is not a member. */
+  lengthOf(id: Id): number | undefined {
+    const row = this.members.indexOf(id);
+    return row < 0 ? undefined : this.cache.lengths[row];
+  }
+
+  /**
+   * Prefills `joiners` together (prompts left-padded to the longest), merges them into the batch
+   * (the next step feeds each its first generated token) and returns their next-token logits.
+   */
+  async prefill(joiners: ReadonlyArray<{ id: Id; promptIds: readonly number[] }>): Promise<StepLogits<Id>> {
+    const rows = joiners.length;
+    const width = Math.max(...joiners.map((j) => j.promptIds.length));
+    if (rows === 0 || width < 1) throw new Error('prefill needs at least one non-empty prompt');
+    const ids = new BigInt64Array(rows * width);
+    const mask = new BigInt64Array(rows * width);
+    const positions = new BigInt64Array(rows * width).fill(1n); // padding: as transformers fills it
+    joiners.forEach(({ promptIds }, row) => {
+      const pad = width - promptIds.length;
+      promptIds.forEach((token, i) => {
+        ids[row * width + pad + i] = BigInt(token);
+        mask[row * width + pad + i] = 1n;
+        positions[row * width + pad + i] = BigInt(i);
+      });
+    });
+    const empty = this.emptyCache(rows);
+    const outputs = await this.runStep(this.feeds(ids, mask, positions, [rows, width], empty));
+    const logits = this.readLogits(
+      outputs,
+      joiners.map((j) => j.id),
+    );
+    const fresh: CacheBlock = {
+      lengths: joiners.map((j) => j.promptIds.length),
+      width,
+      tensors: this.readPresent(outputs, rows, width),
+    };
+    if (this.members.length === 0) {
+      this.cache = fresh; // nothing to merge with: the prefill's present is the batch's past
+    } else {
+      const current = this.members.map((_, row) => [0, row] as const);
+      const joining = joiners.map((_, row) => [1, row] as const);
+      this.cache = gatherCache(this.layout, [this.cache, fresh], [...current, ...joining]);
+    }
+    this.members = [...this.members, ...joiners.map((j) => j.id)];
+    return logits;
+  }
+
+  /** One decode step: feeds each member's pending token (`tokens` must name every member). */
+  async step(tokens: ReadonlyMap<Id, number>): Promise<StepLogits<Id>> {
+    const rows = this.members.length;
+    if (rows === 0) throw new Error('a decode step needs at least one sequence');
+    const { width, lengths } = this.cache;
+    const ids = new BigInt64Array(rows);
+    const mask = new BigInt64Array(rows * (width + 1));
+    const positions = new BigInt64Array(rows);
+    this.members.forEach((id, row) => {
+      const token = tokens.get(id);
+      if (token === undefined) throw new Error(`no pending token for sequence ${String(id)}`);
+      const length = lengths[row] ?? 0;
+      ids[row] = BigInt(token);
+      positions[row] = BigInt(length);
+      mask.fill(1n, row * (width + 1) + width - length, (row + 1) * (width + 1));
+    });
+    const outputs = await this.runStep(this.feeds(ids, mask, positions, [rows, 1], this.cache));
+    const logits = this.readLogits(outputs, this.members);
+    // present is [rows, heads, width + 1, headSize] with every sequence still right-aligned.
+    this.cache = {
+      lengths: lengths.map((length) => length + 1),
+      width: width + 1,
+      tensors: this.readPresent(outputs, rows, width + 1),
+    };
+    return logits;
+  }
+
+  /** Takes `leaving` out of the batch; the cache shrinks to the longest remaining sequence. */
+  remove(leaving: Iterable<Id>): void {
+    const gone = new Set(leaving);
+    const rows: Array<readonly [number, number]> = [];
+    this.members.forEach((id, row) => {
+      if (!gone.has(id)) rows.push([0, row]);
+    });
+    if (rows.length === this.members.length) return;
+    this.cache = gatherCache(this.layout, [this.cache], rows);
+    this.members = rows.map(([, row]) => this.members[row]!);
+  }
+
+  private emptyCache(rows: number): CacheBlock {
+    return {
+      lengths: new Array<number>(rows).fill(0),
+      width: 0,
+      tensors: this.names.past.map(() => new Float32Array(0)),
+    };
+  }
+
+  private feeds(
+    ids: BigInt64Array,
+    mask: BigInt64Array,
+    positions: BigInt64Array,
+    [rows, tokens]: [number, number],
+    past: CacheBlock,
+  ): StepFeeds {
+    const feeds: StepFeeds = {
+      input_ids: { datatype: 'INT64', dims: [rows, tokens], data: ids },
+      attention_mask: { datatype: 'INT64', dims: [rows, past.width + tokens], data: mask },
+    };
+    if (this.layout.hasPositionIds)
+      feeds.position_ids = { datatype: 'INT64', dims: [rows, tokens], data: positions };
+    const dims = [rows, this.layout.heads, past.width, this.layout.headSize];
+    this.names.past.forEach((name, t) => {
+      feeds[name] = { datatype: 'FP32', dims: [...dims], data: past.tensors[t] ?? new Float32Array(0) };
+    });
+    return feeds;
+  }
+
+  private readLogits(outputs: StepOutputs, ids: readonly Id[]): StepLogits<Id> {
+    const output = outputs.logits;
+    if (!output || !(output.data instanceof Float32Array) || output.dims.length !== 3) {
+      throw new Error('the decoder gave no FP32 logits [batch, sequence, vocab]');
+    }
+    const [, sequence = 0, vocabSize = 0] = output.dims;
+    const offsets = new Map<Id, number>();
+    ids.forEach((id, row) => offsets.set(id, (row * sequence + sequence - 1) * vocabSize));
+    return { logits: output.data, vocabSize, offsets };
+  }
+
+  private readPresent(outputs: StepOutputs, rows: number, width: number): Float32Array[] {
+    const expected = rows * this.layout.heads * width * this.layout.headSize;
+    return this.names.present.map((name) => {
+      const output = outputs[name];
+      if (!output || !(output.data instanceof Float32Array) || output.data.length !== expected) {
+        throw new Error(`the decoder gave no FP32 '${name}' of ${expected} values`);
+      }
+      return output.data;
+    });
+  }
+}

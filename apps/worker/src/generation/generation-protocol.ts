@@ -1,0 +1,61 @@
+/**
+ * What crosses between the worker's main thread (GenerationRunner) and a session thread's
+ * generation loop. Only commands and token events cross; the KV cache never leaves the thread.
+ * Times are epoch milliseconds (Date.now() is shared by the threads of a process).
+ */
+import { type GenerationLimits, type SamplingParams } from '@modelgate/generation';
+import { type DecoderLayout } from './decoder-layout.js';
+
+/**
+ * Test hook (WORKER_TEST_HOOKS only): once this sequence has generated `afterTokens` tokens, the
+ * loop pauses before its next step until `untilWaiting` sequences wait to join, this sequence
+ * is cancelled, or the model starts draining. Makes "a sequence joins a running batch" and "a held loop" deterministic.
+ */
+export interface LoopPause {
+  afterTokens: number;
+  untilWaiting: number;
+}
+
+/** One sequence to generate. */
+export interface GenerationAdd {
+  type: 'add';
+  /** Id of the sequence, unique per session. */
+  seq: number;
+  promptIds: number[];
+  maxNewTokens: number;
+  eosTokenIds: number[];
+  sampling: SamplingParams;
+  /** When it was admitted. */
+  enqueuedAtMs: number;
+  /** When it must have finished; past it the sequence ends with `deadline`. */
+  deadlineMs?: number;
+  /** Test hook; see {@link LoopPause}. */
+  pause?: LoopPause;
+}
+
+/** Commands to the loop. */
+export type GenerationCommand =
+  /** Sets the loop up (once, before any add). */
+  | { type: 'start'; layout: DecoderLayout; limits: GenerationLimits }
+  | GenerationAdd
+  /** The caller went away: the sequence leaves (or never starts) at the next step. */
+  | { type: 'cancel'; seq: number }
+  /** The model drains: a test pause must not hold it. */
+  | { type: 'resume' };
+
+/** Events from the loop. */
+export type GenerationEvent =
+  /** The sequence's prefill begins; it waited `queueMicros`. */
+  | { type: 'started'; seq: number; queueMicros: number }
+  /** New tokens; `finishReason` on the last ones. `computeMicros`: model time of its steps so far. */
+  | {
+      type: 'tokens';
+      seq: number;
+      tokenIds: number[];
+      finishReason?: 'eos' | 'length';
+      computeMicros: number;
+    }
+  /** The sequence ended without finishing (after its `started`, or instead of it). */
+  | { type: 'ended'; seq: number; reason: 'cancelled' | 'deadline' | 'failed'; message: string }
+  /** One model run: a prefill of joining sequences or a decode step of the running batch. */
+  | { type: 'step'; phase: 'prefill' | 'decode'; sequences: number; micros: number };

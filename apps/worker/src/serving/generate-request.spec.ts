@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { decodeGenerateRequest } from './generate-request.js';
+
+const base = { model_name: 'gpt', input_ids: ['464', '2068'], max_new_tokens: 5 };
+
+describe('decodeGenerateRequest', () => {
+  it('decodes a greedy request, int64 ids as the proto loader gives them', () => {
+    expect(decodeGenerateRequest({ ...base, eos_token_ids: ['50256'] }, 50257)).toEqual({
+      promptIds: [464, 2068],
+      maxNewTokens: 5,
+      eosTokenIds: [50256],
+      sampling: { doSample: false, temperature: 1, topK: 0, topP: 1 },
+    });
+  });
+
+  it('keeps the sampling fields and the seed of a sampled request; top_p 0 means off', () => {
+    const decoded = decodeGenerateRequest(
+      { ...base, do_sample: true, temperature: 0.7, top_k: 40, top_p: 0, has_seed: true, seed: '42' },
+      undefined,
+    );
+    expect(decoded.sampling).toEqual({ doSample: true, temperature: 0.7, topK: 40, topP: 1, seed: 42 });
+  });
+
+  it.each([
+    [{ input_ids: [] }, /input_ids must hold at least one token id/],
+    [{ input_ids: ['50257'] }, /input_ids\[0\] must be a token id from 0 to 50256, got 50257/],
+    [{ input_ids: ['-1'] }, /input_ids\[0\]/],
+    [{ max_new_tokens: 0 }, /max_new_tokens must be an integer from 1 to/],
+    [{ do_sample: true, temperature: 0 }, /temperature must be > 0 when do_sample is set/],
+    [{ do_sample: true, top_p: 1.5 }, /top_p must be in \(0, 1\]/],
+    [
+      { do_sample: true, has_seed: true, seed: String(2 ** 60) },
+      /seed must be an integer from 0 to 2\^53 - 1/,
+    ],
+  ])('refuses %o with INVALID_ARGUMENT', (fields, message) => {
+    let thrown: unknown;
+    try {
+      decodeGenerateRequest({ ...base, ...fields }, 50257);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect((thrown as Error).message).toMatch(message);
+  });
+
+  it('ignores the sampling fields of a greedy request', () => {
+    expect(decodeGenerateRequest({ ...base, temperature: 0, top_p: 7 }, 50257).sampling.doSample).toBe(false);
+  });
+});

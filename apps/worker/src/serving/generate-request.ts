@@ -1,0 +1,90 @@
+/**
+ * ModelGenerate's messages as @grpc/proto-loader hands them to us (`keepCase`, `longs: String`,
+ * `defaults: false`), and the check that turns a request into what the GenerationRunner takes.
+ */
+import { ErrorCode, type Int64Like, ModelgateError, int64ToBigInt } from '@modelgate/contracts';
+import { MAX_NEW_TOKENS_LIMIT } from '@modelgate/generation';
+import { type GenerateRequest } from '../generation/generation-runner.js';
+
+export interface ModelGenerateRequestMessage {
+  model_name: string;
+  model_version?: string;
+  id?: string;
+  input_ids?: Int64Like[];
+  max_new_tokens?: number;
+  eos_token_ids?: Int64Like[];
+  do_sample?: boolean;
+  temperature?: number;
+  top_k?: number;
+  top_p?: number;
+  has_seed?: boolean;
+  seed?: Int64Like;
+}
+
+export interface ModelGenerateResponseMessage {
+  model_name: string;
+  model_version: string;
+  id: string;
+  token_ids: string[];
+  finish_reason: string;
+  prompt_tokens: number;
+  generated_tokens: number;
+  queue_micros: string;
+  compute_micros: string;
+}
+
+/**
+ * The runner's request from `message`, or INVALID_ARGUMENT naming the bad field: at least one
+ * input id, every id in [0, vocabSize) when the vocabulary is known (an id out of range would
+ * fail the whole running batch), max_new_tokens from 1 to MAX_NEW_TOKENS_LIMIT, and with
+ * do_sample a temperature > 0, top_p in [0, 1] and a seed below 2^53.
+ */
+export function decodeGenerateRequest(
+  message: ModelGenerateRequestMessage,
+  vocabSize: number | undefined,
+): GenerateRequest {
+  const promptIds = tokenIds(message.input_ids ?? [], 'input_ids', vocabSize);
+  if (promptIds.length === 0) throw invalid('input_ids must hold at least one token id');
+  const maxNewTokens = message.max_new_tokens ?? 0;
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1 || maxNewTokens > MAX_NEW_TOKENS_LIMIT) {
+    throw invalid(`max_new_tokens must be an integer from 1 to ${MAX_NEW_TOKENS_LIMIT}, got ${maxNewTokens}`);
+  }
+  const eosTokenIds = tokenIds(message.eos_token_ids ?? [], 'eos_token_ids', undefined);
+  const doSample = message.do_sample === true;
+  const temperature = message.temperature ?? 1;
+  const topK = message.top_k ?? 0;
+  const topP = message.top_p === undefined || message.top_p === 0 ? 1 : message.top_p;
+  let seed: number | undefined;
+  if (doSample) {
+    if (!(temperature > 0) || !Number.isFinite(temperature)) {
+      throw invalid(`temperature must be > 0 when do_sample is set, got ${temperature}`);
+    }
+    if (!(topP > 0 && topP <= 1)) throw invalid(`top_p must be in (0, 1], got ${topP}`);
+    if (message.has_seed === true) {
+      seed = Number(int64ToBigInt(message.seed ?? 0, 'seed'));
+      if (!Number.isSafeInteger(seed) || seed < 0)
+        throw invalid(`seed must be an integer from 0 to 2^53 - 1, got ${seed}`);
+    }
+  }
+  return {
+    promptIds,
+    maxNewTokens,
+    eosTokenIds,
+    sampling: { doSample, temperature, topK, topP, ...(seed === undefined ? {} : { seed }) },
+  };
+}
+
+function tokenIds(values: readonly Int64Like[], field: string, vocabSize: number | undefined): number[] {
+  return values.map((value, index) => {
+    const id = Number(int64ToBigInt(value, field));
+    if (!Number.isSafeInteger(id) || id < 0 || (vocabSize !== undefined && id >= vocabSize)) {
+      const range = vocabSize === undefined ? 'a token id >= 0' : `a token id from 0 to ${vocabSize - 1}`;
+      throw invalid(`${field}[${index}] must be ${range}, got ${id}`);
+    }
+    return id;
+  });
+}
+
+function invalid(message: string): ModelgateError {
+  return new ModelgateError(ErrorCode.INVALID_ARGUMENT, message);
+}

@@ -1,0 +1,134 @@
+import { Controller, Inject, UseFilters } from '@nestjs/common';
+import { GrpcMethod } from '@nestjs/microservices';
+import { type Metadata, type ServerWritableStream } from '@grpc/grpc-js';
+import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
+import { modelLabels } from '@modelgate/observability';
+import { Observable, type Subscriber } from 'rxjs';
+import { type LoopPause } from '../generation/generation-protocol.js';
+import { WorkerMetrics } from '../metrics/worker-metrics.js';
+import { ModelManager } from '../model-loading/model-manager.js';
+import { type WorkerConfig } from '../worker.config.js';
+import { WORKER_CONFIG } from '../worker.tokens.js';
+import {
+  type ModelGenerateRequestMessage,
+  type ModelGenerateResponseMessage,
+  decodeGenerateRequest,
+} from './generate-request.js';
+import { GrpcExceptionFilter } from './grpc-exception.filter.js';
+
+/**
+ * Metadata key of the generation-pause test hook (honoured only with WORKER_TEST_HOOKS):
+ * `<afterTokens>:<untilWaiting>` — once this sequence has generated afterTokens tokens, its
+ * model's loop pauses until untilWaiting sequences wait to join, or this call is cancelled.
+ */
+export const TEST_GENERATION_PAUSE_HEADER = 'x-modelgate-test-generation-pause';
+
+/**
+ * modelgate's ModelGenerate (server streaming): one message per step that produced tokens, the
+ * last one with its finish reason. Errors before or during the stream go through the same filter
+ * and status table as ModelInfer; a call that goes away cancels its sequence.
+ */
+@Controller()
+@UseFilters(GrpcExceptionFilter)
+export class GenerationController {
+  constructor(
+    private readonly models: ModelManager,
+    private readonly metrics: WorkerMetrics,
+    @Inject(WORKER_CONFIG) private readonly config: WorkerConfig,
+  ) {}
+
+  @GrpcMethod('GRPCInferenceService', 'ModelGenerate')
+  modelGenerate(
+    request: ModelGenerateRequestMessage,
+    metadata: Metadata,
+    call: ServerWritableStream<unknown, unknown>,
+  ): Observable<ModelGenerateResponseMessage> {
+    return new Observable((subscriber) => this.run(request, metadata, call, subscriber));
+  }
+
+  /** Starts the sequence; the returned teardown cancels it when the call ends early. */
+  private run(
+    request: ModelGenerateRequestMessage,
+    metadata: Metadata,
+    call: ServerWritableStream<unknown, unknown>,
+    subscriber: Subscriber<ModelGenerateResponseMessage>,
+  ): () => void {
+    let series = modelLabels('unknown');
+    const deadline = call.getDeadline();
+    const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+    let done = false;
+    const fail = (error: unknown): void => {
+      done = true;
+      let code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
+      // grpc-js cancels the call at its deadline; that race is still a deadline, not a cancel.
+      if (code === ErrorCode.CANCELLED && Date.now() >= deadlineMs) code = ErrorCode.DEADLINE_EXCEEDED;
+      this.metrics.generationRequests.inc({ ...series, status: code.toLowerCase() });
+      subscriber.error(
+        code === ErrorCode.DEADLINE_EXCEEDED && isModelgateError(error) && error.code !== code
+          ? new ModelgateError(code, 'deadline exceeded during generation')
+          : error,
+      );
+    };
+    try {
+      const model = this.models.requireGenerator(request.model_name, request.model_version || undefined);
+      series = modelLabels(model.spec.id);
+      const logits = model.outputs.find((output) => output.name === 'logits');
+      const vocab = logits?.dims[2];
+      const decoded = decodeGenerateRequest(request, vocab !== undefined && vocab > 0 ? vocab : undefined);
+      const base = {
+        model_name: model.spec.name,
+        model_version: model.spec.version,
+        id: request.id ?? '',
+        prompt_tokens: decoded.promptIds.length,
+      };
+      let generated = 0;
+      let queueMicros = 0;
+      let first = true;
+      const pause = this.config.WORKER_TEST_HOOKS ? pauseFrom(metadata) : undefined;
+      const cancel = model.generator.generate(
+        decoded,
+        {
+          ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
+          ...(pause ? { pause } : {}),
+        },
+        {
+          started: (micros) => {
+            queueMicros = micros;
+          },
+          tokens: (tokenIds, finishReason, computeMicros) => {
+            generated += tokenIds.length;
+            subscriber.next({
+              ...base,
+              token_ids: tokenIds.map(String),
+              finish_reason: finishReason ?? '',
+              generated_tokens: generated,
+              queue_micros: String(first ? queueMicros : 0),
+              compute_micros: String(computeMicros),
+            });
+            first = false;
+            if (finishReason !== undefined) {
+              done = true;
+              this.metrics.generationRequests.inc({ ...series, status: 'ok' });
+              subscriber.complete();
+            }
+          },
+          failed: fail,
+        },
+      );
+      return () => {
+        if (!done) cancel();
+      };
+    } catch (error) {
+      fail(error);
+      return () => undefined;
+    }
+  }
+}
+
+function pauseFrom(metadata: Metadata): LoopPause | undefined {
+  const value = metadata.get(TEST_GENERATION_PAUSE_HEADER)[0];
+  if (typeof value !== 'string') return undefined;
+  const [afterTokens, untilWaiting] = value.split(':').map(Number);
+  if (!Number.isInteger(afterTokens) || !Number.isInteger(untilWaiting)) return undefined;
+  return { afterTokens: afterTokens!, untilWaiting: untilWaiting! };
+}
