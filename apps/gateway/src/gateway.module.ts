@@ -26,10 +26,14 @@ import { JobsController } from './async-jobs/jobs.controller.js';
 import { EndpointServabilityMonitor } from './health/endpoint-servability-monitor.js';
 import { HealthController } from './health/health.controller.js';
 import { GatewayLifecycle } from './lifecycle/gateway-lifecycle.js';
+import { V2GenerateController } from './kserve/v2-generate.controller.js';
 import { V2InferController } from './kserve/v2-infer.controller.js';
 import { V2RestController } from './kserve/v2-rest.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { CompletionsController } from './openai/completions.controller.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
+import { GenerationService } from './serving/generation/generation.service.js';
+import { generationCalls } from './serving/generation/serve-generation.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
 import { ServeService } from './serving/serve.service.js';
 import {
@@ -100,8 +104,10 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy,
 /** The gateway's Nest controllers (openapi/gateway-openapi.spec.ts checks each route is documented). */
 export const GATEWAY_CONTROLLERS = [
   V2InferController,
+  V2GenerateController,
   V2RestController,
   EmbeddingsController,
+  CompletionsController,
   JobsController,
   HealthController,
 ];
@@ -133,7 +139,9 @@ export class GatewayModule {
     const servability = new EndpointServabilityMonitor(tables, client);
     metrics.reportEndpointReadiness(() => servability.fresh());
     metrics.reportConfigRevision(() => tables.applied);
-    const serve = new ServeService(tables, client, metrics, new ShadowMirror(metrics));
+    const shadows = new ShadowMirror(metrics);
+    const generation = new GenerationService(tables, client, metrics, shadows);
+    const serve = new ServeService(tables, client, metrics, shadows, generationCalls(generation, metrics));
     const asyncInference = config.REDIS_URL
       ? new AsyncInference(
           serve,
@@ -196,6 +204,7 @@ export class GatewayModule {
         { provide: EndpointServabilityMonitor, useValue: servability },
         { provide: GatewayLifecycle, useValue: lifecycle },
         { provide: ServeService, useValue: serve },
+        { provide: GenerationService, useValue: generation },
         { provide: ASYNC_INFERENCE, useValue: asyncInference },
         SnapshotApplier,
       ],

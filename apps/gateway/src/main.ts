@@ -16,6 +16,7 @@ import { GatewayLifecycle, installClosingConnectionHook } from './lifecycle/gate
 import { shutDownOnSignals } from './lifecycle/termination-signals.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { gatewayOpenApiDocument } from './openapi/gateway-openapi.js';
+import { GenerationService } from './serving/generation/generation.service.js';
 import { installServeRoutes } from './serving/serve-routes.js';
 import { ServeService } from './serving/serve.service.js';
 import { PodPrimary } from './pod/pod-primary.js';
@@ -65,6 +66,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     metrics: app.get(GatewayMetrics),
     asyncInference: app.get<symbol, AsyncInference | undefined>(ASYNC_INFERENCE),
     logger,
+    generation: app.get(GenerationService),
   });
   if (config.GATEWAY_DOCS) await serveApiDocs(adapter.getInstance(), gatewayOpenApiDocument());
   // Not Nest's enableShutdownHooks: it would close the listener at once (lifecycle/graceful-shutdown.ts).

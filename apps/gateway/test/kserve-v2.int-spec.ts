@@ -55,7 +55,7 @@ describe('gateway: KServe v2 REST (health, metadata, model ready, infer) against
   it('answers server metadata, live and ready', async () => {
     expect(await get('/v2')).toEqual({
       status: 200,
-      body: { name: 'modelgate', version: MODELGATE_VERSION, extensions: [] },
+      body: { name: 'modelgate', version: MODELGATE_VERSION, extensions: ['generate'] },
     });
     expect(await get('/v2/health/live')).toEqual({ status: 200, body: { live: true } });
     expect(await get('/v2/health/ready')).toEqual({ status: 200, body: { ready: true } });

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { GrpcStatus, INFERENCE_PROTO_PATH, INFERENCE_SERVICE_NAME } from '@modelgate/contracts';
+import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-messages.js';
 import { type ModelInferRequestMessage, type ModelInferResponseMessage } from './infer-messages.js';
 import { type WorkerCallOptions, WorkerCallError, type WorkerChannel } from './worker-channel.js';
 
@@ -25,6 +26,7 @@ type UnaryMethod = protoLoader.MethodDefinition<object, object>;
 
 interface InferenceMethods {
   modelInfer: UnaryMethod;
+  modelGenerate: UnaryMethod;
   serverReady: UnaryMethod;
   modelReady: UnaryMethod;
 }
@@ -57,6 +59,7 @@ function loadInferenceMethods(): InferenceMethods {
   };
   return {
     modelInfer: method('ModelInfer'),
+    modelGenerate: method('ModelGenerate'),
     serverReady: method('ServerReady'),
     modelReady: method('ModelReady'),
   };
@@ -103,6 +106,37 @@ export class GrpcWorkerChannel implements WorkerChannel {
     return this.unary(inferenceMethods().modelInfer, request, options);
   }
 
+  async *modelGenerate(
+    request: ModelGenerateRequestMessage,
+    options: WorkerCallOptions,
+  ): AsyncGenerator<ModelGenerateResponseMessage> {
+    const { signal } = options;
+    if (signal?.aborted) throw new WorkerCallError(GrpcStatus.CANCELLED, 'the caller cancelled the call');
+    const method = inferenceMethods().modelGenerate;
+    const call = this.client.makeServerStreamRequest<object, ModelGenerateResponseMessage>(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize as (bytes: Buffer) => ModelGenerateResponseMessage,
+      request,
+      toMetadata(options),
+      { deadline: options.deadlineEpochMs },
+    );
+    let ended = false;
+    const onAbort = () => call.cancel();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const message of call as AsyncIterable<ModelGenerateResponseMessage>) yield message;
+      ended = true;
+    } catch (error) {
+      ended = true;
+      throw toWorkerCallError(error);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      // The consumer left early (break, return, a throw of its own): the worker frees the slot.
+      if (!ended) call.cancel();
+    }
+  }
+
   async serverReady(options: WorkerCallOptions): Promise<boolean> {
     const response = await this.unary<{ ready?: boolean }>(inferenceMethods().serverReady, {}, options);
     return response.ready === true;
@@ -126,8 +160,7 @@ export class GrpcWorkerChannel implements WorkerChannel {
     if (signal?.aborted) {
       return Promise.reject(new WorkerCallError(GrpcStatus.CANCELLED, 'the caller cancelled the call'));
     }
-    const metadata = new grpc.Metadata();
-    for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
+    const metadata = toMetadata(options);
     return new Promise<T>((resolve, reject) => {
       let onAbort: (() => void) | undefined;
       const call = this.client.makeUnaryRequest<object, object>(
@@ -149,4 +182,23 @@ export class GrpcWorkerChannel implements WorkerChannel {
       }
     });
   }
+}
+
+/** The call's gRPC metadata. */
+function toMetadata(options: WorkerCallOptions): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  for (const [key, value] of Object.entries(options.metadata ?? {})) metadata.set(key, value);
+  return metadata;
+}
+
+/** A stream's failure as a WorkerCallError (grpc-js emits a ServiceError with code and details). */
+function toWorkerCallError(error: unknown): WorkerCallError {
+  if (error instanceof WorkerCallError) return error;
+  const status = (error as Partial<grpc.ServiceError> | undefined)?.code;
+  if (typeof status === 'number') {
+    const details = (error as grpc.ServiceError).details;
+    return new WorkerCallError(status, details, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new WorkerCallError(GrpcStatus.INTERNAL, message, { cause: error });
 }

@@ -34,4 +34,12 @@ export {
   workerCallToModelgateError,
 } from './worker-errors.js';
 export { type WorkerGroupAddresses } from './worker-pool.js';
+export {
+  type GenerateCall,
+  type GenerateChunk,
+  type GenerateRequest,
+  decodeGenerateResponse,
+  encodeGenerateRequest,
+} from './generate-call.js';
+export { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-messages.js';
 export { type ModelInferRequestMessage, type ModelInferResponseMessage } from './infer-messages.js';

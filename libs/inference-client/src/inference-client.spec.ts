@@ -72,6 +72,10 @@ class FakeChannel implements WorkerChannel {
     return this.fleet.answer(this.address, request, options);
   }
 
+  modelGenerate(): AsyncIterable<never> {
+    throw new Error('generation is tested in generate-call.spec.ts');
+  }
+
   serverReady(): Promise<boolean> {
     return Promise.resolve(this.fleet.answers.get(this.address) === 'ok');
   }

@@ -1,4 +1,5 @@
 import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
+import { type GenerateCall, type GenerateRequest, startGeneration } from './generate-call.js';
 import { type GrpcChannelSettings, GrpcWorkerChannel } from './grpc-worker-channel.js';
 import {
   type DecodedInferResponse,
@@ -179,6 +180,27 @@ export class InferenceClient {
     }
   }
 
+  /**
+   * Starts ModelGenerate on the least loaded worker of the group and resolves once its first
+   * tokens arrived; the worker counts as loaded until the stream ends or is cancelled. Retries
+   * like `infer`, but only before the first message. Rejects (and the stream throws) with a
+   * ModelgateError mapped like `infer`'s.
+   */
+  generate(request: GenerateRequest): Promise<GenerateCall> {
+    if (this.pool.isClosed) {
+      return Promise.reject(new ModelgateError(ErrorCode.UNAVAILABLE, 'the inference client is closed'));
+    }
+    const host = {
+      now: this.now,
+      recordRequest: () => this.budget.recordRequest(),
+      pick: (addresses: readonly string[], tried: ReadonlySet<string>) => this.pick(addresses, tried),
+      acquire: (address: string) => this.pool.acquire(address),
+      recordOutcome: (address: string, status: number) => this.recordOutcome(address, status),
+      mayRetry: this.mayRetry.bind(this),
+    };
+    return startGeneration(host, request, candidates(request, this.pool));
+  }
+
   /** ServerReady on one worker; false when it says no or cannot be reached in time. */
   async serverReady(address: string, timeoutMs = this.healthTimeoutMs): Promise<boolean> {
     if (this.pool.isClosed) return false;
@@ -269,7 +291,7 @@ export class InferenceClient {
     attempt: number,
     addresses: readonly string[],
     tried: ReadonlySet<string>,
-    request: InferRequest,
+    request: { signal?: AbortSignal | undefined; deadlineEpochMs: number },
     failedAddress: string,
     dispatchedAt: number,
   ): boolean {
@@ -285,7 +307,10 @@ export class InferenceClient {
 }
 
 /** The addresses a request may go to: its own list, else its group's. */
-function candidates(request: InferRequest, pool: WorkerPool): readonly string[] {
+function candidates(
+  request: { addresses?: readonly string[] | undefined; workerGroup?: string | undefined },
+  pool: WorkerPool,
+): readonly string[] {
   if (request.addresses !== undefined) return [...new Set(request.addresses)];
   return request.workerGroup === undefined ? [] : pool.addressesOf(request.workerGroup);
 }

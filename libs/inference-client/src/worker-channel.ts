@@ -1,3 +1,4 @@
+import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-messages.js';
 import { type ModelInferRequestMessage, type ModelInferResponseMessage } from './infer-messages.js';
 
 /** Per-call settings a channel passes to gRPC. */
@@ -37,6 +38,15 @@ export interface WorkerChannel {
     request: ModelInferRequestMessage,
     options: WorkerCallOptions,
   ): Promise<ModelInferResponseMessage>;
+  /**
+   * ModelGenerate: the worker's messages as they come. Failures (before or during the stream)
+   * throw a WorkerCallError; aborting `options.signal` or leaving the iteration early cancels the
+   * call, which frees the sequence's slot on the worker.
+   */
+  modelGenerate(
+    request: ModelGenerateRequestMessage,
+    options: WorkerCallOptions,
+  ): AsyncIterable<ModelGenerateResponseMessage>;
   /** ServerReady: whether the worker takes inference requests. */
   serverReady(options: WorkerCallOptions): Promise<boolean>;
   /** ModelReady: whether `name` (at `version`, or the server's pick when empty) can serve now. */

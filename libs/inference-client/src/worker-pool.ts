@@ -82,15 +82,30 @@ export class WorkerPool {
 
   /** Runs `call` on the channel of `address` (created if needed), counted as outstanding meanwhile. */
   async run<T>(address: string, call: (channel: WorkerChannel) => Promise<T>): Promise<T> {
+    const lease = this.acquire(address);
+    try {
+      return await call(lease.channel);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
+   * The channel of `address`, counted as outstanding until `release` (idempotent) is called: for
+   * calls that outlive one promise, such as a generation stream.
+   */
+  acquire(address: string): { channel: WorkerChannel; release: () => void } {
     const entry = this.entryFor(address);
     entry.outstanding++;
     entry.calls++;
-    try {
-      return await call(entry.channel);
-    } finally {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       entry.outstanding--;
       if (entry.retired && entry.outstanding === 0) this.closeEntry(entry);
-    }
+    };
+    return { channel: entry.channel, release };
   }
 
   /** True once `close` was called. */

@@ -26,6 +26,8 @@ export {
   packRows,
 } from './preprocessing/encode-inputs.js';
 export { longestFirstLengths, truncateContent } from './preprocessing/truncate-tokens.js';
+export { checkTextLengths } from './preprocessing/request-limits.js';
+export { requestIssues } from './preprocessing/request-issues.js';
 export {
   type ParseServeRequestOptions,
   type ServeRequest,
@@ -69,6 +71,9 @@ export {
   type ServeTask,
   type ServeTaskSchemas,
   classScoreSchema,
+  generatedTextSchema,
+  generationEventSchema,
+  textGenerationRequestSchema,
 } from './serve-task-schemas.js';
 export {
   AGGREGATION_STRATEGIES,

@@ -9,7 +9,7 @@ const USTAR_MAGIC = 'ustar';
 
 /**
  * Loads a model's tokenizer from its tokenizer artifact: a ustar bundle of tokenizer.json,
- * tokenizer_config.json and config.json (what the registry publishes), or a bare tokenizer.json
+ * tokenizer_config.json, config.json and (decoders) generation_config.json (what the registry publishes), or a bare tokenizer.json
  * (hand-written snapshots). Gateways fetch only this, never model weights. Cached by sha256.
  */
 export class TokenizerLoader {
@@ -57,10 +57,12 @@ export class TokenizerLoader {
     }
     const tokenizerConfig = text('tokenizer_config.json');
     const config = text('config.json');
+    const generationConfig = text('generation_config.json');
     return loadTokenizer({
       tokenizerJson,
       ...(tokenizerConfig !== undefined ? { tokenizerConfig } : {}),
       ...(config !== undefined ? { config } : {}),
+      ...(generationConfig !== undefined ? { generationConfig } : {}),
     });
   }
 }

@@ -1,6 +1,7 @@
 import { ErrorCode } from '@modelgate/contracts';
 import { type Logger, resolveRequestId } from '@modelgate/observability';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isOpenAiPath, toOpenAiErrorBody } from '../openai/openai-errors.js';
 import { isKserveV2Path } from './http-exception.filter.js';
 
 /** JSON media types: application/json and any +json suffix. */
@@ -28,12 +29,15 @@ export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): v
     }
     // Answering ends the request here: Fastify skips the rest when a hook sends without `done`.
     const message = `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`;
+    const body = { error: { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message, request_id: request.id } };
     void reply
       .status(415)
       .send(
         isKserveV2Path(request.url)
           ? { error: message }
-          : { error: { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message, request_id: request.id } },
+          : isOpenAiPath(request.url)
+            ? toOpenAiErrorBody(body, 415)
+            : body,
       );
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {

@@ -9,6 +9,7 @@ import {
 import { type Logger } from '@modelgate/observability';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { isOpenAiPath, toOpenAiErrorBody } from '../openai/openai-errors.js';
 
 /**
  * The JSON error body of every failed request (DESIGN §3.1): the admin API's, less validation
@@ -97,6 +98,8 @@ export function sendErrorReply(
   // The KServe v2 REST routes answer errors in that protocol's shape, `{"error": "<message>"}`,
   // with the same status; the request id stays in the x-request-id header.
   if (isKserveV2Path(request.url)) return reply.status(status).send({ error: body.error.message });
+  // The OpenAI-compatible routes add OpenAI's `type` and `param`, which its clients read.
+  if (isOpenAiPath(request.url)) return reply.status(status).send(toOpenAiErrorBody(body, status));
   return reply.status(status).send(body);
 }
 

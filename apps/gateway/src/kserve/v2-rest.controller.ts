@@ -43,7 +43,7 @@ export class V2RestController {
 
   @Get()
   serverMetadata(): { name: string; version: string; extensions: string[] } {
-    return { name: 'modelgate', version: MODELGATE_VERSION, extensions: [] };
+    return { name: 'modelgate', version: MODELGATE_VERSION, extensions: ['generate'] };
   }
 
   @Get('health/live')

@@ -9,6 +9,7 @@ import {
   createMetricsRegistry,
   modelLabels,
 } from '@modelgate/observability';
+import { GenerationMetrics } from './generation-metrics.js';
 import { RolloutTraffic } from './rollout-traffic.js';
 
 /** The model (`name:version` id) and route a request was sent to, once the gateway chose them. */
@@ -26,6 +27,9 @@ export class GatewayMetrics {
 
   /** Per-model counters the heartbeat carries to the registry for rollouts (not Prometheus metrics). */
   readonly traffic = new RolloutTraffic();
+
+  /** Text generation: time to first token, inter-token latency, tokens (generation-metrics.ts). */
+  readonly generation = new GenerationMetrics(this.registry);
 
   /** Answered requests by serving endpoint, model, version, route and HTTP status code. */
   readonly requests = new Counter({
@@ -171,10 +175,10 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  /** Classification rows whose top-1 label the shadow agreed or disagreed on. */
+  /** Rows the shadow agreed or disagreed on: the top-1 label (classification), the whole text (text-generation). */
   readonly shadowAgreement = new Counter({
     name: 'modelgate_shadow_agreement_total',
-    help: 'Mirrored classification rows by whether the shadow’s top-1 label matched the primary’s.',
+    help: 'Mirrored rows by whether the shadow agreed with the primary: same top-1 label (classification), same generated text (text-generation).',
     labelNames: ['serving_endpoint', 'model', 'version', 'result'] as const,
     registers: [this.registry],
   });

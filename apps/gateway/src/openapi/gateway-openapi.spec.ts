@@ -11,6 +11,7 @@ import { nestControllerRoutes, refusedOpenApiExamples } from '@modelgate/testing
 import { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_CONTROLLERS } from '../gateway.module.js';
+import { parseServeGenerationBody } from '../serving/generation/serve-generation-body.js';
 import { type ServeRouteDeps, installServeRoutes } from '../serving/serve-routes.js';
 import { gatewayApi, gatewayOpenApiDocument } from './gateway-openapi.js';
 
@@ -63,9 +64,10 @@ describe('the gateway OpenAPI document', () => {
   it("passes each task's example body through the gateway's own validation for that task", () => {
     const limits = { maxInputChars: 10_000, maxBatchItems: 64, truncation: true };
     for (const task of SERVE_TASKS) {
-      expect(() =>
-        parseServeRequest(SERVE_TASK_SCHEMAS[task].example.request, limits, { task }),
-      ).not.toThrow();
+      const example = SERVE_TASK_SCHEMAS[task].example.request;
+      // A generation body is not an encoder body: the generation path parses it.
+      if (task === 'text-generation') expect(() => parseServeGenerationBody(example, limits)).not.toThrow();
+      else expect(() => parseServeRequest(example, limits, { task })).not.toThrow();
     }
   });
 
@@ -87,6 +89,19 @@ describe('the gateway OpenAPI document', () => {
       expect.arrayContaining(['x-request-id', 'x-modelgate-model', 'Server-Timing']),
     );
     expect(Object.keys(operation.responses['429']?.headers ?? {})).toEqual(['Retry-After']);
+  });
+
+  it('documents the streamed answers of the generation routes as text/event-stream beside their JSON', () => {
+    const media = (path: string) =>
+      Object.keys(
+        (document.paths[path]?.post?.responses as Record<string, { content: object }>)['200']?.content ?? {},
+      );
+    expect(media('/serve/{endpoint}')).toEqual(['application/json', 'text/event-stream']);
+    expect(media('/v1/completions')).toEqual(['application/json', 'text/event-stream']);
+    expect(media('/v2/models/{model}/generate')).toEqual(['application/json']);
+    expect(media('/v2/models/{model}/versions/{version}/generate_stream')).toEqual(['text/event-stream']);
+    const events = document.components.schemas.ServeEvent as { anyOf: { title: string }[] };
+    expect(events.anyOf.map((alternative) => alternative.title)).toEqual(['text-generation']);
   });
 
   it('describes every field, at any depth, of every request body and 200 answer, so Swagger UI shows what each one means', () => {

@@ -10,6 +10,7 @@ import {
 } from '@modelgate/contracts';
 import { z } from 'zod';
 import { openAiEmbeddingsRequestSchema } from '../openai/openai-embeddings.js';
+import { generationRoutes, openAiErrors } from './generation-openapi.js';
 import { kserveRoutes } from './kserve-openapi.js';
 import { REQUEST_ID_HEADER, gatewayErrors, serveAnswerBody, serveRoutes } from './serve-openapi.js';
 
@@ -104,7 +105,7 @@ const otherRoutes: ApiRoute[] = [
     body: embeddingsRequestBody,
     responses: {
       '200': { description: "OpenAI's list of embeddings.", body: embeddingsAnswerBody },
-      ...gatewayErrors([400, 404, 413, 422, 429, 503, 504]),
+      ...openAiErrors([400, 404, 413, 422, 429, 503, 504]),
     },
   },
   {
@@ -151,16 +152,26 @@ export const gatewayApi: ApiDescription = {
   title: 'modelgate gateway',
   version: MODELGATE_VERSION,
   description:
-    "`POST /serve/{endpoint}` with text (the body depends on the endpoint's task); KServe v2 REST for " +
-    'raw tensors; OpenAI-compatible embeddings. Errors are `{"error": {code, message, request_id}}` ' +
-    '(`{"error": "<message>"}` on /v2).',
+    "`POST /serve/{endpoint}` with text (the body depends on the endpoint's task; text generation may " +
+    "stream Server-Sent Events); KServe v2 REST for raw tensors and Triton's generate extension; " +
+    'OpenAI-compatible embeddings and completions. Errors are `{"error": {code, message, request_id}}` ' +
+    '(`{"error": "<message>"}` on /v2; with OpenAI\'s `type` and `param` added on /v1).',
   tags: [
     { name: 'serving', description: 'Inference by endpoint, synchronous or as a job' },
     { name: 'openai', description: 'OpenAI-compatible routes' },
-    { name: 'kserve-v2', description: 'KServe v2 / Open Inference Protocol REST' },
+    {
+      name: 'kserve-v2',
+      description: "KServe v2 / Open Inference Protocol REST, and Triton's generate extension",
+    },
     { name: 'health', description: 'Probes and metrics' },
   ],
-  routes: [...serveRoutes, ...otherRoutes, ...kserveRoutes],
+  routes: [
+    ...serveRoutes,
+    ...otherRoutes,
+    ...generationRoutes.openai,
+    ...kserveRoutes,
+    ...generationRoutes.kserve,
+  ],
 };
 
 /** The gateway's OpenAPI document. */

@@ -10,10 +10,13 @@ const v2ErrorBody: ApiBody = {
   examples: { unknown: { summary: 'Unknown model', value: { error: "unknown model 'nope'" } } },
 };
 
-const v2Error = (description: string): ApiResponse => ({ description, body: v2ErrorBody });
+/** An error answer of a /v2 route: the protocol's `{"error": "<message>"}`. */
+export const v2Error = (description: string): ApiResponse => ({ description, body: v2ErrorBody });
 
-const modelParams = z.object({ model: z.string().describe('The model name') });
-const versionParams = modelParams.extend({ version: z.string().describe('A model version') });
+/** The path parameters of `/v2/models/{model}`. */
+export const modelParams = z.object({ model: z.string().describe('The model name') });
+/** The path parameters of `/v2/models/{model}/versions/{version}`. */
+export const versionParams = modelParams.extend({ version: z.string().describe('A model version') });
 
 const tensorMetadata = z.object({
   name: z.string().describe('Tensor name in the graph, e.g. `input_ids`'),

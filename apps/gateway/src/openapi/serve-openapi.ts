@@ -12,6 +12,7 @@ import {
   SERVE_TASKS,
   SERVE_TASK_SCHEMAS,
   type ServeTask,
+  type ServeTaskSchemas,
   tokenizeRequestSchema,
   tokenizedTextSchema,
 } from '@modelgate/processing';
@@ -72,7 +73,7 @@ function answerOf(task: ServeTask) {
   return z
     .object({
       endpoint: z.string().describe('The endpoint that was called'),
-      model: z.string().describe('The model that answered, `name:version`'),
+      model: z.string().describe('The model that answered (its name; `version` is its version)'),
       version: z.string().describe("That model's version"),
       route: z.string().describe("The route's role: primary or canary (or pinned)"),
       predictions: z
@@ -97,13 +98,32 @@ export const serveAnswerBody: ApiBody = {
         summary: task,
         value: {
           endpoint: EXAMPLE_ENDPOINT,
-          model: 'sst2:1',
+          model: 'sst2',
           version: '1',
           route: 'primary',
           predictions: SERVE_TASK_SCHEMAS[task].example.predictions,
         },
       },
     ]),
+  ),
+};
+
+/** The `data` of each Server-Sent Event of a streamed answer (`stream: true`; text-generation only). */
+export const serveEventBody: ApiBody = {
+  name: 'ServeEvent',
+  contentType: 'text/event-stream',
+  schema: z.union(
+    SERVE_TASKS.flatMap((task) => {
+      const events = (SERVE_TASK_SCHEMAS[task] as ServeTaskSchemas).events;
+      return events ? [events.schema.meta({ title: task })] : [];
+    }),
+  ),
+  examples: Object.fromEntries(
+    SERVE_TASKS.flatMap((task) =>
+      Object.entries((SERVE_TASK_SCHEMAS[task] as ServeTaskSchemas).events?.examples ?? {}).map(
+        ([name, example]) => [`${task}-${name}`, { ...example, summary: `${task}: ${example.summary}` }],
+      ),
+    ),
   ),
 };
 
@@ -142,7 +162,10 @@ function serveRoute(pinned: boolean): ApiRoute {
       : "Run the endpoint's model (weighted routes, sticky key)",
     description:
       'The body depends on the endpoint\'s task (one alternative per task below); send `{"text": [...]}` ' +
-      'for a batch. The answer holds one prediction per input, in order.',
+      'for a batch. The answer holds one prediction per input, in order. A text-generation endpoint takes ' +
+      'one prompt; with `"stream": true` it answers Server-Sent Events: `data: {"text", "token_ids"}` per ' +
+      'delta, then `event: end` with the finish reason and token counts (`event: error` for an error after ' +
+      'the stream began).',
     pathParams: pinned
       ? z.object({ endpoint: endpointName, version: z.string().regex(/^\d+$/).describe('A model version') })
       : z.object({ endpoint: endpointName }),
@@ -150,14 +173,17 @@ function serveRoute(pinned: boolean): ApiRoute {
     body: serveRequestBody,
     responses: {
       '200': {
-        description: 'The predictions.',
+        description: 'The predictions, or Server-Sent Events when a text-generation request streams.',
         body: serveAnswerBody,
+        alternatives: [serveEventBody],
         headers: [
           REQUEST_ID_HEADER,
           { name: 'x-modelgate-model', description: 'The model that answered, `name:version`.' },
           {
             name: 'Server-Timing',
-            description: 'tokenize, queue, infer, post and total durations in ms: `tokenize;dur=0.12, …`.',
+            description:
+              'tokenize, queue, infer, post and total durations in ms: `tokenize;dur=0.12, …` (text generation: ' +
+              'queue, ttft and total; an HTTP trailer of a streamed answer).',
           },
         ],
       },
@@ -194,7 +220,7 @@ const tokenizeRoute: ApiRoute = {
         name: 'TokenizeAnswer',
         schema: z.object({
           endpoint: z.string().describe('The endpoint that was called'),
-          model: z.string().describe('The model whose tokenizer was used, `name:version`'),
+          model: z.string().describe('The model whose tokenizer was used (its name)'),
           version: z.string().describe("That model's version"),
           route: z.string().describe("The route's role: primary or canary (or pinned)"),
           predictions: z.array(tokenizedTextSchema).describe('One tokenization per input, in order'),

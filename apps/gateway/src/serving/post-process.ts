@@ -79,6 +79,9 @@ export function postProcess(
         ErrorCode.INTERNAL,
         'question-answering answers are decoded by prepareQuestions',
       );
+    case 'text-generation':
+      // Generated text streams from the worker's ModelGenerate, never as one ModelInfer answer.
+      throw new ModelgateError(ErrorCode.INTERNAL, 'text-generation answers come from the generation path');
     case 'raw':
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,

@@ -6,6 +6,9 @@ import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { clientGoneSignal } from '../http/client-gone.js';
 import { sendErrorReply } from '../http/http-exception.filter.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
+import { type GenerationService } from './generation/generation.service.js';
+import { parseServeGenerationBody } from './generation/serve-generation-body.js';
+import { streamServeGeneration } from './generation/serve-generation-stream.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
 import { installTokenizeRoute } from './tokenize-route.js';
 
@@ -22,6 +25,8 @@ export interface ServeRouteDeps {
   metrics: GatewayMetrics;
   asyncInference: AsyncInference | undefined;
   logger: Logger;
+  /** Streams `"stream": true` calls of text-generation endpoints (without it, they answer 500). */
+  generation?: GenerationService;
 }
 
 /** Header a client sends to stay on one canary route (an endpoint may name another). */
@@ -69,7 +74,10 @@ class ServeRoutes {
   constructor(private readonly deps: ServeRouteDeps) {}
 
   /** Resolves with the 200 (or 202) body; rejects with the error the route's error handler answers. */
-  async handle(request: ServeRequest, reply: FastifyReply): Promise<ServeAnswer['body'] | AcceptedJob> {
+  async handle(
+    request: ServeRequest,
+    reply: FastifyReply,
+  ): Promise<ServeAnswer['body'] | AcceptedJob | FastifyReply> {
     const started = performance.now();
     const { endpoint, version } = request.params;
     const headers = request.headers;
@@ -80,9 +88,18 @@ class ServeRoutes {
     if (typeof sticky === 'string') call.stickyKey = sticky;
     if (headers.prefer?.includes('respond-async')) return this.accept(call, reply);
 
-    call.signal = clientGoneSignal(request.raw.socket);
+    const signal = clientGoneSignal(request.raw.socket);
+    call.signal = signal;
     let routed: RoutedTo | undefined;
     try {
+      if (spec?.task === 'text-generation' && isStreamRequest(request.body)) {
+        const parsed = parseServeGenerationBody(request.body, spec.preprocessing);
+        const deps = { ...this.deps, generation: this.requireGeneration() };
+        await streamServeGeneration(deps, request, reply, { ...call, signal }, spec, parsed, (to) => {
+          routed = to;
+        });
+        return reply;
+      }
       const answer = await this.deps.service.serve(call, (to) => {
         routed = to;
       });
@@ -95,6 +112,12 @@ class ServeRoutes {
       this.deps.metrics.recordFailure(spec ? endpoint : 'unknown', code, started, routed);
       throw error;
     }
+  }
+
+  private requireGeneration(): GenerationService {
+    const generation = this.deps.generation;
+    if (!generation) throw new ModelgateError(ErrorCode.INTERNAL, 'text generation streaming is not wired');
+    return generation;
   }
 
   /** `Prefer: respond-async`: checks and queues the call, answers 202 with where to poll. */
@@ -111,4 +134,9 @@ class ServeRoutes {
     void reply.status(202).header('location', statusUrl).header('preference-applied', 'respond-async');
     return { job, status_url: statusUrl };
   }
+}
+
+/** True for a body asking for a streamed answer (`"stream": true`). */
+function isStreamRequest(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
 }

@@ -2,12 +2,12 @@ import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contrac
 import { type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
 import { encodeInputs, type ServeRequest, parseServeRequest } from '@modelgate/processing';
-import { pickRoute, pinVersion, shouldMirror } from '@modelgate/routing';
-import { type EndpointTable, type ServableModel, servableModel } from '../endpoints/endpoint-table.js';
+import { type EndpointTable, type ServableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
+import { type RouteChoice, chooseRoute } from './choose-route.js';
 import { postProcess } from './post-process.js';
 import { prepareQuestions } from './question-answering.js';
 import { requestTimeoutMs } from './request-timeout.js';
@@ -42,6 +42,17 @@ export interface ServeAnswer {
 }
 
 /**
+ * The `/serve` calls of text-generation endpoints, whose body and answer are not the encoders'
+ * (serving/generation/serve-generation.ts implements it).
+ */
+export interface GenerationCalls {
+  /** Checks a call of `endpoint` without running it (an asynchronous one cannot stream). */
+  validate(call: ServeCall, endpoint: EndpointSpec): void;
+  /** Serves a call of `endpoint` as one JSON answer. */
+  serve(call: ServeCall, endpoint: EndpointSpec, onRouted?: (routed: RoutedTo) => void): Promise<ServeAnswer>;
+}
+
+/**
  * POST /serve/:endpoint: validate → pick a route → tokenize → ModelInfer on a worker →
  * post-process, timing each stage for Server-Timing and the stage histogram.
  */
@@ -51,6 +62,7 @@ export class ServeService {
     private readonly client: InferenceClient,
     private readonly metrics: GatewayMetrics,
     private readonly shadows: ShadowMirror,
+    private readonly generation?: GenerationCalls,
   ) {}
 
   /**
@@ -60,6 +72,10 @@ export class ServeService {
   validate(call: ServeCall): void {
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
+    if (endpoint.task === 'text-generation') {
+      this.requireGeneration().validate(call, endpoint);
+      return;
+    }
     const { model } = this.chooseModel(table, endpoint, call);
     parseServeRequest(call.body, endpoint.preprocessing, { task: model.spec.task });
   }
@@ -73,6 +89,7 @@ export class ServeService {
     const started = performance.now();
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
+    if (endpoint.task === 'text-generation') return this.requireGeneration().serve(call, endpoint, onRouted);
     const choice = this.chooseModel(table, endpoint, call);
     // The chosen model's own numbers, failures included, for rollouts (metrics/rollout-traffic.ts).
     const record = (failed: boolean, until: number) =>
@@ -225,29 +242,13 @@ export class ServeService {
   }
 
   /** The route a call resolves to (for metrics labels even when the call then fails), and the shadows it mirrors to. */
-  private chooseModel(
-    table: EndpointTable,
-    endpoint: EndpointSpec,
-    call: ServeCall,
-  ): { model: ServableModel; role: string; shadows: ServableModel[] } {
-    if (call.version !== undefined) {
-      const pinned = pinVersion(
-        endpoint.routes,
-        [...[...table.models.values()].map((m) => m.spec), ...table.unloaded.values()],
-        call.version,
-        `endpoint ${endpoint.name}`,
-      );
-      return { model: servableModel(table, pinned.id), role: 'pinned', shadows: [] };
-    }
-    const choice = pickRoute(endpoint.routes, { stickyKey: call.stickyKey });
-    // A shadow this gateway cannot serve (no tokenizer yet) is skipped, never the client's problem.
-    const shadows = choice.shadows
-      .filter((shadow) => shouldMirror(shadow))
-      .flatMap((shadow) => {
-        const model = table.models.get(shadow.model);
-        return model ? [model] : [];
-      });
-    return { model: servableModel(table, choice.route.model), role: choice.route.role, shadows };
+  private chooseModel(table: EndpointTable, endpoint: EndpointSpec, call: ServeCall): RouteChoice {
+    return chooseRoute(table, endpoint, call);
+  }
+
+  private requireGeneration(): GenerationCalls {
+    if (!this.generation) throw new ModelgateError(ErrorCode.INTERNAL, 'text generation is not wired');
+    return this.generation;
   }
 
   private requireTable(): EndpointTable {
@@ -268,7 +269,7 @@ export function requireEndpoint(table: EndpointTable, name: string): EndpointSpe
  * Worker-side failures as a client should see them: UNAVAILABLE messages from the transport name
  * internal addresses, so they are replaced (the gateway logs the original through the filter).
  */
-function publicWorkerError(error: unknown, modelId: string): unknown {
+export function publicWorkerError(error: unknown, modelId: string): unknown {
   if (error instanceof ModelgateError && error.code === ErrorCode.UNAVAILABLE) {
     return new ModelgateError(
       ErrorCode.UNAVAILABLE,

@@ -80,6 +80,16 @@ export class ShadowMirror {
         answer.map((row) => (row as { embedding: number[] }).embedding);
       const similarities = compareEmbeddings(rows(job.primary), rows(predictions));
       this.metrics.recordEmbeddingSimilarity(job.endpoint, job.model, similarities);
+    } else if (job.task === 'text-generation') {
+      // Agreement is the identical generated text (greedy decoding makes it comparable).
+      const text = (row: unknown) => (row as { generated_text: string }).generated_text;
+      const rows = Math.min(job.primary.length, predictions.length);
+      const agreeing = job.primary.filter((row, i) => i < rows && text(row) === text(predictions[i])).length;
+      this.metrics.recordClassificationAgreement(job.endpoint, job.model, {
+        rows,
+        agreeing,
+        scoreDeltas: [],
+      });
     }
   }
 }

@@ -8,6 +8,7 @@ export const TOKENIZER_FILES = {
   tokenizerJson: 'tokenizer.json',
   tokenizerConfig: 'tokenizer_config.json',
   config: 'config.json',
+  generationConfig: 'generation_config.json',
 } as const;
 
 async function readOptional(path: string): Promise<string | undefined> {
@@ -20,14 +21,15 @@ async function readOptional(path: string): Promise<string | undefined> {
 }
 
 /**
- * Loads the tokenizer bundle in `dir` (tokenizer.json required; tokenizer_config.json and
- * config.json optional). A missing tokenizer.json is INVALID_ARGUMENT naming the path.
+ * Loads the tokenizer bundle in `dir` (tokenizer.json required; tokenizer_config.json,
+ * config.json and generation_config.json optional). A missing tokenizer.json is INVALID_ARGUMENT naming the path.
  */
 export async function loadTokenizerFromDir(dir: string): Promise<TextTokenizer> {
-  const [tokenizerJson, tokenizerConfig, config] = await Promise.all([
+  const [tokenizerJson, tokenizerConfig, config, generationConfig] = await Promise.all([
     readOptional(join(dir, TOKENIZER_FILES.tokenizerJson)),
     readOptional(join(dir, TOKENIZER_FILES.tokenizerConfig)),
     readOptional(join(dir, TOKENIZER_FILES.config)),
+    readOptional(join(dir, TOKENIZER_FILES.generationConfig)),
   ]);
   if (tokenizerJson === undefined) {
     throw new ModelgateError(
@@ -39,5 +41,6 @@ export async function loadTokenizerFromDir(dir: string): Promise<TextTokenizer> 
     tokenizerJson,
     ...(tokenizerConfig === undefined ? {} : { tokenizerConfig }),
     ...(config === undefined ? {} : { config }),
+    ...(generationConfig === undefined ? {} : { generationConfig }),
   });
 }

@@ -22,4 +22,15 @@ describe('readModelConfig', () => {
     });
     expect(readModelConfig(null)).toEqual({ multiLabel: false });
   });
+
+  it('reads GPT-2 n_positions as the position limit', () => {
+    expect(readModelConfig({ n_positions: 256 }).maxPositionEmbeddings).toBe(256);
+  });
+
+  it('takes eos_token_id from generation_config.json before config.json, as an int or a list', () => {
+    expect(readModelConfig({ eos_token_id: 2 }).eosTokenIds).toEqual([2]);
+    expect(readModelConfig({ eos_token_id: 2 }, { eos_token_id: [7, 8] }).eosTokenIds).toEqual([7, 8]);
+    expect(readModelConfig({ eos_token_id: 2 }, { bos_token_id: 1 }).eosTokenIds).toEqual([2]);
+    expect(readModelConfig({ eos_token_id: 'x' }).eosTokenIds).toBeUndefined();
+  });
 });

@@ -1,5 +1,6 @@
 // Facts the gateway needs from a Hugging Face config.json: label names, the classification
-// problem type, and the longest sequence the model's position embeddings allow.
+// problem type, the longest sequence the model's position embeddings allow, and (decoders) the
+// end-of-sequence ids generation stops at.
 
 /** What config.json says about a model's outputs and limits. */
 export interface ModelConfigFacts {
@@ -9,8 +10,10 @@ export interface ModelConfigFacts {
   problemType?: string;
   /** True when problem_type is multi_label_classification: scores are independent sigmoids. */
   multiLabel: boolean;
-  /** `max_position_embeddings`: the longest sequence, in tokens, the model accepts. */
+  /** `max_position_embeddings` (GPT-2: `n_positions`): the longest sequence, in tokens, the model accepts. */
   maxPositionEmbeddings?: number;
+  /** `eos_token_id` (int or list) of generation_config.json, else of config.json: ids that end a generation. */
+  eosTokenIds?: number[];
 }
 
 // Bounds the label list a malformed id2label could make us allocate.
@@ -37,19 +40,32 @@ function labelsOf(id2label: unknown): string[] | undefined {
   return Array.from({ length: count }, (_, index) => byIndex.get(index) ?? `LABEL_${index}`);
 }
 
-/** Reads labels, problem type and maximum length from a parsed config.json; unknown shapes are ignored. */
-export function readModelConfig(config: unknown): ModelConfigFacts {
-  if (typeof config !== 'object' || config === null) return { multiLabel: false };
-  const json = config as Record<string, unknown>;
+/** `eos_token_id` as a list of ids (transformers accepts an int or a list); undefined when absent or malformed. */
+function eosIdsOf(value: unknown): number[] | undefined {
+  const ids = Array.isArray(value) ? value : [value];
+  const valid = ids.every((id) => typeof id === 'number' && Number.isSafeInteger(id) && id >= 0);
+  return valid && ids.length > 0 ? (ids as number[]) : undefined;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * Reads labels, problem type, maximum length and EOS ids from a parsed config.json (and
+ * generation_config.json, which wins for EOS as in transformers); unknown shapes are ignored.
+ */
+export function readModelConfig(config: unknown, generationConfig?: unknown): ModelConfigFacts {
+  const json = asRecord(config) ?? {};
   const labels = labelsOf(json.id2label);
   const problemType = typeof json.problem_type === 'string' ? json.problem_type : undefined;
-  const maxPositionEmbeddings = isPositiveInt(json.max_position_embeddings)
-    ? json.max_position_embeddings
-    : undefined;
+  const positions = [json.max_position_embeddings, json.n_positions].find(isPositiveInt);
+  const eosTokenIds = eosIdsOf(asRecord(generationConfig)?.eos_token_id) ?? eosIdsOf(json.eos_token_id);
   return {
     ...(labels === undefined ? {} : { labels }),
     ...(problemType === undefined ? {} : { problemType }),
     multiLabel: problemType === 'multi_label_classification',
-    ...(maxPositionEmbeddings === undefined ? {} : { maxPositionEmbeddings }),
+    ...(positions === undefined ? {} : { maxPositionEmbeddings: positions }),
+    ...(eosTokenIds === undefined ? {} : { eosTokenIds }),
   };
 }

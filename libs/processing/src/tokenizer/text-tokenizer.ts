@@ -58,6 +58,8 @@ export interface TokenizerFiles {
   tokenizerConfig?: string | object;
   /** The model's config.json. */
   config?: string | object;
+  /** generation_config.json (decoders): its eos_token_id wins over config.json's. */
+  generationConfig?: string | object;
 }
 
 type Json = Record<string, unknown>;
@@ -132,6 +134,7 @@ export function loadTokenizer(files: TokenizerFiles): TextTokenizer {
   const tokenizerJson = asObject(files.tokenizerJson, 'tokenizer.json');
   const tokenizerConfig = asObject(files.tokenizerConfig, 'tokenizer_config.json');
   const config = asObject(files.config, 'config.json');
+  const generationConfig = asObject(files.generationConfig, 'generation_config.json');
   if (typeof tokenizerJson.model !== 'object' || tokenizerJson.model === null) {
     throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'tokenizer.json has no model section');
   }
@@ -155,7 +158,7 @@ export function loadTokenizer(files: TokenizerFiles): TextTokenizer {
     content.tokenToId,
   );
   const specials = { single: countSpecialTokens(template, false), pair: countSpecialTokens(template, true) };
-  const modelConfig = readModelConfig(config);
+  const modelConfig = readModelConfig(config, generationConfig);
 
   return {
     maxLength: maxLengthOf(tokenizerConfig, modelConfig),

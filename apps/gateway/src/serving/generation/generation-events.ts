@@ -1,0 +1,143 @@
+import { type GenerateCall } from '@modelgate/inference-client';
+import { IncrementalDecoder, StopMatcher } from '@modelgate/generation';
+import { type GenerationRecorder } from '../../metrics/generation-metrics.js';
+
+/** A text delta: the text the new tokens completed, and the ids whose text it is. */
+export interface GenerationDelta {
+  type: 'delta';
+  text: string;
+  tokenIds: number[];
+}
+
+/** The last event of a generation. */
+export interface GenerationEnd {
+  type: 'end';
+  finishReason: 'length' | 'eos' | 'stop';
+  /** The whole generated text (a stop string excluded). */
+  text: string;
+  promptTokens: number;
+  generatedTokens: number;
+  timings: { queueMs: number; timeToFirstTokenMs: number; totalMs: number };
+}
+
+/** What a generation stream yields: text deltas, then one `end`. */
+export type GenerationEvent = GenerationDelta | GenerationEnd;
+
+/** What `generationEvents` needs besides the worker call. */
+export interface GenerationEventsContext {
+  /** The tokenizer's decode of generated ids (special tokens skipped). */
+  decode: (ids: readonly number[]) => string;
+  /** Stop strings: the text ends before the first one, and the worker call is cancelled. */
+  stop: readonly string[];
+  promptTokens: number;
+  /** Monotonic clock in ms (performance.now in production). */
+  now: () => number;
+  /** When the request arrived and when the first tokens did, on `now`'s clock. */
+  startedAt: number;
+  firstTokenAt: number;
+  recorder: GenerationRecorder;
+  /** Hears the end event before it is yielded (e.g. to start shadow mirrors). */
+  onEnd?: (end: GenerationEnd) => void;
+}
+
+/**
+ * The events of a running generation: the worker's token ids turned into text deltas (incremental
+ * detokenization that never splits a character), cut at the first stop string (which cancels the
+ * worker call), then one `end`. A delta is yielded only when it has text; its `tokenIds` are the
+ * ids read since the previous delta. Ending early (the consumer breaks out or `return`s, even
+ * before its first `next`) cancels the worker call. A stream cancelled by the caller's signal just
+ * ends, without an `end`; a worker failure mid-stream throws its ModelgateError.
+ */
+export function generationEvents(
+  call: GenerateCall,
+  context: GenerationEventsContext,
+): AsyncIterable<GenerationEvent> {
+  const events = runGeneration(call, context);
+  const iterator: AsyncIterableIterator<GenerationEvent> = {
+    next: () => events.next(),
+    return: (value?: unknown) => {
+      call.cancel();
+      return events.return(value as undefined);
+    },
+    throw: (error?: unknown) => {
+      call.cancel();
+      return events.throw(error);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+async function* runGeneration(
+  call: GenerateCall,
+  context: GenerationEventsContext,
+): AsyncGenerator<GenerationEvent, void, undefined> {
+  const decoder = new IncrementalDecoder(context.decode);
+  const matcher = new StopMatcher(context.stop);
+  let text = '';
+  let pendingIds: number[] = [];
+  let generatedTokens = 0;
+  let queueMs: number | undefined;
+  let lastAt: number | undefined;
+  let finishReason: GenerationEnd['finishReason'] | undefined;
+  let outcome: 'length' | 'eos' | 'stop' | 'cancelled' | 'error' = 'cancelled';
+  const delta = (piece: string): GenerationDelta => {
+    const event: GenerationDelta = { type: 'delta', text: piece, tokenIds: pendingIds };
+    text += piece;
+    pendingIds = [];
+    return event;
+  };
+  try {
+    for await (const chunk of call) {
+      const at = lastAt === undefined ? context.firstTokenAt : context.now();
+      context.recorder.tokens(chunk.tokenIds.length, lastAt === undefined ? undefined : (at - lastAt) / 1000);
+      lastAt = at;
+      queueMs ??= chunk.queueMs;
+      generatedTokens += chunk.tokenIds.length;
+      pendingIds.push(...chunk.tokenIds);
+      const piece = matcher.push(decoder.push(chunk.tokenIds));
+      if (piece.text !== '') yield delta(piece.text);
+      if (piece.stopped) {
+        finishReason = 'stop';
+        call.cancel(); // the worker frees the slot at its next step
+        break;
+      }
+      if (chunk.finishReason !== undefined) {
+        finishReason = chunk.finishReason;
+        break;
+      }
+    }
+    if (finishReason === undefined) return; // cancelled by the caller: nobody is listening
+    if (finishReason !== 'stop') {
+      // The held-back tail: an incomplete character (decoded lossily, as a full decode would) or a
+      // possible start of a stop string that never completed.
+      const tail = matcher.push(decoder.flush());
+      const rest = tail.stopped ? tail.text : tail.text + matcher.flush();
+      if (tail.stopped) finishReason = 'stop';
+      if (rest !== '') yield delta(rest);
+    }
+    const end: GenerationEnd = {
+      type: 'end',
+      finishReason,
+      text,
+      promptTokens: context.promptTokens,
+      generatedTokens,
+      timings: {
+        queueMs: queueMs ?? 0,
+        timeToFirstTokenMs: context.firstTokenAt - context.startedAt,
+        totalMs: context.now() - context.startedAt,
+      },
+    };
+    outcome = finishReason;
+    context.onEnd?.(end);
+    yield end;
+  } catch (error) {
+    outcome = 'error';
+    throw error;
+  } finally {
+    call.cancel();
+    context.recorder.ended(outcome);
+  }
+}

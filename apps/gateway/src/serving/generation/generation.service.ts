@@ -1,0 +1,226 @@
+import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type GenerationParams } from '@modelgate/generation';
+import { type InferenceClient } from '@modelgate/inference-client';
+import { resolveRequestId } from '@modelgate/observability';
+import { type EndpointTable, type ServableModel, servableModel } from '../../endpoints/endpoint-table.js';
+import { type EndpointTables } from '../../endpoints/endpoint-tables.service.js';
+import { workerGroupFor } from '../../endpoints/worker-discovery.js';
+import { findV2Model } from '../../kserve/v2-models.js';
+import { type GatewayMetrics, type RoutedTo } from '../../metrics/gateway-metrics.js';
+import { chooseRoute } from '../choose-route.js';
+import { requestTimeoutMs } from '../request-timeout.js';
+import { publicWorkerError, requireEndpoint } from '../serve.service.js';
+import { type ShadowMirror } from '../shadow-mirror.js';
+import { type GenerationEnd, type GenerationEvent, generationEvents } from './generation-events.js';
+import { decodeSkippingSpecial, fitPrompt } from './prompt-limits.js';
+
+export { type GenerationDelta, type GenerationEnd, type GenerationEvent } from './generation-events.js';
+
+/** A started generation: where it was routed, and its events. */
+export interface GenerationStream {
+  /** Model name and version that runs it. */
+  model: string;
+  version: string;
+  /** primary, canary or pinned for an endpoint; `model` for a model-addressed call. */
+  route: string;
+  /** The endpoint, when the call named one. */
+  endpoint: string | undefined;
+  promptTokens: number;
+  /** Deltas, then one `end`; iterate it once (see generation-events.ts). */
+  events: AsyncIterable<GenerationEvent>;
+}
+
+/** What a generation call targets: an endpoint (routed like /serve) or a model (like /v2/models). */
+export type GenerationTarget = { endpoint: string; version?: string } | { model: string; version?: string };
+
+/** Per-call options of `GenerationService.start`. */
+export interface GenerationCallOptions {
+  /** Aborts when the client went away: cancels the worker call. */
+  signal: AbortSignal;
+  /** The HTTP request's headers: x-request-id and the endpoint's sticky route header are read. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The request id (the gateway's, echoed to the client); default: from x-request-id, else a new one. */
+  requestId?: string;
+  /** Sticky route key, instead of the endpoint's sticky header (async jobs carry it). */
+  stickyKey?: string;
+  /** Hears the model and route once chosen, before anything that can fail on that model. */
+  onRouted?: (routed: RoutedTo) => void;
+}
+
+/** Header a client sends to stay on one canary route (an endpoint may name another). */
+const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
+
+/** The model a call resolved to. */
+interface Resolved {
+  model: ServableModel;
+  route: string;
+  endpoint: EndpointSpec | undefined;
+  shadows: ServableModel[];
+}
+
+/**
+ * Text generation for every HTTP surface (/serve, Triton's generate, OpenAI's completions):
+ * routing, tokenization, limits, the worker's ModelGenerate stream, incremental detokenization,
+ * stop strings, metrics, and shadow mirrors of endpoint calls.
+ */
+export class GenerationService {
+  constructor(
+    private readonly tables: EndpointTables,
+    private readonly client: InferenceClient,
+    private readonly metrics: GatewayMetrics,
+    private readonly shadows: ShadowMirror,
+  ) {}
+
+  /**
+   * Routes (endpoint: primary/canary/pinned like /serve; model: Triton's /v2/models/<model>,
+   * optional version), tokenizes `prompt`, starts the worker call and resolves once the first
+   * tokens are in. Throws a ModelgateError BEFORE returning for everything known up front (unknown
+   * endpoint/model 404, not a text-generation model 400, prompt + max_new_tokens over n_positions
+   * 422, queue full 429, no worker 503, deadline 504). Aborting `signal` (client went away)
+   * cancels the worker call; iterating to the end or breaking out also frees the worker slot.
+   * Records TTFT / ITL / tokens metrics. The deadline (endpoint timeoutMs, else the model's
+   * defaultTimeoutMs) bounds the whole generation.
+   */
+  async start(
+    target: GenerationTarget,
+    prompt: string,
+    params: GenerationParams,
+    options: GenerationCallOptions,
+  ): Promise<GenerationStream> {
+    const startedAt = performance.now();
+    return this.run(this.resolve(target, options), prompt, params, options, startedAt);
+  }
+
+  /** Starts the generation on the model `resolved` names. */
+  private async run(
+    resolved: Resolved,
+    prompt: string,
+    params: GenerationParams,
+    options: GenerationCallOptions,
+    startedAt: number,
+  ): Promise<GenerationStream> {
+    const { model, route, endpoint } = resolved;
+    const spec = model.spec;
+    options.onRouted?.({ modelId: spec.id, route });
+    if (spec.task !== 'text-generation') {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `model ${spec.id} has task ${spec.task}, not text-generation: it cannot generate text`,
+      );
+    }
+    const tokenizer = model.tokenizer;
+    if (!tokenizer) throw new ModelgateError(ErrorCode.INTERNAL, `model ${spec.id} has no tokenizer loaded`);
+    const inputIds = fitPrompt(tokenizer.tokenize(prompt), params.maxNewTokens, tokenizer, {
+      maxPositions: tokenizer.modelConfig.maxPositionEmbeddings,
+      maxPromptTokens: endpoint?.preprocessing.maxTokens,
+      truncation: endpoint?.preprocessing.truncation ?? false,
+    });
+    const requestId = options.requestId ?? resolveRequestId(options.headers['x-request-id']);
+    const call = await this.client
+      .generate({
+        modelName: spec.name,
+        modelVersion: spec.version,
+        id: requestId,
+        inputIds,
+        maxNewTokens: params.maxNewTokens,
+        eosTokenIds: tokenizer.modelConfig.eosTokenIds ?? [],
+        doSample: params.doSample,
+        temperature: params.temperature,
+        topK: params.topK,
+        topP: params.topP,
+        seed: params.seed,
+        deadlineEpochMs: Date.now() + requestTimeoutMs(endpoint ?? {}, spec),
+        workerGroup: workerGroupFor(this.client, spec),
+        metadata: { 'x-request-id': requestId },
+        signal: options.signal,
+      })
+      .catch((error: unknown) => {
+        this.metrics.generation.recorder(endpoint?.name, spec.id).ended('error');
+        throw publicWorkerError(error, spec.id);
+      });
+    const firstTokenAt = performance.now();
+    const recorder = this.metrics.generation.recorder(endpoint?.name, spec.id);
+    recorder.firstToken((firstTokenAt - startedAt) / 1000);
+    const events = generationEvents(call, {
+      decode: decodeSkippingSpecial(tokenizer),
+      stop: params.stop,
+      promptTokens: inputIds.length,
+      now: () => performance.now(),
+      startedAt,
+      firstTokenAt,
+      recorder,
+      onEnd: (end) => this.mirror(resolved, prompt, params, end, requestId),
+    });
+    return {
+      model: spec.name,
+      version: spec.version,
+      route,
+      endpoint: endpoint?.name,
+      promptTokens: inputIds.length,
+      events,
+    };
+  }
+
+  /** The model, route and shadows `target` resolves to. */
+  private resolve(target: GenerationTarget, options: GenerationCallOptions): Resolved {
+    const table = this.requireTable();
+    if ('model' in target) {
+      const spec = findV2Model(table, target.model, target.version);
+      return { model: servableModel(table, spec.id), route: 'model', endpoint: undefined, shadows: [] };
+    }
+    const endpoint = requireEndpoint(table, target.endpoint);
+    if (endpoint.task !== 'text-generation') {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `endpoint ${endpoint.name} serves ${endpoint.task}, not text-generation`,
+      );
+    }
+    const header = options.headers[endpoint.stickyHeader?.toLowerCase() ?? DEFAULT_STICKY_HEADER];
+    const stickyKey = options.stickyKey ?? (typeof header === 'string' ? header : undefined);
+    const choice = chooseRoute(table, endpoint, { version: target.version, stickyKey });
+    return { model: choice.model, route: choice.role, endpoint, shadows: choice.shadows };
+  }
+
+  /**
+   * Mirrors a finished endpoint call to its shadow models, non-streaming, and discards their
+   * text (the shadow metrics count it, and whether it matched the primary's).
+   */
+  private mirror(
+    resolved: Resolved,
+    prompt: string,
+    params: GenerationParams,
+    end: GenerationEnd,
+    requestId: string,
+  ): void {
+    const endpoint = resolved.endpoint;
+    if (!endpoint) return;
+    for (const shadow of resolved.shadows) {
+      this.shadows.mirror({
+        endpoint: endpoint.name,
+        model: shadow.spec.id,
+        task: resolved.model.spec.task,
+        shadowTask: shadow.spec.task,
+        primary: [{ generated_text: end.text }],
+        predict: async () => {
+          const target: Resolved = { model: shadow, route: 'shadow', endpoint, shadows: [] };
+          const options = { signal: new AbortController().signal, headers: {}, requestId };
+          const stream = await this.run(target, prompt, params, options, performance.now());
+          const text = await collectText(stream.events);
+          return [{ generated_text: text.text }];
+        },
+      });
+    }
+  }
+
+  private requireTable(): EndpointTable {
+    const table = this.tables.current;
+    if (!table) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the gateway has no configuration yet');
+    return table;
+  }
+}
+
+/** Reads a generation to its end: its `end` event (the whole text, finish reason, counts). */
+export async function collectText(events: AsyncIterable<GenerationEvent>): Promise<GenerationEnd> {
+  for await (const event of events) if (event.type === 'end') return event;
+  throw new ModelgateError(ErrorCode.CANCELLED, 'the generation was cancelled before its end');
+}

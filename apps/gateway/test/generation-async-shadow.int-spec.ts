@@ -1,0 +1,129 @@
+// Options of /serve that text-generation endpoints take as the encoders' do: asynchronous jobs
+// (Prefer: respond-async, answered as one JSON result) and shadow routes (mirrored, discarded).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  freePort,
+  metricValue,
+  startGateway,
+  startWorkerWithSnapshot,
+  waitFor,
+  writeSnapshot,
+} from '@modelgate/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REDIS_URL = process.env.MODELGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PROMPT = 'The weather today';
+
+interface JobView {
+  status: string;
+  result?: {
+    model: string;
+    version: string;
+    predictions: { generated_text: string; finish_reason: string }[];
+  };
+  error?: { code: string; message: string };
+}
+
+describe('gateway: asynchronous jobs and shadow routes of a text-generation endpoint', () => {
+  const keyPrefix = `mgtest-genasync-${randomBytes(4).toString('hex')}`;
+  let worker: RunningWorker;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-gen-async-'));
+    const port = await freePort();
+    const gpt = { fixture: 'tiny-gpt2', task: 'text-generation', name: 'gpt' };
+    const snapshot = await writeSnapshot(
+      dir,
+      [
+        { ...gpt, version: '1' },
+        { ...gpt, version: '2' },
+      ],
+      {
+        workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
+        endpoints: [
+          {
+            name: 'writer',
+            task: 'text-generation',
+            routes: [
+              { model: 'gpt:1', weight: 100, role: 'primary' },
+              { model: 'gpt:2', weight: 100, role: 'shadow' },
+            ],
+          },
+        ],
+      },
+    );
+    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
+    gateway = await startGateway(snapshot, { REDIS_URL, REDIS_KEY_PREFIX: keyPrefix });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await worker?.stop();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${keyPrefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  const parameters = { max_new_tokens: 8 };
+
+  it('runs an asynchronous job to the same JSON answer as a synchronous call', async () => {
+    const direct = await gateway.post('/serve/writer', { text: PROMPT, parameters });
+    expect(direct.status).toBe(200);
+    const accepted = await gateway.post(
+      '/serve/writer',
+      { text: PROMPT, parameters },
+      { prefer: 'respond-async' },
+    );
+    expect(accepted.status).toBe(202);
+    const { status_url } = accepted.body as { status_url: string };
+    let view: JobView | undefined;
+    await waitFor(
+      async () =>
+        ['succeeded', 'failed'].includes(
+          (view = (await (await fetch(gateway.url + status_url)).json()) as JobView).status,
+        ),
+      { describe: () => JSON.stringify(view) },
+    );
+    expect(view?.status).toBe('succeeded');
+    expect(view?.result).toEqual(direct.body);
+  });
+
+  it('refuses stream with Prefer: respond-async, naming the field', async () => {
+    const answer = await gateway.post(
+      '/serve/writer',
+      { text: PROMPT, stream: true },
+      { prefer: 'respond-async' },
+    );
+    expect(answer.status).toBe(400);
+    expect((answer.body as { error: { field: string } }).error.field).toBe('stream');
+  });
+
+  it('mirrors calls to the shadow model, which agrees on greedy text, and answers from the primary', async () => {
+    const shadow = { serving_endpoint: 'writer', model: 'gpt', version: '2' };
+    const metric = async (name: string, labels: Record<string, string>) =>
+      metricValue(await (await fetch(`${gateway.url}/metrics`)).text(), name, labels);
+    const before = await metric('modelgate_shadow_requests_total', { ...shadow, outcome: 'ok' });
+    const answers = [
+      await gateway.post('/serve/writer', { text: PROMPT, parameters }),
+      await gateway.post('/serve/writer', { text: PROMPT, parameters, stream: true }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect((answers[0]!.body as { version: string }).version).toBe('1');
+    await waitFor(
+      async () =>
+        (await metric('modelgate_shadow_requests_total', { ...shadow, outcome: 'ok' })) >= before + 2,
+    );
+    expect(
+      await metric('modelgate_shadow_agreement_total', { ...shadow, result: 'agree' }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(await metric('modelgate_shadow_agreement_total', { ...shadow, result: 'disagree' })).toBe(0);
+  });
+});

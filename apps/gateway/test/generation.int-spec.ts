@@ -1,0 +1,313 @@
+// POST /serve/<endpoint> on a text-generation endpoint, end to end: a real worker running the
+// tiny-gpt2 fixture with onnxruntime, a real gateway, and transformers.js as the reference.
+import {
+  type HttpAnswer,
+  type RunningGateway,
+  type RunningWorker,
+  ensureFixture,
+  metricValue,
+  startServingPair,
+  transformersGreedy,
+  waitFor,
+} from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SseEvent, postSse } from './support/sse-client.js';
+
+/** The worker's generation-pause test hook: `<afterTokens>:<untilWaiting>` (WORKER_TEST_HOOKS). */
+const PAUSE = 'x-modelgate-test-generation-pause';
+const PROMPT = 'Hello, my name is';
+const MODEL = { model: 'gpt', version: '1' };
+
+interface Prediction {
+  generated_text: string;
+  finish_reason: string;
+  prompt_tokens: number;
+  generated_tokens: number;
+}
+interface ServeBody {
+  endpoint: string;
+  model: string;
+  version: string;
+  route: string;
+  predictions: Prediction[];
+}
+interface EndData extends Prediction {
+  timings: { queue_ms: number; time_to_first_token_ms: number; total_ms: number };
+}
+
+const prediction = (answer: HttpAnswer) => (answer.body as ServeBody).predictions[0]!;
+const errorOf = (answer: HttpAnswer) => (answer.body as { error: { code: string; message: string } }).error;
+
+describe('gateway: /serve on a text-generation endpoint', () => {
+  let worker: RunningWorker;
+  let gateway: RunningGateway;
+  let fixtureDir: string;
+
+  beforeAll(async () => {
+    fixtureDir = await ensureFixture('tiny-gpt2');
+    ({ worker, gateway } = await startServingPair(
+      [
+        {
+          name: 'gpt',
+          fixture: 'tiny-gpt2',
+          task: 'text-generation',
+          // One slot and one waiting place: the queue-full and deadline cases fill them.
+          batching: { maxBatchSize: 1, maxQueueSize: 1 },
+        },
+        // Two slots: a paused direct call can freeze a gateway stream in the same batch.
+        {
+          name: 'gpt',
+          version: '2',
+          fixture: 'tiny-gpt2',
+          task: 'text-generation',
+          batching: { maxBatchSize: 2 },
+        },
+      ],
+      {
+        endpoints: [
+          {
+            name: 'writer',
+            task: 'text-generation',
+            routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
+          },
+          {
+            name: 'hurry',
+            task: 'text-generation',
+            routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
+            timeoutMs: 400,
+          },
+          // Prompts over 3 tokens: their last 3 tokens are kept, or 422 without truncation.
+          {
+            name: 'short',
+            task: 'text-generation',
+            routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
+            preprocessing: { maxTokens: 3, truncation: true },
+          },
+          {
+            name: 'strict',
+            task: 'text-generation',
+            routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
+            preprocessing: { maxTokens: 3, truncation: false },
+          },
+          {
+            name: 'paused',
+            task: 'text-generation',
+            routes: [{ model: 'gpt:2', weight: 100, role: 'primary' }],
+            timeoutMs: 1500,
+          },
+        ],
+      },
+    ));
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await worker?.stop();
+  });
+
+  const workerMetric = async (name: string) =>
+    metricValue(await (await fetch(`${worker.httpUrl}/metrics`)).text(), name, MODEL);
+  const gatewayMetrics = async () => (await fetch(`${gateway.url}/metrics`)).text();
+  const runningIsZero = async () => (await workerMetric('modelgate_generation_running_sequences')) === 0;
+
+  /** Occupies a slot of gpt:`version`: a direct call whose loop pauses after a token until it is cancelled. */
+  function occupySlot(version = '1') {
+    const stream = worker.client.stream(
+      'ModelGenerate',
+      { model_name: 'gpt', model_version: version, input_ids: [15496], max_new_tokens: 50 },
+      { metadata: { [PAUSE]: '1:99' } },
+    );
+    stream.on('error', () => undefined); // it ends cancelled
+    const firstToken = new Promise((resolve) => stream.once('data', resolve));
+    return { firstToken, release: () => stream.cancel() };
+  }
+
+  async function readAll(url: string, body: unknown) {
+    const stream = await postSse(url, body);
+    const events: SseEvent[] = [];
+    for await (const event of stream.events) events.push(event);
+    return { stream, events };
+  }
+
+  it("answers transformers.js' greedy text, with counts and Server-Timing", async () => {
+    const reference = await transformersGreedy(fixtureDir, PROMPT, 12);
+    const answer = await gateway.post('/serve/writer', { text: PROMPT, parameters: { max_new_tokens: 12 } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ endpoint: 'writer', model: 'gpt', version: '1', route: 'primary' });
+    expect(prediction(answer)).toEqual({
+      generated_text: reference.text,
+      finish_reason: reference.tokenIds.at(-1) === 50256 ? 'eos' : 'length',
+      prompt_tokens: 5,
+      generated_tokens: reference.tokenIds.length,
+    });
+    expect(answer.headers.get('server-timing')).toMatch(/ttft;dur=[\d.]+.*total;dur=[\d.]+/);
+    expect(answer.headers.get('x-modelgate-model')).toBe('gpt:1');
+  });
+
+  it('prefixes the prompt with return_full_text', async () => {
+    const plain = prediction(
+      await gateway.post('/serve/writer', { text: PROMPT, parameters: { max_new_tokens: 4 } }),
+    );
+    const full = await gateway.post('/serve/writer', {
+      text: PROMPT,
+      parameters: { max_new_tokens: 4, return_full_text: true },
+    });
+    expect(prediction(full).generated_text).toBe(PROMPT + plain.generated_text);
+  });
+
+  it('streams deltas whose concatenation is the JSON answer, then an end event and a Server-Timing trailer', async () => {
+    const parameters = { max_new_tokens: 16 };
+    const json = prediction(await gateway.post('/serve/writer', { text: PROMPT, parameters }));
+    const { stream, events } = await readAll(`${gateway.url}/serve/writer`, {
+      text: PROMPT,
+      parameters,
+      stream: true,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(stream.headers['x-modelgate-model']).toBe('gpt:1');
+    const deltas = events
+      .slice(0, -1)
+      .map((event) => JSON.parse(event.data) as { text: string; token_ids: number[] });
+    expect(events.slice(0, -1).every((event) => event.event === 'message')).toBe(true);
+    expect(deltas.map((delta) => delta.text).join('')).toBe(json.generated_text);
+    expect(deltas.every((delta) => delta.text.length > 0 && delta.token_ids.length > 0)).toBe(true);
+    const end = events.at(-1)!;
+    expect(end.event).toBe('end');
+    const data = JSON.parse(end.data) as EndData;
+    expect(data).toMatchObject({ ...json });
+    expect(data.timings.time_to_first_token_ms).toBeLessThanOrEqual(data.timings.total_ms);
+    expect(stream.trailers()['server-timing']).toMatch(/ttft;dur=.*total;dur=/);
+  });
+
+  it('ends the text before a stop string and frees the slot', async () => {
+    const parameters = { max_new_tokens: 24 };
+    const text = prediction(await gateway.post('/serve/writer', { text: PROMPT, parameters })).generated_text;
+    const stop = text.slice(6, 10);
+    const answer = await gateway.post('/serve/writer', {
+      text: PROMPT,
+      parameters: { ...parameters, stop: [stop] },
+    });
+    expect(prediction(answer)).toMatchObject({
+      generated_text: text.slice(0, text.indexOf(stop)),
+      finish_reason: 'stop',
+    });
+    await waitFor(runningIsZero, { timeoutMs: 10_000 });
+  });
+
+  it('cancels the worker sequence when the client goes away mid-stream', async () => {
+    const tokensBefore = await workerMetric('modelgate_generation_tokens_total');
+    const stream = await postSse(`${gateway.url}/serve/writer`, {
+      text: PROMPT,
+      parameters: { max_new_tokens: 240 },
+      stream: true,
+    });
+    for await (const event of stream.events) {
+      expect(event.event).toBe('message');
+      stream.hangUp();
+      break;
+    }
+    await waitFor(runningIsZero, { timeoutMs: 10_000 });
+    await waitFor(
+      async () =>
+        metricValue(await gatewayMetrics(), 'modelgate_generations_total', {
+          serving_endpoint: 'writer',
+          ...MODEL,
+          finish_reason: 'cancelled',
+        }) >= 1,
+      { timeoutMs: 10_000 },
+    );
+    expect((await workerMetric('modelgate_generation_tokens_total')) - tokensBefore).toBeLessThan(240);
+  });
+
+  it('answers 429 with Retry-After when the slot and the queue are taken', async () => {
+    const occupant = occupySlot();
+    await occupant.firstToken;
+    const waiting = gateway.post('/serve/writer', { text: PROMPT, parameters: { max_new_tokens: 2 } });
+    await waitFor(async () => (await workerMetric('modelgate_generation_waiting_sequences')) === 1, {
+      timeoutMs: 10_000,
+    });
+    const refused = await gateway.post('/serve/writer', { text: PROMPT, stream: true });
+    expect(refused.status).toBe(429);
+    expect(errorOf(refused).code).toBe('QUEUE_FULL');
+    expect(refused.headers.get('retry-after')).toBe('1');
+    occupant.release();
+    expect((await waiting).status).toBe(200);
+  });
+
+  it("answers 504 when the endpoint's deadline passes while the request waits for a slot", async () => {
+    const occupant = occupySlot();
+    await occupant.firstToken;
+    const answer = await gateway.post('/serve/hurry', { text: PROMPT });
+    occupant.release();
+    expect(answer.status).toBe(504);
+    expect(errorOf(answer).code).toBe('DEADLINE_EXCEEDED');
+  });
+
+  it('ends a stream that fails after its first token with an error event of the error table', async () => {
+    const stream = await postSse(`${gateway.url}/serve/paused`, {
+      text: PROMPT,
+      parameters: { max_new_tokens: 240 },
+      stream: true,
+    });
+    expect(stream.status).toBe(200);
+    const events: SseEvent[] = [];
+    let occupant: ReturnType<typeof occupySlot> | undefined;
+    for await (const event of stream.events) {
+      events.push(event);
+      // Joins the running batch and pauses its loop: the stream stops until its deadline passes.
+      occupant ??= occupySlot('2');
+    }
+    occupant?.release();
+    const last = events.at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.parse(last.data)).toMatchObject({ error: { code: 'DEADLINE_EXCEEDED' } });
+    expect(events.slice(0, -1).every((event) => event.event === 'message')).toBe(true);
+  });
+
+  it('serves a pinned version, and 404 for one the endpoint does not route', async () => {
+    const pinned = await gateway.post('/serve/writer/1', { text: PROMPT, parameters: { max_new_tokens: 2 } });
+    expect(pinned.status).toBe(200);
+    expect(pinned.body).toMatchObject({ version: '1', route: 'pinned' });
+    expect((await gateway.post('/serve/writer/7', { text: PROMPT })).status).toBe(404);
+  });
+
+  it('refuses what it cannot do with clear 4xx answers', async () => {
+    const tooLong = await gateway.post('/serve/writer', {
+      text: PROMPT,
+      parameters: { max_new_tokens: 260 },
+    });
+    expect(tooLong.status).toBe(422);
+    expect(errorOf(tooLong).message).toMatch(/must be <= 256/);
+    const unknown = await gateway.post('/serve/writer', { text: PROMPT, parameters: { best_of: 2 } });
+    expect(unknown.status).toBe(400);
+    expect(errorOf(unknown).message).toMatch(/best_of/);
+    const batch = await gateway.post('/serve/writer', { text: [PROMPT, PROMPT] });
+    expect(batch.status).toBe(400);
+  });
+
+  it("keeps the prompt's last tokens within the endpoint's maxTokens, or answers 422 without truncation", async () => {
+    // "Hello, my name is" → Hello , ␣my ␣name ␣is: the last three are the tokens of " my name is".
+    const reference = await transformersGreedy(fixtureDir, ' my name is', 6);
+    const cut = await gateway.post('/serve/short', { text: PROMPT, parameters: { max_new_tokens: 6 } });
+    expect(cut.status).toBe(200);
+    expect(prediction(cut)).toMatchObject({ generated_text: reference.text, prompt_tokens: 3 });
+    const refused = await gateway.post('/serve/strict', { text: PROMPT, parameters: { max_new_tokens: 6 } });
+    expect(refused.status).toBe(422);
+    expect(errorOf(refused).message).toMatch(/5 tokens, more than the endpoint's limit of 3/);
+  });
+
+  it('reports time to first token, inter-token latency and generated tokens in /metrics', async () => {
+    await gateway.post('/serve/writer', { text: PROMPT, parameters: { max_new_tokens: 3 } });
+    const text = await gatewayMetrics();
+    const labels = { serving_endpoint: 'writer', ...MODEL };
+    expect(
+      metricValue(text, 'modelgate_generation_time_to_first_token_seconds_count', labels),
+    ).toBeGreaterThan(0);
+    expect(
+      metricValue(text, 'modelgate_generation_inter_token_latency_seconds_count', labels),
+    ).toBeGreaterThan(0);
+    expect(metricValue(text, 'modelgate_generated_tokens_total', labels)).toBeGreaterThan(0);
+    expect(metricValue(text, 'modelgate_requests_total', { ...labels, code: '200' })).toBeGreaterThan(0);
+  });
+});

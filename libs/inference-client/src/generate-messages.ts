@@ -1,0 +1,33 @@
+/**
+ * The ModelGenerate messages (modelgate's generation extension of the inference proto), in proto
+ * field names (`keepCase: true`, 64-bit integers as JS numbers).
+ */
+
+/** One generation request: a tokenized prompt and how to decode it. */
+export interface ModelGenerateRequestMessage {
+  model_name: string;
+  model_version: string;
+  id: string;
+  input_ids: number[];
+  max_new_tokens: number;
+  eos_token_ids: number[];
+  do_sample: boolean;
+  temperature: number;
+  top_k: number;
+  top_p: number;
+  has_seed: boolean;
+  seed: number;
+}
+
+/** Tokens of one sequence since the previous message; `finish_reason` set on the last one. */
+export interface ModelGenerateResponseMessage {
+  model_name?: string;
+  model_version?: string;
+  id?: string;
+  token_ids?: number[] | null;
+  finish_reason?: string;
+  prompt_tokens?: number;
+  generated_tokens?: number;
+  queue_micros?: number;
+  compute_micros?: number;
+}
