@@ -1,5 +1,6 @@
 // POST /serve/<endpoint> on a text-generation endpoint, end to end: a real worker running the
 // tiny-gpt2 fixture with onnxruntime, a real gateway, and transformers.js as the reference.
+// Slots, queue, deadlines and cancellation: generation-limits.int-spec.ts.
 import {
   type HttpAnswer,
   type RunningGateway,
@@ -13,8 +14,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SseEvent, postSse } from './support/sse-client.js';
 
-/** The worker's generation-pause test hook: `<afterTokens>:<untilWaiting>` (WORKER_TEST_HOOKS). */
-const PAUSE = 'x-modelgate-test-generation-pause';
 const PROMPT = 'Hello, my name is';
 const MODEL = { model: 'gpt', version: '1' };
 
@@ -51,16 +50,6 @@ describe('gateway: /serve on a text-generation endpoint', () => {
           name: 'gpt',
           fixture: 'tiny-gpt2',
           task: 'text-generation',
-          // One slot and one waiting place: the queue-full and deadline cases fill them.
-          batching: { maxBatchSize: 1, maxQueueSize: 1 },
-        },
-        // Two slots: a paused direct call can freeze a gateway stream in the same batch.
-        {
-          name: 'gpt',
-          version: '2',
-          fixture: 'tiny-gpt2',
-          task: 'text-generation',
-          batching: { maxBatchSize: 2 },
         },
       ],
       {
@@ -69,12 +58,6 @@ describe('gateway: /serve on a text-generation endpoint', () => {
             name: 'writer',
             task: 'text-generation',
             routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
-          },
-          {
-            name: 'hurry',
-            task: 'text-generation',
-            routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
-            timeoutMs: 400,
           },
           // Prompts over 3 tokens: their last 3 tokens are kept, or 422 without truncation.
           {
@@ -88,12 +71,6 @@ describe('gateway: /serve on a text-generation endpoint', () => {
             task: 'text-generation',
             routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
             preprocessing: { maxTokens: 3, truncation: false },
-          },
-          {
-            name: 'paused',
-            task: 'text-generation',
-            routes: [{ model: 'gpt:2', weight: 100, role: 'primary' }],
-            timeoutMs: 1500,
           },
         ],
       },
@@ -109,18 +86,6 @@ describe('gateway: /serve on a text-generation endpoint', () => {
     metricValue(await (await fetch(`${worker.httpUrl}/metrics`)).text(), name, MODEL);
   const gatewayMetrics = async () => (await fetch(`${gateway.url}/metrics`)).text();
   const runningIsZero = async () => (await workerMetric('modelgate_generation_running_sequences')) === 0;
-
-  /** Occupies a slot of gpt:`version`: a direct call whose loop pauses after a token until it is cancelled. */
-  function occupySlot(version = '1') {
-    const stream = worker.client.stream(
-      'ModelGenerate',
-      { model_name: 'gpt', model_version: version, input_ids: [15496], max_new_tokens: 50 },
-      { metadata: { [PAUSE]: '1:99' } },
-    );
-    stream.on('error', () => undefined); // it ends cancelled
-    const firstToken = new Promise((resolve) => stream.once('data', resolve));
-    return { firstToken, release: () => stream.cancel() };
-  }
 
   async function readAll(url: string, body: unknown) {
     const stream = await postSse(url, body);
@@ -195,76 +160,6 @@ describe('gateway: /serve on a text-generation endpoint', () => {
     await waitFor(runningIsZero, { timeoutMs: 10_000 });
   });
 
-  it('cancels the worker sequence when the client goes away mid-stream', async () => {
-    const tokensBefore = await workerMetric('modelgate_generation_tokens_total');
-    const stream = await postSse(`${gateway.url}/serve/writer`, {
-      text: PROMPT,
-      parameters: { max_new_tokens: 240 },
-      stream: true,
-    });
-    for await (const event of stream.events) {
-      expect(event.event).toBe('message');
-      stream.hangUp();
-      break;
-    }
-    await waitFor(runningIsZero, { timeoutMs: 10_000 });
-    await waitFor(
-      async () =>
-        metricValue(await gatewayMetrics(), 'modelgate_generations_total', {
-          serving_endpoint: 'writer',
-          ...MODEL,
-          finish_reason: 'cancelled',
-        }) >= 1,
-      { timeoutMs: 10_000 },
-    );
-    expect((await workerMetric('modelgate_generation_tokens_total')) - tokensBefore).toBeLessThan(240);
-  });
-
-  it('answers 429 with Retry-After when the slot and the queue are taken', async () => {
-    const occupant = occupySlot();
-    await occupant.firstToken;
-    const waiting = gateway.post('/serve/writer', { text: PROMPT, parameters: { max_new_tokens: 2 } });
-    await waitFor(async () => (await workerMetric('modelgate_generation_waiting_sequences')) === 1, {
-      timeoutMs: 10_000,
-    });
-    const refused = await gateway.post('/serve/writer', { text: PROMPT, stream: true });
-    expect(refused.status).toBe(429);
-    expect(errorOf(refused).code).toBe('QUEUE_FULL');
-    expect(refused.headers.get('retry-after')).toBe('1');
-    occupant.release();
-    expect((await waiting).status).toBe(200);
-  });
-
-  it("answers 504 when the endpoint's deadline passes while the request waits for a slot", async () => {
-    const occupant = occupySlot();
-    await occupant.firstToken;
-    const answer = await gateway.post('/serve/hurry', { text: PROMPT });
-    occupant.release();
-    expect(answer.status).toBe(504);
-    expect(errorOf(answer).code).toBe('DEADLINE_EXCEEDED');
-  });
-
-  it('ends a stream that fails after its first token with an error event of the error table', async () => {
-    const stream = await postSse(`${gateway.url}/serve/paused`, {
-      text: PROMPT,
-      parameters: { max_new_tokens: 240 },
-      stream: true,
-    });
-    expect(stream.status).toBe(200);
-    const events: SseEvent[] = [];
-    let occupant: ReturnType<typeof occupySlot> | undefined;
-    for await (const event of stream.events) {
-      events.push(event);
-      // Joins the running batch and pauses its loop: the stream stops until its deadline passes.
-      occupant ??= occupySlot('2');
-    }
-    occupant?.release();
-    const last = events.at(-1)!;
-    expect(last.event).toBe('error');
-    expect(JSON.parse(last.data)).toMatchObject({ error: { code: 'DEADLINE_EXCEEDED' } });
-    expect(events.slice(0, -1).every((event) => event.event === 'message')).toBe(true);
-  });
-
   it('serves a pinned version, and 404 for one the endpoint does not route', async () => {
     const pinned = await gateway.post('/serve/writer/1', { text: PROMPT, parameters: { max_new_tokens: 2 } });
     expect(pinned.status).toBe(200);
@@ -284,6 +179,15 @@ describe('gateway: /serve on a text-generation endpoint', () => {
     expect(errorOf(unknown).message).toMatch(/best_of/);
     const batch = await gateway.post('/serve/writer', { text: [PROMPT, PROMPT] });
     expect(batch.status).toBe(400);
+    // Greedy decoding with sampling parameters is a contradiction, not a silent choice.
+    const greedyAndSampled = await gateway.post('/serve/writer', {
+      text: PROMPT,
+      parameters: { do_sample: false, temperature: 0.7, seed: 1 },
+    });
+    expect(greedyAndSampled.status).toBe(400);
+    expect(errorOf(greedyAndSampled).message).toMatch(
+      /temperature, seed are sampling parameters, and do_sample is false/,
+    );
   });
 
   it("keeps the prompt's last tokens within the endpoint's maxTokens, or answers 422 without truncation", async () => {

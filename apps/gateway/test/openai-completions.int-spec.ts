@@ -3,11 +3,10 @@ import {
   type RunningWorker,
   componentValidator,
   ensureFixture,
-  metricValue,
   startServingPair,
   transformersGreedy,
 } from '@modelgate/testing';
-import OpenAI, { BadRequestError } from 'openai';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayOpenApiDocument } from '../src/openapi/gateway-openapi.js';
 import { postSse } from './support/sse-client.js';
@@ -17,6 +16,7 @@ const OTHER_PROMPT = 'Zürich is a city where';
 const MAX_TOKENS = 12;
 const EOS = 50256;
 
+// The answers of /v1/completions (its refusals and metrics: openai-completions-refusals.int-spec.ts).
 describe('gateway: OpenAI-compatible POST /v1/completions on tiny-gpt2, called with the official openai client', () => {
   let worker: RunningWorker;
   let gateway: RunningGateway;
@@ -224,96 +224,5 @@ describe('gateway: OpenAI-compatible POST /v1/completions on tiny-gpt2, called w
       });
     const [first, second] = [await sample(), await sample()];
     expect(second.choices[0]!.text).toBe(first.choices[0]!.text);
-  });
-
-  it.each([
-    [{ suffix: 'the end' }, 'suffix'],
-    [{ logprobs: 2 }, 'logprobs'],
-    [{ best_of: 3 }, 'best_of'],
-    [{ n: 2 }, 'n'],
-    [{ presence_penalty: 0.5 }, 'presence_penalty'],
-    [{ frequency_penalty: 0.5 }, 'frequency_penalty'],
-    [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
-  ])('refuses %j with a 400 invalid_request_error naming the parameter', async (option, param) => {
-    const refusal = client.completions.create({ model: 'writer', prompt: PROMPT, ...option });
-    await expect(refusal).rejects.toBeInstanceOf(BadRequestError);
-    await expect(refusal).rejects.toMatchObject({ status: 400, type: 'invalid_request_error', param });
-  });
-
-  it('counts completions, streamed or not, under the endpoint and model, with their tokens; a refusal before routing under none', async () => {
-    const counts = async () => {
-      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
-      const model = { serving_endpoint: 'writer', model: 'gpt', version: '1' };
-      return {
-        answered: metricValue(metrics, 'modelgate_requests_total', {
-          ...model,
-          route: 'primary',
-          code: '200',
-        }),
-        tokens: metricValue(metrics, 'modelgate_generated_tokens_total', model),
-        refused: metricValue(metrics, 'modelgate_request_failures_total', {
-          serving_endpoint: 'writer',
-          model: 'none',
-          version: 'none',
-          reason: 'INVALID_INPUT',
-        }),
-      };
-    };
-    const before = await counts();
-    await client.completions.create({
-      model: 'writer',
-      prompt: PROMPT,
-      max_tokens: MAX_TOKENS,
-      temperature: 0,
-    });
-    const stream = await client.completions.create({
-      model: 'writer',
-      prompt: PROMPT,
-      max_tokens: MAX_TOKENS,
-      temperature: 0,
-      stream: true,
-    });
-    for await (const _chunk of stream) {
-      // drained: the request counts once the stream ended
-    }
-    await expect(client.completions.create({ model: 'writer', prompt: PROMPT, n: 3 })).rejects.toBeInstanceOf(
-      BadRequestError,
-    );
-    const after = await counts();
-    expect(after.answered - before.answered).toBe(2);
-    expect(after.tokens - before.tokens).toBe(2 * expected.tokens);
-    expect(after.refused - before.refused).toBe(1);
-  });
-
-  it('answers a body that is not JSON with 415 in the OpenAI error shape', async () => {
-    const response = await fetch(`${gateway.url}/v1/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain' },
-      body: 'hello',
-    });
-    expect(response.status).toBe(415);
-    expect(await response.json()).toMatchObject({
-      error: { code: 'UNSUPPORTED_MEDIA_TYPE', type: 'invalid_request_error', param: null },
-    });
-  });
-
-  it('names its own fields when the prompt is empty or does not fit the context with max_tokens', async () => {
-    await expect(client.completions.create({ model: 'writer', prompt: '' })).rejects.toMatchObject({
-      status: 400,
-      param: 'prompt',
-    });
-    const tooLong = client.completions.create({ model: 'writer', prompt: PROMPT, max_tokens: 1000 });
-    await expect(tooLong).rejects.toMatchObject({ status: 422, param: 'max_tokens' });
-    await expect(tooLong).rejects.toThrow(/max_tokens/);
-  });
-
-  it('answers 400 for an endpoint of another task and 404 for an unknown one', async () => {
-    await expect(client.completions.create({ model: 'embedder', prompt: PROMPT })).rejects.toMatchObject({
-      status: 400,
-      param: 'model',
-    });
-    await expect(client.completions.create({ model: 'nope', prompt: PROMPT })).rejects.toMatchObject({
-      status: 404,
-    });
   });
 });

@@ -1,93 +1,27 @@
-import { type ClientReadableStream, type ServiceError, status } from '@grpc/grpc-js';
-import { loadTokenizerFromDir } from '@modelgate/processing';
 import {
   DecoderSession,
-  type Message,
   type RunningWorker,
   ensureFixture,
   getFixtureSpec,
   metricValue,
   startWorker,
   transformersGreedy,
-  waitFor,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const PAUSE = 'x-modelgate-test-generation-pause';
-/** Pauses the loop after the sequence's first token until it is cancelled (99 never wait). */
-const HOLD_AFTER_FIRST = { [PAUSE]: '1:99' };
-
-const PROMPTS = [[464, 2068, 7586, 21831], [15496], [40, 588, 257, 1332, 13, 632, 318], [50256, 1212]];
-
-interface Streamed {
-  tokens: number[];
-  messages: Message[];
-}
-
-interface Followed {
-  /** The first message (rejects when the stream fails before one). */
-  first: Promise<Message>;
-  /** Every message once the stream ends (rejects with the grpc-js ServiceError of a failed call). */
-  done: Promise<Streamed>;
-}
-
-/** Follows a ModelGenerate stream from its first message to its end. */
-function follow(stream: ClientReadableStream<Message>): Followed {
-  const messages: Message[] = [];
-  let firstSeen: (message: Message) => void = () => undefined;
-  let firstFailed: (error: unknown) => void = () => undefined;
-  const first = new Promise<Message>((resolve, reject) => {
-    firstSeen = resolve;
-    firstFailed = reject;
-  });
-  const done = new Promise<Streamed>((resolve, reject) => {
-    stream.on('data', (message: Message) => {
-      messages.push(message);
-      if (messages.length === 1) firstSeen(message);
-    });
-    stream.on('error', (error) => {
-      firstFailed(error);
-      reject(error);
-    });
-    stream.on('end', () => resolve({ tokens: messages.flatMap((m) => m.token_ids as number[]), messages }));
-  });
-  first.catch(() => undefined);
-  done.catch(() => undefined);
-  return { first, done };
-}
-
-/** Reads a ModelGenerate stream to its end. */
-const collect = (stream: ClientReadableStream<Message>): Promise<Streamed> => follow(stream).done;
-
-/** The gRPC error a stream ends with. */
-async function failure(stream: ClientReadableStream<Message> | Followed): Promise<ServiceError> {
-  try {
-    await ('done' in stream ? stream.done : collect(stream));
-  } catch (error) {
-    return error as ServiceError;
-  }
-  throw new Error('the stream ended without an error');
-}
-
-/** The fixture's own tokenizer.json, through the gateway's tokenizer adapter. */
-async function encoderOf(fixtureDir: string): Promise<(text: string) => number[]> {
-  const tokenizer = await loadTokenizerFromDir(fixtureDir);
-  return (text) => tokenizer.tokenize(text);
-}
-
-const request = (model: string, inputIds: number[], maxNewTokens: number, extra: Message = {}): Message => ({
-  model_name: model,
-  input_ids: inputIds,
-  max_new_tokens: maxNewTokens,
-  ...extra,
-});
+import {
+  HOLD_AFTER_FIRST,
+  PAUSE,
+  PROMPTS,
+  collect,
+  encoderOf,
+  follow,
+  request,
+} from './support/generation-stream.js';
 
 describe('worker: ModelGenerate with continuous batching over onnxruntime (tiny-gpt2)', () => {
   let worker: RunningWorker;
   let reference: DecoderSession;
   let fixtureDir: string;
-  const gauge = async (name: string, model: string): Promise<number> =>
-    metricValue(await worker.metrics(), name, { model, version: '1' });
 
   beforeAll(async () => {
     fixtureDir = await ensureFixture('tiny-gpt2');
@@ -100,19 +34,12 @@ describe('worker: ModelGenerate with continuous batching over onnxruntime (tiny-
         batching: { maxBatchSize: 4, maxQueueSize: 8 },
       },
       {
-        name: 'one',
-        fixture: 'tiny-gpt2',
-        task: 'text-generation',
-        batching: { maxBatchSize: 1, maxQueueSize: 2, maxBatchTokens: 512 },
-      },
-      {
         name: 'pair',
         fixture: 'tiny-gpt2',
         task: 'text-generation',
         instances: 2,
         batching: { maxBatchSize: 2, maxQueueSize: 8 },
       },
-      { name: 'bert', fixture: 'tiny-bert-sst2' },
     ]);
   });
 
@@ -192,8 +119,13 @@ describe('worker: ModelGenerate with continuous batching over onnxruntime (tiny-
       jobs.map((job) => reference.greedyUncached(job.prompt, job.maxNewTokens)),
     );
     const results = await Promise.all(
-      jobs.map((job) =>
-        collect(worker.client.stream('ModelGenerate', request('gpt', job.prompt, job.maxNewTokens))),
+      jobs.map((job, i) =>
+        collect(
+          worker.client.stream(
+            'ModelGenerate',
+            request(i % 2 === 0 ? 'gpt' : 'pair', job.prompt, job.maxNewTokens),
+          ),
+        ),
       ),
     );
     results.forEach((result, i) => expect(result.tokens, `sequence ${i}`).toEqual(expected[i]));
@@ -242,87 +174,6 @@ describe('worker: ModelGenerate with continuous batching over onnxruntime (tiny-
       if (other.join() !== first.join()) differs = true;
     }
     expect(differs).toBe(true);
-  });
-
-  it('frees the slot of a cancelled sequence: the next one is served and the running gauge goes back to 0', async () => {
-    const expected = await reference.greedyUncached(PROMPTS[1]!, 5);
-    const streamA = worker.client.stream('ModelGenerate', request('one', PROMPTS[0]!, 200), {
-      metadata: HOLD_AFTER_FIRST,
-    });
-    await follow(streamA).first;
-    const resultB = collect(worker.client.stream('ModelGenerate', request('one', PROMPTS[1]!, 5)));
-    await waitFor(async () => (await gauge('modelgate_generation_waiting_sequences', 'one')) === 1);
-    expect(await gauge('modelgate_generation_running_sequences', 'one')).toBe(1);
-    streamA.cancel();
-    expect((await resultB).tokens).toEqual(expected);
-    await waitFor(async () => (await gauge('modelgate_generation_running_sequences', 'one')) === 0);
-    expect(await gauge('modelgate_generation_waiting_sequences', 'one')).toBe(0);
-  });
-
-  it('answers RESOURCE_EXHAUSTED when the queue is full while the loop is held', async () => {
-    const streamA = worker.client.stream('ModelGenerate', request('one', PROMPTS[0]!, 200), {
-      metadata: HOLD_AFTER_FIRST,
-    });
-    await follow(streamA).first;
-    const queued = [1, 2].map(() =>
-      collect(worker.client.stream('ModelGenerate', request('one', PROMPTS[1]!, 3))),
-    );
-    await waitFor(async () => (await gauge('modelgate_generation_waiting_sequences', 'one')) === 2);
-    const refused = await failure(worker.client.stream('ModelGenerate', request('one', PROMPTS[1]!, 3)));
-    expect(refused.code).toBe(status.RESOURCE_EXHAUSTED);
-    expect(refused.details).toMatch(/queue full \(2 of 2 waiting\)/);
-    streamA.cancel();
-    for (const result of await Promise.all(queued)) expect(result.tokens).toHaveLength(3);
-  });
-
-  it('answers DEADLINE_EXCEEDED to a request whose deadline passes while it waits, and mid-stream', async () => {
-    const streamA = follow(
-      worker.client.stream('ModelGenerate', request('one', PROMPTS[0]!, 200), {
-        metadata: HOLD_AFTER_FIRST,
-        deadlineMs: 1500,
-      }),
-    );
-    await streamA.first;
-    const waiting = await failure(
-      worker.client.stream('ModelGenerate', request('one', PROMPTS[1]!, 3), { deadlineMs: 300 }),
-    );
-    expect(waiting.code).toBe(status.DEADLINE_EXCEEDED);
-    expect((await failure(streamA)).code).toBe(status.DEADLINE_EXCEEDED);
-    await waitFor(async () => (await gauge('modelgate_generation_running_sequences', 'one')) === 0);
-    expect(await gauge('modelgate_generation_waiting_sequences', 'one')).toBe(0);
-    // The loop is free again.
-    expect(
-      (await collect(worker.client.stream('ModelGenerate', request('one', PROMPTS[1]!, 2)))).tokens,
-    ).toHaveLength(2);
-  });
-
-  it('refuses bad requests and the wrong method for the model with clear errors', async () => {
-    const refusals: Array<[Message, RegExp]> = [
-      [request('gpt', [], 3), /input_ids must hold at least one token id/],
-      [request('gpt', [1], 3, { do_sample: true, temperature: 0 }), /temperature must be > 0/],
-      [request('gpt', [50257], 3), /input_ids\[0\] must be a token id from 0 to 50256/],
-      [request('gpt', [1], 0), /max_new_tokens must be an integer from 1/],
-      [request('one', [1, 2, 3], 600), /one:1/],
-      [
-        request('bert', [101, 102], 3),
-        /text-classification model: ModelGenerate serves text-generation models only/,
-      ],
-    ];
-    for (const [body, message] of refusals) {
-      const error = await failure(worker.client.stream('ModelGenerate', body));
-      expect(error.code, String(message)).toBe(status.INVALID_ARGUMENT);
-      expect(error.details).toMatch(message);
-    }
-    const infer = await worker.client
-      .call('ModelInfer', {
-        model_name: 'gpt',
-        inputs: [{ name: 'input_ids', datatype: 'INT64', shape: [1, 1], contents: { int64_contents: [1] } }],
-      })
-      .catch((error: ServiceError) => error);
-    expect(infer).toMatchObject({ code: status.INVALID_ARGUMENT });
-    expect((infer as ServiceError).details).toMatch(/text-generation model: use ModelGenerate/);
-    const missing = await failure(worker.client.stream('ModelGenerate', request('nope', [1], 3)));
-    expect(missing.code).toBe(status.NOT_FOUND);
   });
 
   it('on SIGTERM finishes the running sequences before it exits', async () => {

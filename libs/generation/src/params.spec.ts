@@ -27,7 +27,7 @@ describe('textGenerationParametersSchema', () => {
     const parsed = textGenerationParametersSchema.parse({
       max_new_tokens: 4096,
       do_sample: true,
-      temperature: 0,
+      temperature: Number.MIN_VALUE,
       top_k: 0,
       top_p: 1,
       seed: Number.MAX_SAFE_INTEGER,
@@ -61,6 +61,15 @@ describe('textGenerationParametersSchema', () => {
     [{ stop: [''] }, 'stop', 'must not be empty'],
     [{ stop: ['1', '2', '3', '4', '5', '6', '7', '8', '9'] }, 'stop', 'at most 8'],
     [{ return_full_text: 1 }, 'return_full_text', 'true or false'],
+    [
+      { do_sample: false, temperature: 0.7, top_p: 0.5 },
+      'temperature',
+      'temperature, top_p are sampling parameters',
+    ],
+    [{ do_sample: false, seed: 1 }, 'seed', 'do_sample is false (greedy)'],
+    [{ temperature: 0, top_k: 5 }, 'top_k', 'temperature 0 means greedy decoding, which takes no top_k'],
+    [{ temperature: 0, do_sample: true }, 'do_sample', 'temperature 0 means greedy'],
+    [{ seed: 3 }, 'seed', 'seed only applies to sampling'],
   ])('refuses %j with a clear message', (parameters, field, text) => {
     const { path, message } = refusal(parameters);
     expect(path[0]).toBe(field);
@@ -120,13 +129,12 @@ describe('toGenerationParams', () => {
     [{ top_k: 5 }, true],
     [{ top_k: 0 }, true],
     [{ top_p: 0.9 }, true],
-    [{ seed: 3 }, false],
+    [{ seed: 3, top_p: 0.5 }, true],
     [{ temperature: 0 }, false],
-    [{ temperature: 0, top_k: 5 }, false],
+    [{ do_sample: false, temperature: 0 }, false],
     [{ do_sample: true }, true],
-    [{ do_sample: true, temperature: 0 }, false],
-    [{ do_sample: false, temperature: 0.7, top_p: 0.5 }, false],
-  ])('infers do_sample like TGI for %j: %s', (parameters, doSample) => {
+    [{ do_sample: false }, false],
+  ])('infers do_sample for %j: %s', (parameters, doSample) => {
     expect(params(parameters).doSample).toBe(doSample);
   });
 
@@ -144,7 +152,9 @@ describe('toGenerationParams', () => {
     );
     fc.assert(
       fc.property(arbitrary, (parameters) => {
-        const result = params(parameters);
+        const checked = textGenerationParametersSchema.safeParse(parameters);
+        if (!checked.success) return; // a contradiction about sampling, refused
+        const result = toGenerationParams(checked.data);
         expect(result.maxNewTokens).toBeGreaterThanOrEqual(1);
         expect(result.temperature).toBeGreaterThan(0);
         expect(result.topP).toBeGreaterThan(0);

@@ -30,83 +30,135 @@ export const MAX_NEW_TOKENS_LIMIT = 4096;
 export const MAX_STOP_STRINGS = 8;
 
 const SAMPLING_DEFAULT =
-  'When omitted, it is true if temperature (other than 0), top_k or top_p is given, false otherwise';
+  'When omitted, it is true if temperature (other than 0), top_k or top_p is given, false otherwise. ' +
+  'Greedy decoding (do_sample false, or temperature 0) takes no other sampling parameter: they are refused';
+
+const MAX_NEW_TOKENS_RANGE = `must be an integer from 1 to ${MAX_NEW_TOKENS_LIMIT}`;
+
+/** The sampling parameters a greedy request must not carry. */
+const SAMPLING_FIELDS = ['temperature', 'top_k', 'top_p', 'seed'] as const;
 
 /**
  * zod schema of the `/serve` body's `parameters` for text-generation (TGI / HF Inference API
  * names, snake_case, strict: unknown keys are refused). `do_sample`, when omitted, is true if
- * `temperature` (other than 0), `top_k` or `top_p` is given (TGI behaviour); `temperature: 0`
- * always means greedy.
+ * `temperature` (other than 0), `top_k` or `top_p` is given; `temperature: 0` means greedy.
+ * Every option does what it says or is refused: greedy decoding (`do_sample: false`, or
+ * `temperature: 0`) with a sampling parameter (temperature, top_k, top_p, seed, do_sample true)
+ * is a contradiction, and `seed` without sampling means nothing; both are refused naming the fields.
  */
-export const textGenerationParametersSchema = z.strictObject(
-  {
-    max_new_tokens: z
-      .int({ error: 'must be an integer from 1 to 4096' })
-      .min(1, 'must be an integer from 1 to 4096')
-      .max(MAX_NEW_TOKENS_LIMIT, 'must be an integer from 1 to 4096')
-      .optional()
-      .describe(
-        `Most tokens to generate (default ${DEFAULT_MAX_NEW_TOKENS}); prompt plus new tokens must also fit the model's context (n_positions)`,
-      ),
-    do_sample: z
-      .boolean({ error: 'must be true or false' })
-      .optional()
-      .describe(
-        `Sample the next token (true) or take the most likely one (false, greedy). ${SAMPLING_DEFAULT}`,
-      ),
-    temperature: z
-      .number({ error: 'must be a number >= 0' })
-      .min(0, 'must be a number >= 0')
-      .optional()
-      .describe(
-        'Divides the logits before sampling (default 1: unchanged; lower is more deterministic); 0 means greedy',
-      ),
-    top_k: z
-      .int({ error: 'must be an integer >= 0' })
-      .min(0, 'must be an integer >= 0')
-      .optional()
-      .describe(
-        'Sample among the k most likely tokens only (default 0: off); given alone, it turns sampling on',
-      ),
-    top_p: z
-      .number({ error: 'must be a number above 0 and at most 1' })
-      .gt(0, 'must be a number above 0 and at most 1')
-      .max(1, 'must be a number above 0 and at most 1')
-      .optional()
-      .describe(
-        'Nucleus sampling: sample among the smallest set of most likely tokens whose probabilities add up to top_p (default 1: off); given alone, it turns sampling on',
-      ),
-    seed: z
-      .int({ error: 'must be an integer from 0 to 2^53-1' })
-      .min(0, 'must be an integer from 0 to 2^53-1')
-      .max(Number.MAX_SAFE_INTEGER, 'must be an integer from 0 to 2^53-1')
-      .optional()
-      .describe(
-        'Seed of the sampler: the same seed, prompt and parameters give the same text (random when omitted)',
-      ),
-    stop: z
-      .array(z.string({ error: 'must be a string' }).min(1, 'must not be empty'), {
-        error: 'must be an array of strings',
-      })
-      .max(MAX_STOP_STRINGS, `must hold at most ${MAX_STOP_STRINGS} strings`)
-      .optional()
-      .describe(
-        'Stop strings: generation ends when one appears, and the text returned ends before it (finish_reason "stop")',
-      ),
-    return_full_text: z
-      .boolean({ error: 'must be true or false' })
-      .optional()
-      .describe('Prefix the answer with the prompt (default false: the generated text only)'),
-  },
-  {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}; text-generation takes max_new_tokens, do_sample, temperature, top_k, top_p, seed, stop and return_full_text`
-        : issue.code === 'invalid_type'
-          ? 'must be a JSON object'
-          : undefined,
-  },
-);
+export const textGenerationParametersSchema = z
+  .strictObject(
+    {
+      max_new_tokens: z
+        .int({ error: MAX_NEW_TOKENS_RANGE })
+        .min(1, MAX_NEW_TOKENS_RANGE)
+        .max(MAX_NEW_TOKENS_LIMIT, MAX_NEW_TOKENS_RANGE)
+        .optional()
+        .describe(
+          `Most tokens to generate (default ${DEFAULT_MAX_NEW_TOKENS}); prompt plus new tokens must also fit the model's context (n_positions)`,
+        ),
+      do_sample: z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .describe(
+          `Sample the next token (true) or take the most likely one (false, greedy). ${SAMPLING_DEFAULT}`,
+        ),
+      temperature: z
+        .number({ error: 'must be a number >= 0' })
+        .min(0, 'must be a number >= 0')
+        .optional()
+        .describe(
+          'Divides the logits before sampling (default 1: unchanged; lower is more deterministic); 0 means greedy (then no top_k, top_p or seed)',
+        ),
+      top_k: z
+        .int({ error: 'must be an integer >= 0' })
+        .min(0, 'must be an integer >= 0')
+        .optional()
+        .describe(
+          'Sample among the k most likely tokens only (default 0: off); given alone, it turns sampling on',
+        ),
+      top_p: z
+        .number({ error: 'must be a number above 0 and at most 1' })
+        .gt(0, 'must be a number above 0 and at most 1')
+        .max(1, 'must be a number above 0 and at most 1')
+        .optional()
+        .describe(
+          'Nucleus sampling: sample among the smallest set of most likely tokens whose probabilities add up to top_p (default 1: off); given alone, it turns sampling on',
+        ),
+      seed: z
+        .int({ error: 'must be an integer from 0 to 2^53-1' })
+        .min(0, 'must be an integer from 0 to 2^53-1')
+        .max(Number.MAX_SAFE_INTEGER, 'must be an integer from 0 to 2^53-1')
+        .optional()
+        .describe(
+          'Seed of the sampler: the same seed, prompt and parameters give the same text (random when omitted); only with sampling',
+        ),
+      stop: z
+        .array(z.string({ error: 'must be a string' }).min(1, 'must not be empty'), {
+          error: 'must be an array of strings',
+        })
+        .max(MAX_STOP_STRINGS, `must hold at most ${MAX_STOP_STRINGS} strings`)
+        .optional()
+        .describe(
+          'Stop strings: generation ends when one appears, and the text returned ends before it (finish_reason "stop")',
+        ),
+      return_full_text: z
+        .boolean({ error: 'must be true or false' })
+        .optional()
+        .describe('Prefix the answer with the prompt (default false: the generated text only)'),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}; text-generation takes max_new_tokens, do_sample, temperature, top_k, top_p, seed, stop and return_full_text`
+          : issue.code === 'invalid_type'
+            ? 'must be a JSON object'
+            : undefined,
+    },
+  )
+  .superRefine((value, ctx) => {
+    const contradiction = greedyContradiction(value);
+    if (contradiction)
+      ctx.addIssue({ code: 'custom', path: [contradiction.field], message: contradiction.message });
+  });
+
+/** Why `p` contradicts itself about sampling (and the first field to blame), if it does. */
+function greedyContradiction(p: {
+  do_sample?: boolean | undefined;
+  temperature?: number | undefined;
+  top_k?: number | undefined;
+  top_p?: number | undefined;
+  seed?: number | undefined;
+}): { field: string; message: string } | undefined {
+  const given = SAMPLING_FIELDS.filter((name) => p[name] !== undefined);
+  if (p.do_sample === false) {
+    const knobs = given.filter((name) => !(name === 'temperature' && p.temperature === 0));
+    if (knobs.length === 0) return undefined;
+    return {
+      field: knobs[0]!,
+      message: `${knobs.join(', ')} ${knobs.length > 1 ? 'are sampling parameters' : 'is a sampling parameter'}, and do_sample is false (greedy): drop ${knobs.length > 1 ? 'them' : 'it'} or set do_sample true`,
+    };
+  }
+  if (p.temperature === 0) {
+    const knobs = [
+      ...(p.do_sample === true ? ['do_sample'] : []),
+      ...given.filter((n) => n !== 'temperature'),
+    ];
+    if (knobs.length === 0) return undefined;
+    return {
+      field: knobs[0]!,
+      message: `temperature 0 means greedy decoding, which takes no ${knobs.join(', ')}: drop ${knobs.length > 1 ? 'them' : 'it'} or give a temperature above 0`,
+    };
+  }
+  if (p.seed !== undefined && p.do_sample === undefined && given.length === 1) {
+    return {
+      field: 'seed',
+      message:
+        'seed only applies to sampling, and this request decodes greedily: set do_sample true (or temperature, top_k or top_p) or drop seed',
+    };
+  }
+  return undefined;
+}
 
 /** The `parameters` object as the client sent it (after validation). */
 export type TextGenerationParameters = z.infer<typeof textGenerationParametersSchema>;

@@ -18,6 +18,10 @@ function waiting(id: string, fields: Partial<WaitingSequence<string>> = {}): Wai
   return { id, promptTokens: 10, maxNewTokens: 10, enqueuedAtMs: 0, cancelled: false, ...fields };
 }
 
+/** Cache a batch holds: every row is as wide as the largest reservation (prompt + max_new_tokens). */
+const paddedCache = (list: ReadonlyArray<{ promptTokens: number; maxNewTokens: number }>): number =>
+  list.length * Math.max(0, ...list.map((s) => s.promptTokens + s.maxNewTokens));
+
 describe('planGenerationStep', () => {
   it('starts waiting sequences in arrival order while slots are free', () => {
     const plan = planGenerationStep(
@@ -88,14 +92,44 @@ describe('planGenerationStep', () => {
     expect(plan.join).toEqual([]);
   });
 
-  it('fills the budget exactly', () => {
+  it('fills the padded budget exactly: rows × the largest reservation', () => {
     const plan = planGenerationStep(
-      [running('a', { promptTokens: 40, maxNewTokens: 20 })],
+      [running('a', { promptTokens: 40, maxNewTokens: 10 })],
       [waiting('fits', { promptTokens: 30, maxNewTokens: 10 })],
       { maxSequences: 4, maxCacheTokens: 100, maxQueue: 4 },
       0,
     );
     expect(plan.join).toEqual(['fits']);
+  });
+
+  it('counts the padding of a batched cache: short sequences do not join beside a long one past the budget', () => {
+    // 1024 + 7 × 100 = 1724 reserved would fit 2048, but the cache holds 8 rows of 1024 positions.
+    const plan = planGenerationStep(
+      [running('long', { promptTokens: 1000, maxNewTokens: 24 })],
+      Array.from({ length: 7 }, (_, i) => waiting(`short${i}`, { promptTokens: 90, maxNewTokens: 10 })),
+      { maxSequences: 8, maxCacheTokens: 2048, maxQueue: 8 },
+      0,
+    );
+    expect(plan.join).toEqual(['short0']);
+    // A long sequence waiting behind short running ones is held the same way.
+    const behind = planGenerationStep(
+      [
+        running('a', { promptTokens: 90, maxNewTokens: 10 }),
+        running('b', { promptTokens: 90, maxNewTokens: 10 }),
+      ],
+      [waiting('long', { promptTokens: 1000, maxNewTokens: 24 })],
+      { maxSequences: 8, maxCacheTokens: 2048, maxQueue: 8 },
+      0,
+    );
+    expect(behind.join).toEqual([]);
+    // Alone, a sequence of the whole budget always joins.
+    const alone = planGenerationStep(
+      [],
+      [waiting('whole', { promptTokens: 2000, maxNewTokens: 48 })],
+      { maxSequences: 8, maxCacheTokens: 2048, maxQueue: 8 },
+      0,
+    );
+    expect(alone.join).toEqual(['whole']);
   });
 
   it('never exceeds slots or budget, joins FIFO, and partitions every sequence', () => {
@@ -152,11 +186,9 @@ describe('planGenerationStep', () => {
 
           // Joins fit the limits when the running ones fit them (joins never break a limit).
           const joined = plan.join.map((id) => wait.find((candidate) => candidate.id === id)!);
-          const cache = (list: Array<{ promptTokens: number; maxNewTokens: number }>) =>
-            list.reduce((sum, s) => sum + s.promptTokens + s.maxNewTokens, 0);
           if (joined.length > 0) {
             expect(staying.length + joined.length).toBeLessThanOrEqual(maxSequences);
-            expect(cache(staying) + cache(joined)).toBeLessThanOrEqual(maxCacheTokens);
+            expect(paddedCache([...staying, ...joined])).toBeLessThanOrEqual(maxCacheTokens);
           }
 
           // FIFO: the joined ones are the oldest live waiting ones, a prefix in arrival order...
@@ -168,8 +200,7 @@ describe('planGenerationStep', () => {
           const next = live[joined.length];
           if (next !== undefined) {
             const full = staying.length + joined.length >= maxSequences;
-            const over =
-              cache(staying) + cache(joined) + next.promptTokens + next.maxNewTokens > maxCacheTokens;
+            const over = paddedCache([...staying, ...joined, next]) > maxCacheTokens;
             expect(full || over).toBe(true);
           }
         },
@@ -212,9 +243,7 @@ describe('planGenerationStep', () => {
             }
             queue = queue.filter((sequence) => !plan.join.includes(sequence.id));
             expect(batch.length).toBeLessThanOrEqual(maxSequences);
-            expect(batch.reduce((sum, s) => sum + s.promptTokens + s.maxNewTokens, 0)).toBeLessThanOrEqual(
-              40,
-            );
+            expect(paddedCache(batch)).toBeLessThanOrEqual(40);
             // One decode step: every running sequence gets a token.
             batch = batch.map((sequence) => ({ ...sequence, generatedTokens: sequence.generatedTokens + 1 }));
             expect(nowMs).toBeLessThan(100 + 20 * 9 + 1);
@@ -244,5 +273,13 @@ describe('admitGeneration', () => {
     expect(admitGeneration(5, { promptTokens: 60, maxNewTokens: 41 }, limits)).toMatchObject({
       reason: 'too-long',
     });
+  });
+
+  it("refuses a sequence over the model's positions when they are known", () => {
+    const withPositions = { ...limits, maxPositions: 64 };
+    expect(admitGeneration(0, { promptTokens: 60, maxNewTokens: 4 }, withPositions)).toEqual({ ok: true });
+    const admission = admitGeneration(0, { promptTokens: 60, maxNewTokens: 5 }, withPositions);
+    expect(admission).toMatchObject({ ok: false, reason: 'too-long' });
+    if (!admission.ok) expect(admission.message).toContain("over the model's 64 positions");
   });
 });

@@ -5,10 +5,19 @@
 export interface GenerationLimits {
   /** Most sequences decoding together (slots). */
   maxSequences: number;
-  /** KV-cache budget in tokens: each sequence reserves promptTokens + maxNewTokens for its whole life. */
+  /**
+   * KV-cache budget in tokens. Each sequence reserves promptTokens + maxNewTokens for its whole
+   * life, and the batch's cache is padded to its longest row: sequences decode together only
+   * while their count × the largest reservation among them fits.
+   */
   maxCacheTokens: number;
   /** Most sequences waiting for a slot; beyond, requests are refused (queue-full). */
   maxQueue: number;
+  /**
+   * The model's positions (config.json n_positions / max_position_embeddings), when known: a
+   * sequence needs promptTokens + maxNewTokens of them (too-long beyond).
+   */
+  maxPositions?: number | undefined;
 }
 
 /** A sequence admitted but not started (not prefilled). */
@@ -73,10 +82,12 @@ function leaveReason<Id>(sequence: RunningSequence<Id>, nowMs: number): LeaveRea
 
 /**
  * Plans the step at `nowMs`. A sequence reserves promptTokens + maxNewTokens of cache for its
- * whole life; joins are FIFO (by enqueuedAtMs, then by position in `waiting`) and stop at the
- * first one that does not fit the free slots or the cache budget (no overtaking, no starvation).
- * A waiting sequence larger than the whole budget would block the queue: {@link admitGeneration}
- * refuses those up front.
+ * whole life, and a batched cache is padded to its longest row, so the batch costs
+ * (staying + joining) × the largest reservation among them; joins are FIFO (by enqueuedAtMs, then
+ * by position in `waiting`) and stop at the first one that does not fit the free slots or that
+ * padded budget (no overtaking, no starvation: a sequence within the budget always fits an empty
+ * batch). A waiting sequence larger than the whole budget would block the queue:
+ * {@link admitGeneration} refuses those up front.
  */
 export function planGenerationStep<Id>(
   running: readonly RunningSequence<Id>[],
@@ -86,12 +97,12 @@ export function planGenerationStep<Id>(
 ): StepPlan<Id> {
   const leave: StepPlan<Id>['leave'] = [];
   let slotsUsed = 0;
-  let cacheUsed = 0;
+  let widest = 0;
   for (const sequence of running) {
     const reason = leaveReason(sequence, nowMs);
     if (reason === undefined) {
       slotsUsed += 1;
-      cacheUsed += reservation(sequence);
+      widest = Math.max(widest, reservation(sequence));
     } else {
       leave.push({ id: sequence.id, reason });
     }
@@ -109,11 +120,11 @@ export function planGenerationStep<Id>(
 
   const join: Id[] = [];
   for (const sequence of candidates) {
-    const size = reservation(sequence);
-    if (slotsUsed >= limits.maxSequences || cacheUsed + size > limits.maxCacheTokens) break;
+    const width = Math.max(widest, reservation(sequence));
+    if (slotsUsed >= limits.maxSequences || (slotsUsed + 1) * width > limits.maxCacheTokens) break;
     join.push(sequence.id);
     slotsUsed += 1;
-    cacheUsed += size;
+    widest = width;
   }
   return { leave, drop, join };
 }
@@ -123,7 +134,8 @@ export type Admission = { ok: true } | { ok: false; reason: 'queue-full' | 'too-
 
 /**
  * Whether a new request may wait for a slot. too-long (checked first: retrying cannot help) when
- * promptTokens + maxNewTokens > maxCacheTokens; queue-full when `waitingCount >= maxQueue`.
+ * promptTokens + maxNewTokens > maxPositions (when known) or > maxCacheTokens; queue-full when
+ * `waitingCount >= maxQueue`.
  */
 export function admitGeneration(
   waitingCount: number,
@@ -131,6 +143,13 @@ export function admitGeneration(
   limits: GenerationLimits,
 ): Admission {
   const size = reservation(request);
+  if (limits.maxPositions !== undefined && size > limits.maxPositions) {
+    return {
+      ok: false,
+      reason: 'too-long',
+      message: `the prompt (${request.promptTokens} tokens) plus max_new_tokens (${request.maxNewTokens}) is ${size} tokens, over the model's ${limits.maxPositions} positions`,
+    };
+  }
   if (size > limits.maxCacheTokens) {
     return {
       ok: false,

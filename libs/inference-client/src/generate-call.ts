@@ -206,24 +206,29 @@ class RunningGeneration implements GenerateCall {
     private readonly host: GenerationHost,
     private readonly release: () => void,
     private readonly controller: AbortController,
-  ) {}
+  ) {
+    // Aborted (cancel(), or the caller's signal) even if never iterated: the worker is free again
+    // now, not when (or if) someone reads the stream.
+    if (controller.signal.aborted) this.onAbort();
+    else controller.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
 
   cancel(): void {
     if (this.finished) return;
     this.controller.abort();
-    this.finish();
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<GenerateChunk> {
     if (this.iterated) throw new ModelgateError(ErrorCode.INTERNAL, 'a generation stream is iterated once');
     this.iterated = true;
     let completed = false;
+    let lastMessageIn = false;
     try {
       let next = this.first;
       while (!next.done && !this.finished) {
         const chunk = decodeGenerateResponse(next.value, this.model);
         // The last message is in: nothing to cancel even if the consumer stops here.
-        if (chunk.finishReason !== undefined) completed = true;
+        if (chunk.finishReason !== undefined) completed = lastMessageIn = true;
         yield chunk;
         if (completed) return;
         next = await this.iterator.next();
@@ -244,14 +249,33 @@ class RunningGeneration implements GenerateCall {
     } finally {
       // Not read to its end: cancel, so the worker frees the slot at its next step.
       if (!completed) this.controller.abort();
+      // After the last message the call ends with its status: read it, so the call completes
+      // instead of being cancelled (an RST_STREAM) by the channel.
+      if (lastMessageIn) await this.readStatus();
       await this.iterator.return?.();
       this.finish();
     }
   }
 
+  /** Reads the stream to its end after the last message; a late failure changes nothing now. */
+  private async readStatus(): Promise<void> {
+    try {
+      while (!(await this.iterator.next()).done && !this.controller.signal.aborted);
+    } catch {
+      // The text is complete; a status after it (e.g. the deadline) has nobody to tell.
+    }
+  }
+
+  private readonly onAbort = (): void => {
+    // Never iterated: end the channel's stream here (its finally cancels the call and detaches).
+    if (!this.iterated) void this.iterator.return?.()?.catch(() => undefined);
+    this.finish();
+  };
+
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.controller.signal.removeEventListener('abort', this.onAbort);
     this.release();
   }
 }

@@ -215,11 +215,26 @@ describe('InferenceClient.generate', () => {
     expect(client.workerStatus().find((w) => w.address === worker.address)?.outstanding).toBe(0);
   });
 
+  it('frees the worker at once when the caller aborts a call it never iterated', async () => {
+    const worker = await startWorker(firstTokenThenHold);
+    client = new InferenceClient();
+    const controller = new AbortController();
+    await client.generate(request([worker.address], { signal: controller.signal }));
+    expect(client.workerStatus().find((w) => w.address === worker.address)?.outstanding).toBe(1);
+    controller.abort();
+    expect(client.workerStatus().find((w) => w.address === worker.address)?.outstanding).toBe(0);
+    await worker.cancelled;
+  });
+
   it('fails the stream with DEADLINE_EXCEEDED when the deadline passes mid-generation', async () => {
     const worker = await startWorker(firstTokenThenHold);
     client = new InferenceClient();
-    const call = await client.generate(request([worker.address], { deadlineEpochMs: Date.now() + 300 }));
-    await expect(collect(call)).rejects.toMatchObject({ code: ErrorCode.DEADLINE_EXCEEDED });
+    // The server sends its first message at once, then stalls: the deadline passes mid-stream, or
+    // (on a slow machine) before the first message; either step fails the same way.
+    const outcome = client
+      .generate(request([worker.address], { deadlineEpochMs: Date.now() + 300 }))
+      .then((call) => collect(call));
+    await expect(outcome).rejects.toMatchObject({ code: ErrorCode.DEADLINE_EXCEEDED });
     expect(worker.calls).toHaveLength(1);
   });
 

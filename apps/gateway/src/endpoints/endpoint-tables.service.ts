@@ -63,7 +63,7 @@ export class EndpointTables {
 
   private async applyNow(snapshot: ConfigSnapshot): Promise<void> {
     if (this.table && snapshot.revision <= this.table.revision) return;
-    const next = await buildEndpointTable(snapshot, (spec) => this.tokenizers.load(spec));
+    const next = await buildEndpointTable(snapshot, this.tokenizers);
     if (snapshot.workerGroups) this.client.setWorkerGroups(snapshot.workerGroups);
     this.cancelRetries();
     this.table = next;
@@ -111,7 +111,7 @@ export class EndpointTables {
     const spec = snapshot.models.find((model) => model.id === id);
     const stale = () => this.table?.revision !== snapshot.revision || !this.retrying.has(id);
     if (!spec || stale()) return;
-    const outcome = await loadServable(spec, (s) => this.tokenizers.load(s)).then(
+    const outcome = await loadServable(spec, this.tokenizers).then(
       (model) => ({ model }),
       (error: unknown) => ({ error }),
     );

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { type ServerResponse } from 'node:http';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
@@ -11,22 +12,38 @@ import {
   sendGenerationSse,
 } from './generation-answer.js';
 
-/** A ServerResponse stand-in that records what is written. */
-class RecordedResponse {
+/**
+ * A ServerResponse stand-in that records what is written; with `highWaterMark` set, `write` says
+ * false once that many frames wait, until `drain()` (a client that reads slowly).
+ */
+class RecordedResponse extends EventEmitter {
   statusCode = 0;
   headers: Record<string, string> = {};
   body = '';
+  trailers: Record<string, string> | undefined;
   writableEnded = false;
   destroyed = false;
+  writableNeedDrain = false;
+  highWaterMark = Infinity;
+  buffered = 0;
   setHeader(name: string, value: string): void {
     this.headers[name.toLowerCase()] = value;
   }
   flushHeaders(): void {}
   write(chunk: string): boolean {
     this.body += chunk;
-    return true;
+    this.buffered++;
+    if (this.buffered >= this.highWaterMark) this.writableNeedDrain = true;
+    return !this.writableNeedDrain;
   }
-  addTrailers(): void {}
+  drain(): void {
+    this.buffered = 0;
+    this.writableNeedDrain = false;
+    this.emit('drain');
+  }
+  addTrailers(trailers: Record<string, string>): void {
+    this.trailers = trailers;
+  }
   end(): void {
     this.writableEnded = true;
   }
@@ -72,7 +89,7 @@ const end: GenerationEvent = {
 
 const format: GenerationSseFormat = {
   start: () => [{ prompt: true }],
-  delta: (text) => ({ text }),
+  delta: (delta) => ({ text: delta.text }),
   end: (last) => [{ finish: last.finishReason }],
   error: (status, body) => ({ status, message: body.error.message }),
   done: 'data: [DONE]',
@@ -131,6 +148,57 @@ describe('sendGenerationSse', () => {
   });
 });
 
+describe('sendGenerationSse: named events, trailers and a slow reader', () => {
+  it('names the end and error events and sends the trailers of a stream that ended', async () => {
+    const res = new RecordedResponse();
+    const named: GenerationSseFormat = {
+      ...format,
+      start: () => [],
+      done: undefined,
+      names: { end: 'end', error: 'error' },
+      trailers: (ends) => ({ 'server-timing': `total;dur=${ends[0]!.timings.totalMs}` }),
+    };
+    await sendGenerationSse(fakeReply(res), [streamOf([end])], named, {}, logger);
+    expect(res.body).toBe('event: end\ndata: {"finish":"eos"}\n\n');
+    expect(res.trailers).toEqual({ 'server-timing': 'total;dur=2' });
+    const failed = new RecordedResponse();
+    const failure = new ModelgateError(ErrorCode.DEADLINE_EXCEEDED, 'too slow');
+    await sendGenerationSse(fakeReply(failed), [streamOf([], failure)], named, {}, logger);
+    expect(failed.body).toBe('event: error\ndata: {"status":504,"message":"too slow"}\n\n');
+    expect(failed.trailers).toBeUndefined();
+  });
+
+  it('stops reading the generation while the response buffer is full, until it drains', async () => {
+    const res = new RecordedResponse();
+    res.highWaterMark = 1;
+    let read = 0;
+    const stream: GenerationStream = {
+      ...streamOf([]),
+      events: (async function* (): AsyncGenerator<GenerationEvent> {
+        for (const text of ['a', 'b']) {
+          read++;
+          await Promise.resolve();
+          yield { type: 'delta', text, tokenIds: [read] };
+        }
+        read++;
+        yield end;
+      })(),
+    };
+    const sending = sendGenerationSse(fakeReply(res), [stream], { ...format, start: () => [] }, {}, logger);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first delta filled the buffer: the second is not read until the client caught up.
+    expect(res.body).toBe('data: {"text":"a"}\n\n');
+    expect(read).toBeLessThanOrEqual(2);
+    res.drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(res.body).toBe('data: {"text":"a"}\n\ndata: {"text":"b"}\n\n');
+    res.highWaterMark = Infinity;
+    res.drain();
+    expect(await sending).toEqual({ outcome: 'ended' });
+    expect(read).toBe(3);
+  });
+});
+
 describe('sendGenerationSse with several generations', () => {
   it('interleaves their events with their index, and calls finish once all ended, their ends in order', async () => {
     const res = new RecordedResponse();
@@ -147,7 +215,7 @@ describe('sendGenerationSse with several generations', () => {
     const indexed: GenerationSseFormat = {
       ...format,
       start: () => [],
-      delta: (text, index) => ({ text, index }),
+      delta: (delta, index) => ({ text: delta.text, index }),
       end: (last, index) => [{ end: index }],
       finish: (ends) => {
         finished.push(...ends.map((e) => e.text));

@@ -1,7 +1,6 @@
 /**
- * Streams started generations on the routes that are not /serve (Triton's generate_stream,
- * OpenAI's completions with `stream: true`): their events relayed as Server-Sent Events in the
- * route's own event format. An error before the stream starts is thrown to the route's
+ * Streams started generations as Server-Sent Events in each route's own event format (/serve's,
+ * Triton's generate_stream, OpenAI's completions with `stream: true`). An error before the stream starts is thrown to the route's
  * error filter (a JSON error with its status); one after is an event of the stream, as both
  * protocols do it, since the status is sent.
  */
@@ -9,6 +8,7 @@ import { ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type FastifyReply } from 'fastify';
 import {
+  type GenerationDelta,
   type GenerationEnd,
   type GenerationEvent,
   type GenerationStream,
@@ -41,7 +41,7 @@ export interface GenerationSseFormat {
   /** Events before the first delta (e.g. the echoed prompts). */
   start(): unknown[];
   /** The event of one text delta of generation `index`, or undefined for none. */
-  delta(text: string, index: number): unknown;
+  delta(delta: GenerationDelta, index: number): unknown;
   /** The last events of generation `index`. */
   end(end: GenerationEnd, index: number): unknown[];
   /** Events once every generation ended, e.g. a usage summary over them (`ends` in order). */
@@ -50,6 +50,10 @@ export interface GenerationSseFormat {
   error(status: number, body: ErrorBody): unknown;
   /** A last raw line, such as OpenAI's `data: [DONE]`. */
   done?: string;
+  /** Event names (`event:` lines) of the `end` and `error` events; none: unnamed (`message`). */
+  names?: { end?: string; error?: string };
+  /** HTTP trailers of a stream that ended (announce them with a `trailer` header). */
+  trailers?(ends: readonly GenerationEnd[]): Record<string, string>;
 }
 
 /** How a streamed answer went: to its end, cut short by the client, or failed mid-stream. */
@@ -59,8 +63,10 @@ export type GenerationSseOutcome =
 /**
  * Sends `streams` (one per prompt) as one Server-Sent Events answer, their events interleaved as
  * they come (taking the reply over from Fastify, with the headers it set, such as x-request-id),
- * and says how it went. Stops reading when the client went away (the generation service cancels
- * the worker calls on the request's signal) or one generation failed; leaving frees every slot.
+ * and says how it went. A client that reads slower than tokens come holds the reading (the
+ * response buffer is not let grow). Stops reading when the client went away (the generation
+ * service cancels the worker calls on the request's signal) or one generation failed; leaving
+ * frees every slot.
  */
 export async function sendGenerationSse(
   reply: FastifyReply,
@@ -71,29 +77,34 @@ export async function sendGenerationSse(
 ): Promise<GenerationSseOutcome> {
   reply.hijack();
   const sse = openSse(reply.raw, { ...replyHeaders(reply), ...headers });
+  const send = async (data: unknown, name?: string) => {
+    if (!sse.event(data, name)) await sse.drained();
+  };
   const ends: GenerationEnd[] = [];
+  let trailers: Record<string, string> | undefined;
   try {
-    for (const data of format.start()) sse.event(data);
+    for (const data of format.start()) await send(data);
     for await (const { index, event } of mergeGenerations(streams)) {
       if (sse.closed) break;
       if (event.type === 'delta') {
-        const data = format.delta(event.text, index);
-        if (data !== undefined && event.text !== '') sse.event(data);
+        const data = format.delta(event, index);
+        if (data !== undefined && event.text !== '') await send(data);
       } else {
-        for (const data of format.end(event, index)) sse.event(data);
+        for (const data of format.end(event, index)) await send(data, format.names?.end);
         ends[index] = event;
       }
     }
     if (ends.filter(Boolean).length < streams.length) return { outcome: 'cancelled' };
-    for (const data of format.finish?.(ends) ?? []) sse.event(data);
+    for (const data of format.finish?.(ends) ?? []) await send(data);
     if (format.done !== undefined) sse.raw(format.done);
+    trailers = format.trailers?.(ends);
     return { outcome: 'ended' };
   } catch (error) {
     const { status, body } = toErrorResponse(error, reply.request.id, logger);
-    sse.event(format.error(status, body));
+    sse.event(format.error(status, body), format.names?.error);
     return { outcome: 'failed', error };
   } finally {
-    sse.end();
+    sse.end(trailers);
   }
 }
 

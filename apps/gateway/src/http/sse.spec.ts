@@ -1,10 +1,13 @@
+import { EventEmitter } from 'node:events';
 import { type ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { openSse } from './sse.js';
 
 /** The parts of a ServerResponse an SSE writer touches, recording what it was given. */
-class RecordingResponse {
+class RecordingResponse extends EventEmitter {
   statusCode = 0;
+  /** Set to make `write` report a full buffer. */
+  writableNeedDrain = false;
   headers: Record<string, string> = {};
   flushed = false;
   body = '';
@@ -20,7 +23,7 @@ class RecordingResponse {
   }
   write(chunk: string) {
     this.body += chunk;
-    return true;
+    return !this.writableNeedDrain;
   }
   addTrailers(trailers: Record<string, string>) {
     this.trailers = trailers;
@@ -75,5 +78,26 @@ describe('openSse', () => {
     sse.event({ text: 'x' });
     expect(sse.closed).toBe(true);
     expect(res.body).toBe('');
+  });
+
+  it('says when the response buffer is full, and drained() waits for the drain or the close', async () => {
+    const { res, sse } = open();
+    expect(sse.event({ n: 1 })).toBe(true);
+    await sse.drained(); // not full: at once
+    res.writableNeedDrain = true;
+    expect(sse.event({ n: 2 })).toBe(false);
+    let drained = false;
+    const waiting = sse.drained().then(() => (drained = true));
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    res.writableNeedDrain = false;
+    res.emit('drain');
+    await waiting;
+    res.writableNeedDrain = true;
+    sse.comment('x');
+    const closing = sse.drained();
+    res.emit('close');
+    await closing;
+    expect(res.listenerCount('drain') + res.listenerCount('close')).toBe(0);
   });
 });

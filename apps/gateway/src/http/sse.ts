@@ -2,12 +2,17 @@ import { type ServerResponse } from 'node:http';
 
 /** Writes one Server-Sent Events answer (https://html.spec.whatwg.org/multipage/server-sent-events.html). */
 export interface SseWriter {
-  /** Writes `event: <name>\n` (when given) and `data: <JSON of data>\n\n`; ignored once closed. */
-  event(data: unknown, name?: string): void;
-  /** Writes a comment line `: <text>\n\n` (keeps proxies from timing the stream out). */
-  comment(text: string): void;
-  /** Writes `line` and a blank line as they are, e.g. OpenAI's `data: [DONE]`. */
-  raw(line: string): void;
+  /**
+   * Writes `event: <name>\n` (when given) and `data: <JSON of data>\n\n`; ignored once closed.
+   * Like `stream.write`, false says the response buffer is full: await `drained()` before more.
+   */
+  event(data: unknown, name?: string): boolean;
+  /** Writes a comment line `: <text>\n\n` (keeps proxies from timing the stream out); see `event`. */
+  comment(text: string): boolean;
+  /** Writes `line` and a blank line as they are, e.g. OpenAI's `data: [DONE]`; see `event`. */
+  raw(line: string): boolean;
+  /** Resolves once the response buffer drained, or at once when it is not full or the answer closed. */
+  drained(): Promise<void>;
   /** Ends the answer, with HTTP trailers when given (declared up front by `openSse`'s `trailers`). */
   end(trailers?: Record<string, string>): void;
   /** True once `end` was called or the client went away: nothing more is written. */
@@ -58,16 +63,29 @@ class NodeSseWriter implements SseWriter {
     return this.ended || this.res.writableEnded || this.res.destroyed;
   }
 
-  event(data: unknown, name?: string): void {
-    this.write(frame(JSON.stringify(data), name));
+  event(data: unknown, name?: string): boolean {
+    return this.write(frame(JSON.stringify(data), name));
   }
 
-  comment(text: string): void {
-    this.write(`: ${oneLine(text)}\n\n`);
+  comment(text: string): boolean {
+    return this.write(`: ${oneLine(text)}\n\n`);
   }
 
-  raw(line: string): void {
-    this.write(`${line}\n\n`);
+  raw(line: string): boolean {
+    return this.write(`${line}\n\n`);
+  }
+
+  drained(): Promise<void> {
+    if (this.closed || !this.res.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
   }
 
   end(trailers?: Record<string, string>): void {
@@ -77,7 +95,9 @@ class NodeSseWriter implements SseWriter {
     this.res.end();
   }
 
-  private write(chunk: string): void {
-    if (!this.closed) this.res.write(chunk);
+  /** False when the response buffer is over its high-water mark (the reader is slower than us). */
+  private write(chunk: string): boolean {
+    if (this.closed) return true;
+    return this.res.write(chunk);
   }
 }

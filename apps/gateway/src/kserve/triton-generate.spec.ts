@@ -57,12 +57,11 @@ describe('parseTritonGenerateRequest', () => {
     expect(parseTritonGenerateRequest({ text_input: 'Hi', stop_words: '' }).params.stop).toEqual([]);
   });
 
-  it('follows the /serve rule for sampling: temperature 0 is greedy, do_sample false wins', () => {
+  it('follows the /serve rule for sampling: temperature 0 is greedy, greedy with sampling parameters is refused', () => {
     expect(parseTritonGenerateRequest({ text_input: 'x', temperature: 0 }).params.doSample).toBe(false);
-    expect(
-      parseTritonGenerateRequest({ text_input: 'x', parameters: { top_p: 0.5, do_sample: false } }).params
-        .doSample,
-    ).toBe(false);
+    expect(() =>
+      parseTritonGenerateRequest({ text_input: 'x', parameters: { top_p: 0.5, do_sample: false } }),
+    ).toThrow(/top_p is a sampling parameter.*do_sample is false/);
     expect(parseTritonGenerateRequest({ text_input: 'x', do_sample: true }).params.doSample).toBe(true);
   });
 

@@ -142,16 +142,25 @@ export function parseTritonGenerateRequest(body: unknown): TritonGenerateRequest
 }
 
 /** How the generation ended, as vLLM's backend names it: EOS and stop strings are both `stop`. */
-export type TritonFinishReason = 'stop' | 'length';
+const tritonFinishReasonSchema = z
+  .enum(['stop', 'length'])
+  .describe('stop: the end-of-sequence token or a stop string; length: the token limit');
+
+/** How the generation ended, in Triton's terms. */
+export type TritonFinishReason = z.infer<typeof tritonFinishReasonSchema>;
 
 /** The generate answer, and (with text_output the delta) each event of generate_stream. */
-export interface TritonGenerateAnswer {
-  model_name: string;
-  model_version: string;
-  text_output: string;
-  /** On the answer and on the last event of a stream only. */
-  finish_reason?: TritonFinishReason;
-}
+export const tritonGenerateAnswerSchema = z.object({
+  model_name: z.string().describe('The model that answered'),
+  model_version: z.string().describe('Its version'),
+  text_output: z.string().describe('The generated text (a stream: this event’s delta)'),
+  finish_reason: tritonFinishReasonSchema
+    .optional()
+    .describe('How the generation ended (on the answer, and on the last event of a stream)'),
+});
+
+/** The generate answer, and each event of generate_stream. */
+export type TritonGenerateAnswer = z.infer<typeof tritonGenerateAnswerSchema>;
 
 /** Triton's name for the generation service's finish reason. */
 export function toTritonFinishReason(reason: 'length' | 'eos' | 'stop'): TritonFinishReason {

@@ -136,7 +136,7 @@ function tritonEvents(
   }
   return {
     start: () => (prefix === '' ? [] : [toTritonGenerateAnswer(model, prefix)]),
-    delta: (text) => toTritonGenerateAnswer(model, text),
+    delta: (delta) => toTritonGenerateAnswer(model, delta.text),
     end: (end) => [toTritonGenerateAnswer(model, '', end.finishReason)],
     error: (_status, body) => ({ error: body.error.message }),
   };

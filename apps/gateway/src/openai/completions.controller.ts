@@ -15,6 +15,7 @@ import {
   collectText,
 } from '../serving/generation/generation.service.js';
 import { generationServerTiming } from '../serving/generation/serve-generation.js';
+import { stickyRouteKey } from '../serving/sticky-key.js';
 import {
   type CompletionIdentity,
   type CompletionRequest,
@@ -29,9 +30,6 @@ import { toOpenAiErrorBody } from './openai-errors.js';
 
 /** The /serve field names the generation service's errors use, as this API names them. */
 const OPENAI_FIELDS = { text: 'prompt', 'parameters.max_new_tokens': 'max_tokens' };
-
-/** The header a client sends to stay on one canary route, unless the endpoint names another. */
-const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
 
 /** How far a request got: the endpoint it names, when configured, and the model it was routed to. */
 interface Reached {
@@ -148,8 +146,7 @@ export class CompletionsController {
     reached: Reached,
   ): Promise<GenerationStream[]> {
     const endpoint = this.tables.current?.endpoints.get(parsed.model);
-    const header = request.headers[endpoint?.stickyHeader?.toLowerCase() ?? DEFAULT_STICKY_HEADER];
-    const stickyKey = typeof header === 'string' ? header : completionId;
+    const stickyKey = stickyRouteKey(request.headers, endpoint) ?? completionId;
     const started = await Promise.allSettled(
       parsed.prompts.map((prompt) =>
         this.generation.start({ endpoint: parsed.model }, prompt, parsed.params, {
@@ -164,7 +161,13 @@ export class CompletionsController {
       ),
     );
     const failed = started.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (failed) {
+      // The others started: end them now (nobody will read them), which frees their workers.
+      for (const result of started) {
+        if (result.status === 'fulfilled') void closeEvents(result.value);
+      }
+      throw failed.reason;
+    }
     return started.map((result) => (result as PromiseFulfilledResult<GenerationStream>).value);
   }
 
@@ -192,6 +195,13 @@ export class CompletionsController {
   }
 }
 
+/** Ends a started generation nobody will read: its worker call is cancelled and its slot freed. */
+async function closeEvents(stream: GenerationStream): Promise<void> {
+  await stream.events[Symbol.asyncIterator]()
+    .return?.()
+    ?.catch(() => undefined);
+}
+
 /** The client went away before the end of a stream. */
 function cancelled(): ModelgateError {
   return new ModelgateError(ErrorCode.CANCELLED, 'the client went away before the end of the generation');
@@ -206,7 +216,7 @@ function completionEvents(request: CompletionRequest, identity: CompletionIdenti
       request.echo
         ? request.prompts.flatMap((prompt, index) => (prompt === '' ? [] : [chunk(index, prompt, null)]))
         : [],
-    delta: (text, index) => chunk(index, text, null),
+    delta: (delta, index) => chunk(index, delta.text, null),
     end: (end, index) => [chunk(index, '', toOpenAiFinishReason(end.finishReason))],
     finish: (ends) => (request.includeUsage ? [usageChunk(identity, completionUsage(ends))] : []),
     error: (status, body) => toOpenAiErrorBody(body, status),

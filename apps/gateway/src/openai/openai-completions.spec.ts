@@ -100,6 +100,7 @@ describe('parseOpenAiCompletionsRequest', () => {
     [{ model: 'gpt', prompt: 'x', temperature: 3 }, 'temperature'],
     [{ model: 'gpt', prompt: 'x', max_tokens: 0 }, 'max_tokens'],
     [{ model: 'gpt', prompt: 'x', top_p: 0 }, 'top_p'],
+    [{ model: 'gpt', prompt: 'x', temperature: 0, top_p: 0.5 }, 'top_p'],
     [{ model: 'gpt', prompt: 'x', seed: -1 }, 'seed'],
     [{ model: 'gpt', prompt: 'x', tools: [] }, 'tools'],
     [{ prompt: 'x' }, 'model'],

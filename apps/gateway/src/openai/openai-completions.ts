@@ -8,6 +8,12 @@
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type GenerationParams, MAX_NEW_TOKENS_LIMIT } from '@modelgate/generation';
 import { z } from 'zod';
+import {
+  type CompletionAnswer,
+  type CompletionUsage,
+  type OpenAiCompletion,
+  type OpenAiFinishReason,
+} from './completion-answer.schema.js';
 
 /** OpenAI's default `max_tokens` for completions. */
 export const OPENAI_DEFAULT_MAX_TOKENS = 16;
@@ -54,7 +60,9 @@ export const openAiCompletionsRequestSchema = z
       .max(1)
       .nullable()
       .optional()
-      .describe('Nucleus sampling: keep the most likely tokens whose probabilities add up to top_p; 1 = off'),
+      .describe(
+        'Nucleus sampling: keep the most likely tokens whose probabilities add up to top_p; 1 = off. Refused (other than 1) with temperature 0, which decodes greedily',
+      ),
     n: z.int().min(1).nullable().optional().describe('Completions per prompt: only 1 is supported'),
     stream: z
       .boolean()
@@ -151,6 +159,12 @@ export function parseOpenAiCompletionsRequest(body: unknown): CompletionRequest 
   const unsupported = unsupportedOption(request);
   if (unsupported) throw unsupported;
   const temperature = request.temperature ?? 1;
+  if (temperature === 0 && given(request.top_p) && request.top_p !== 1) {
+    throw refuse(
+      'top_p',
+      'temperature 0 decodes greedily, which takes no top_p: drop it or give a temperature above 0',
+    );
+  }
   const stop = given(request.stop) ? (typeof request.stop === 'string' ? [request.stop] : request.stop) : [];
   const params: GenerationParams = {
     maxNewTokens: request.max_tokens ?? OPENAI_DEFAULT_MAX_TOKENS,
@@ -189,37 +203,9 @@ function schemaRefusal(body: unknown, error: z.ZodError): ModelgateError {
   return refuse(field, issue?.message ?? 'invalid request');
 }
 
-/** How the generation ended, as OpenAI names it: EOS and stop strings are both `stop`. */
-export type OpenAiFinishReason = 'stop' | 'length';
-
 /** OpenAI's name for the generation service's finish reason. */
 export function toOpenAiFinishReason(reason: 'length' | 'eos' | 'stop'): OpenAiFinishReason {
   return reason === 'length' ? 'length' : 'stop';
-}
-
-/** Token counts of a completion. */
-export interface CompletionUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-/** One choice of an answer or a chunk. */
-export interface CompletionChoice {
-  text: string;
-  index: number;
-  finish_reason: OpenAiFinishReason | null;
-  logprobs: null;
-}
-
-/** OpenAI's completion answer, and each chunk of a stream (`usage` on the last, or null). */
-export interface OpenAiCompletion {
-  id: string;
-  object: 'text_completion';
-  created: number;
-  model: string;
-  choices: CompletionChoice[];
-  usage?: CompletionUsage | null;
 }
 
 /** What identifies one completion: its id, its creation time (Unix seconds) and the model asked for. */
@@ -249,7 +235,7 @@ export function toOpenAiCompletion(
   identity: CompletionIdentity,
   texts: readonly CompletionText[],
   usage: CompletionUsage,
-): OpenAiCompletion {
+): CompletionAnswer {
   return {
     ...identity,
     object: 'text_completion',

@@ -10,24 +10,14 @@ import {
   toHttpStatus,
 } from '@modelgate/contracts';
 import { z } from 'zod';
-import { tritonGenerateRequestSchema } from '../kserve/triton-generate.js';
+import { tritonGenerateAnswerSchema, tritonGenerateRequestSchema } from '../kserve/triton-generate.js';
+import { completionAnswerSchema, completionChunkSchema } from '../openai/completion-answer.schema.js';
 import { openAiCompletionsRequestSchema } from '../openai/openai-completions.js';
 import { openAiErrorBodySchema, openAiErrorType } from '../openai/openai-errors.js';
 import { modelParams, v2Error, versionParams } from './kserve-openapi.js';
 import { REQUEST_ID_HEADER } from './serve-openapi.js';
 
 const EXAMPLE_MODEL = 'gpt2';
-
-const finishReason = z
-  .enum(['stop', 'length'])
-  .describe('stop: the end-of-sequence token or a stop string; length: the token limit');
-
-const tritonAnswer = z.object({
-  model_name: z.string().describe('The model that answered'),
-  model_version: z.string().describe('Its version'),
-  text_output: z.string().describe('The generated text (a stream: this event’s delta)'),
-  finish_reason: finishReason.optional().describe('How the generation ended (on the last event of a stream)'),
-});
 
 const tritonRequestBody: ApiBody = {
   name: 'TritonGenerateRequest',
@@ -53,7 +43,7 @@ const tritonRequestBody: ApiBody = {
 
 const tritonAnswerBody: ApiBody = {
   name: 'TritonGenerateAnswer',
-  schema: tritonAnswer,
+  schema: tritonGenerateAnswerSchema,
   examples: {
     text: {
       summary: 'The generated text',
@@ -71,7 +61,10 @@ const tritonEventBody: ApiBody = {
   name: 'TritonGenerateEvent',
   contentType: 'text/event-stream',
   schema: z.union([
-    tritonAnswer.meta({ title: 'delta', description: 'A text delta; the last event has finish_reason' }),
+    tritonGenerateAnswerSchema.meta({
+      title: 'delta',
+      description: 'A text delta; the last event has finish_reason',
+    }),
     z
       .object({ error: z.string().describe('What went wrong after the stream began') })
       .meta({ title: 'error', description: 'An error after the stream began (the status was already 200)' }),
@@ -149,44 +142,6 @@ export function openAiErrors(statuses: readonly number[]): Record<string, ApiRes
   }));
 }
 
-const usage = z
-  .object({
-    prompt_tokens: z.int().describe('Tokens in the prompt'),
-    completion_tokens: z.int().describe('Tokens generated'),
-    total_tokens: z.int().describe('The sum of both'),
-  })
-  .describe('Token counts');
-
-function completionSchema(chunk: boolean) {
-  return z.object({
-    id: z.string().describe('`cmpl-…`, the same on every chunk of a stream'),
-    object: z.literal('text_completion').describe('Always `text_completion`'),
-    created: z.int().describe('When it was created, Unix seconds'),
-    model: z.string().describe('The `model` of the request'),
-    choices: z
-      .array(
-        z.object({
-          text: z
-            .string()
-            .describe(chunk ? 'The text delta' : 'The completion (after the prompt when `echo`)'),
-          index: z.int().describe("The prompt's position in `prompt` (0 for a single prompt)"),
-          finish_reason: chunk
-            ? finishReason.nullable().describe('null until the last chunk of choices')
-            : finishReason,
-          logprobs: z.null().describe('Always null'),
-        }),
-      )
-      .describe(
-        chunk
-          ? 'The choice this chunk continues; none on the usage chunk'
-          : 'One choice per prompt, in order',
-      ),
-    usage: chunk
-      ? usage.nullable().optional().describe('With include_usage: null, and the counts on the last chunk')
-      : usage,
-  });
-}
-
 const completionRequestBody: ApiBody = {
   name: 'CompletionRequest',
   schema: openAiCompletionsRequestSchema,
@@ -209,7 +164,7 @@ const completionRequestBody: ApiBody = {
 
 const completionAnswerBody: ApiBody = {
   name: 'Completion',
-  schema: completionSchema(false),
+  schema: completionAnswerSchema,
   examples: {
     text: {
       summary: 'A completion',
@@ -229,7 +184,7 @@ const completionChunkBody: ApiBody = {
   name: 'CompletionChunk',
   contentType: 'text/event-stream',
   schema: z.union([
-    completionSchema(true).meta({
+    completionChunkSchema.meta({
       title: 'chunk',
       description: 'A text delta, the last chunk, or the usage chunk',
     }),

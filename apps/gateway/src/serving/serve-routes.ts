@@ -10,6 +10,7 @@ import { type GenerationService } from './generation/generation.service.js';
 import { parseServeGenerationBody } from './generation/serve-generation-body.js';
 import { streamServeGeneration } from './generation/serve-generation-stream.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
+import { stickyRouteKey } from './sticky-key.js';
 import { installTokenizeRoute } from './tokenize-route.js';
 
 /** The 202 body of an asynchronous request. */
@@ -28,9 +29,6 @@ export interface ServeRouteDeps {
   /** Streams `"stream": true` calls of text-generation endpoints (without it, they answer 500). */
   generation?: GenerationService;
 }
-
-/** Header a client sends to stay on one canary route (an endpoint may name another). */
-const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
 
 /** Path parameters of both serve routes; `version` only on the pinned one. */
 interface ServeParams {
@@ -82,10 +80,10 @@ class ServeRoutes {
     const { endpoint, version } = request.params;
     const headers = request.headers;
     const spec = this.deps.tables.current?.endpoints.get(endpoint);
-    const sticky = headers[spec?.stickyHeader?.toLowerCase() ?? DEFAULT_STICKY_HEADER];
+    const sticky = stickyRouteKey(headers, spec);
     const call: ServeCall = { endpoint, body: request.body, requestId: request.id };
     if (version !== undefined) call.version = version;
-    if (typeof sticky === 'string') call.stickyKey = sticky;
+    if (sticky !== undefined) call.stickyKey = sticky;
     if (headers.prefer?.includes('respond-async')) return this.accept(call, reply);
 
     const signal = clientGoneSignal(request.raw.socket);

@@ -54,6 +54,7 @@ function toModelSpec(model: ServableModel): ModelSpecInput {
     ...(model.labels !== null && model.labels.length > 0 ? { labels: model.labels } : {}),
     inputs: model.io?.inputs ?? [],
     outputs: model.io?.outputs ?? [],
+    ...(model.io?.generation ? { generation: model.io.generation } : {}),
     batching: model.batching,
     runtime: model.runtime,
   };

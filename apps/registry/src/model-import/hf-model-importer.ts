@@ -17,6 +17,7 @@ import {
   type ModelTask,
   ModelgateError,
   parseHfUri,
+  requiredBundleFiles,
 } from '@modelgate/contracts';
 import { type HfHub, packBundle } from '@modelgate/model-store';
 import { type ArtifactStore } from '../artifacts/artifact-store.js';
@@ -55,10 +56,10 @@ export class HfModelImporter implements ModelImporter {
   ) {}
 
   /**
-   * Fetches the tokenizer files first (tokenizer.json is required unless `task` is raw), then the
+   * Fetches the tokenizer files first (those requiredBundleFiles names must be there), then the
    * model and its external data, every file after the first at the commit the first resolved to,
    * so a branch that moves meanwhile cannot mix two commits. Throws ModelgateError naming the
-   * repository and file (see HfHub.download), or INVALID_ARGUMENT for a missing tokenizer.json.
+   * repository and file (see HfHub.download), or INVALID_ARGUMENT for a missing required file.
    */
   async importSource(source: string, task: ModelTask): Promise<ImportedFiles> {
     const requested = parseHfUri(source);
@@ -74,7 +75,7 @@ export class HfModelImporter implements ModelImporter {
 
     const tokenizerFiles: Record<string, Buffer> = {};
     for (const name of TOKENIZER_FILES) {
-      const required = name === 'tokenizer.json' && task !== 'raw';
+      const required = requiredBundleFiles(task).includes(name);
       const got = await this.hub.download(
         ref,
         name,
@@ -82,7 +83,7 @@ export class HfModelImporter implements ModelImporter {
         { maxBytes: TOKENIZER_FILE_MAX_BYTES, optional: true, shownAs },
       );
       if (got === undefined) {
-        if (required) throw missingTokenizer(requested, task);
+        if (required) throw missingBundleFile(requested, task, name);
         continue;
       }
       pin(got.commit);
@@ -120,10 +121,10 @@ export class HfModelImporter implements ModelImporter {
   }
 }
 
-function missingTokenizer(ref: HfModelRef, task: ModelTask): ModelgateError {
+function missingBundleFile(ref: HfModelRef, task: ModelTask, name: string): ModelgateError {
   return new ModelgateError(
     ErrorCode.INVALID_ARGUMENT,
-    `${formatHfUri(ref)} has no tokenizer.json, which task ${task} needs ` +
+    `${formatHfUri(ref)} has no ${name}, which task ${task} needs ` +
       '(a Hugging Face export keeps it at the top of the repository; register with --task raw to serve tensors only)',
   );
 }

@@ -5,6 +5,7 @@ import {
   checkDecoderIo,
   checkDecoderVocab,
   eosTokenIdsOf,
+  generationFactsOf,
   tokenizerVocabSize,
 } from './decoder-export.js';
 import { checkIoForTask } from './io-requirements.js';
@@ -166,5 +167,29 @@ describe('tokenizer and config readers', () => {
     expect(eosTokenIdsOf({ eos_token_id: 50256 })).toEqual([50256]);
     expect(eosTokenIdsOf({ eos_token_id: [1, 2] })).toEqual([1, 2]);
     expect(eosTokenIdsOf({ eos_token_id: null })).toBeUndefined();
+  });
+});
+
+describe('generationFactsOf', () => {
+  it("reads the model's positions from config.json and the vocabulary from the logits, else vocab_size", () => {
+    const { outputs } = gpt2();
+    expect(generationFactsOf({ n_positions: 1024, n_ctx: 2048, vocab_size: 7 }, outputs)).toEqual({
+      maxPositions: 1024,
+      vocabSize: VOCAB,
+    });
+    const dynamic: TensorMetadata[] = [{ name: 'logits', datatype: 'FP32', dims: [-1, -1, -1] }];
+    expect(generationFactsOf({ max_position_embeddings: 4096, vocab_size: 32000 }, dynamic)).toEqual({
+      maxPositions: 4096,
+      vocabSize: 32000,
+    });
+    expect(generationFactsOf({ n_ctx: 512 }, dynamic)).toEqual({ maxPositions: 512 });
+  });
+
+  it('refuses a config.json without positions, naming the keys it reads', () => {
+    for (const config of [{ vocab_size: VOCAB }, undefined, { n_positions: 0 }, { n_positions: '1024' }]) {
+      expect(generationFactsOf(config, gpt2().outputs)).toBe(
+        "task text-generation needs the model's positions in config.json (n_positions, max_position_embeddings, n_ctx: a positive integer), to refuse prompts that do not fit",
+      );
+    }
   });
 });

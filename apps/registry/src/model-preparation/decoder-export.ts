@@ -1,4 +1,4 @@
-import { type TensorMetadata } from '@modelgate/contracts';
+import { type GenerationFacts, type TensorMetadata } from '@modelgate/contracts';
 
 /** A Hugging Face decoder export's cache inputs: `past_key_values.<layer>.key|value`. */
 const PAST_INPUT = /^past_key_values\.(\d+)\.(key|value)$/;
@@ -206,4 +206,36 @@ export function causalLmArchitecture(config: unknown): string | undefined {
     (name): name is string =>
       typeof name === 'string' && (name.endsWith('ForCausalLM') || name.endsWith('LMHeadModel')),
   );
+}
+
+/** config.json keys that give a decoder's positions, in the order they are read. */
+const POSITION_KEYS = ['n_positions', 'max_position_embeddings', 'n_ctx'] as const;
+
+/**
+ * The facts the worker checks generation requests against (DESIGN: ModelSpec.generation): the
+ * positions config.json gives (n_positions, max_position_embeddings or n_ctx) and the vocabulary
+ * the logits score (their static last dim, else config.json vocab_size); or the problem when
+ * config.json gives no positions (a prompt + max_new_tokens beyond them would fail the whole
+ * running batch on the worker).
+ */
+export function generationFactsOf(
+  config: unknown,
+  outputs: readonly TensorMetadata[],
+): GenerationFacts | string {
+  const fields = (typeof config === 'object' && config !== null ? config : {}) as Record<string, unknown>;
+  const positions = POSITION_KEYS.map((key) => fields[key]).find(
+    (value): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0,
+  );
+  if (positions === undefined) {
+    return (
+      `task text-generation needs the model's positions in config.json (${POSITION_KEYS.join(', ')}: ` +
+      'a positive integer), to refuse prompts that do not fit'
+    );
+  }
+  const logits = outputs.find((output) => output.name === 'logits')?.dims[2];
+  const vocab = logits !== undefined && logits > 0 ? logits : fields.vocab_size;
+  return {
+    maxPositions: positions,
+    ...(typeof vocab === 'number' && Number.isInteger(vocab) && vocab > 0 ? { vocabSize: vocab } : {}),
+  };
 }

@@ -7,6 +7,7 @@ import {
   ModelgateError,
   type ModelView,
   TOKENIZER_BUNDLE_FILES,
+  requiredBundleFiles,
   uploadFieldsSchema,
 } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
@@ -24,7 +25,7 @@ export const MODEL_FILE = 'model.onnx';
 /** The model's ONNX external data file, when its export keeps the weights outside the graph. */
 export const EXTERNAL_DATA_FILE = DEFAULT_EXTERNAL_DATA_NAME;
 
-/** Files packed into the tokenizer bundle, when uploaded (tokenizer.json is required unless raw). */
+/** Files packed into the tokenizer bundle, when uploaded (requiredBundleFiles says which the task needs). */
 export const TOKENIZER_FILES = TOKENIZER_BUNDLE_FILES;
 
 /** Largest tokenizer-side file accepted; they are held in memory to pack the bundle. */
@@ -95,11 +96,12 @@ export class ModelUploadService {
         field: MODEL_FILE,
       });
     }
-    if (settings.task !== 'raw' && tokenizerFiles['tokenizer.json'] === undefined) {
+    for (const name of requiredBundleFiles(settings.task)) {
+      if (tokenizerFiles[name] !== undefined) continue;
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,
-        `tokenizer.json: the file is required for task ${settings.task}`,
-        { field: 'tokenizer.json' },
+        `${name}: the file is required for task ${settings.task}`,
+        { field: name },
       );
     }
     const bundle =

@@ -1,6 +1,7 @@
 import {
   type BatchingConfig,
   type ExternalDataRef,
+  type GenerationFacts,
   type ModelStatus,
   type ModelTask,
   type PreparationTimings,
@@ -13,6 +14,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export interface ModelIo {
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
+  /** text-generation: the positions and vocabulary preparation read (ModelSpec.generation). */
+  generation?: GenerationFacts;
 }
 
 /** A row of `models`: one version of one model. */

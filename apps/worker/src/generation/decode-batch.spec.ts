@@ -161,6 +161,30 @@ describe('DecodeBatch', () => {
     expect(batch.width).toBe(0);
   });
 
+  it('detaches a sequence with its cache row to run alone, and absorbs it back after the others', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await batch.prefill([
+      { id: 'a', promptIds: [1, 2, 3] },
+      { id: 'b', promptIds: [6] },
+    ]);
+    const alone = batch.detach('a');
+    expect([batch.ids, alone.ids]).toEqual([['b'], ['a']]);
+    expect([batch.width, alone.width]).toEqual([1, 3]);
+    const result = await alone.step(new Map([['a', 4]]));
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([1, 2, 3, 4]));
+    batch.absorb(alone);
+    expect([batch.ids, alone.size]).toEqual([['b', 'a'], 0]);
+    const both = await batch.step(
+      new Map([
+        ['a', 5],
+        ['b', 7],
+      ]),
+    );
+    expect(fake.seenBy(both, 'a')).toEqual(pairs([1, 2, 3, 4, 5]));
+    expect(fake.seenBy(both, 'b')).toEqual(pairs([6, 7]));
+  });
+
   it('refuses a step that misses a member’s pending token', async () => {
     const fake = fakeDecoder();
     const batch = new DecodeBatch<string>(layout, fake.runStep);

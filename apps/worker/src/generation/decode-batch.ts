@@ -206,6 +206,34 @@ export class DecodeBatch<Id> {
     this.members = rows.map(([, row]) => this.members[row]!);
   }
 
+  /** Takes `id` out into a batch of its own, its cache row with it (to run it alone). */
+  detach(id: Id): DecodeBatch<Id> {
+    const row = this.members.indexOf(id);
+    if (row < 0) throw new Error(`sequence ${String(id)} is not in the batch`);
+    const alone = new DecodeBatch<Id>(this.layout, this.runStep);
+    alone.cache = gatherCache(this.layout, [this.cache], [[0, row]]);
+    alone.members = [id];
+    this.remove([id]);
+    return alone;
+  }
+
+  /** Moves `other`'s sequences and their cache in, after this batch's own rows. */
+  absorb(other: DecodeBatch<Id>): void {
+    if (other.members.length === 0) return;
+    if (this.members.length === 0) {
+      this.cache = other.cache;
+    } else {
+      const rows = [
+        ...this.members.map((_, row) => [0, row] as const),
+        ...other.members.map((_, row) => [1, row] as const),
+      ];
+      this.cache = gatherCache(this.layout, [this.cache, other.cache], rows);
+    }
+    this.members = [...this.members, ...other.members];
+    other.members = [];
+    other.cache = other.emptyCache(0);
+  }
+
   private emptyCache(rows: number): CacheBlock {
     return {
       lengths: new Array<number>(rows).fill(0),

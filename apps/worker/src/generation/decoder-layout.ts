@@ -4,6 +4,7 @@
  * layer N is fed as `past_key_values.N.key` / `.value` [batch, heads, past_sequence, head_size]
  * and comes back as `present.N.key` / `.value` with one more position per fed token.
  */
+import { type GenerationLimits } from '@modelgate/generation';
 import { type TensorDeclaration } from '../model-loading/onnx-session.adapter.js';
 
 /** The cache geometry and optional inputs of one decoder graph. */
@@ -14,7 +15,11 @@ export interface DecoderLayout {
   readonly heads: number;
   /** Size of one head's key/value vector. */
   readonly headSize: number;
-  /** Whether the graph takes `position_ids` (GPT-2 exports do). */
+  /**
+   * Whether the graph takes `position_ids` (GPT-2 exports do). One that does not numbers
+   * positions itself from the padded cache width, which is right for one unpadded sequence only:
+   * see {@link limitsForLayout}.
+   */
   readonly hasPositionIds: boolean;
 }
 
@@ -69,4 +74,15 @@ export function decoderLayoutOf(
     }
   }
   return { layers, heads, headSize, hasPositionIds: names.has('position_ids') };
+}
+
+/**
+ * The limits the decode loop of `layout` runs under. A graph without `position_ids` computes
+ * positions as arange(past_width, past_width + sequence) over the whole padded batch, so a
+ * left-padded row (a shorter sequence beside a longer one) would get shifted positions and wrong
+ * tokens: such a graph decodes one sequence at a time (one slot, hence one joiner per prefill),
+ * which keeps it exact.
+ */
+export function limitsForLayout(layout: DecoderLayout, limits: GenerationLimits): GenerationLimits {
+  return layout.hasPositionIds ? limits : { ...limits, maxSequences: 1 };
 }

@@ -1,72 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type StepFeeds, type StepOutputs } from './decode-batch.js';
-import { type DecoderLayout } from './decoder-layout.js';
-import { GenerationLoop, prefillGroups } from './generation-loop.js';
-import { type GenerationAdd, type GenerationEvent } from './generation-protocol.js';
-
-const layout: DecoderLayout = { layers: 1, heads: 1, headSize: 1, hasPositionIds: true };
-const VOCAB = 50;
-
-/** A fake decoder whose next token is always the last fed token + 1 (mod VOCAB). */
-function countingStep(steps: number[][]) {
-  return (feeds: StepFeeds): Promise<StepOutputs> => {
-    const [rows = 0, tokens = 0] = feeds.input_ids!.dims;
-    const width = feeds['past_key_values.0.key']!.dims[2]!;
-    steps.push([rows, tokens]);
-    const logits = new Float32Array(rows * tokens * VOCAB);
-    for (let row = 0; row < rows; row++) {
-      const last = Number(feeds.input_ids!.data[row * tokens + tokens - 1]);
-      logits[(row * tokens + tokens - 1) * VOCAB + ((last + 1) % VOCAB)] = 1;
-    }
-    const present = { dims: [rows, 1, width + tokens, 1], data: new Float32Array(rows * (width + tokens)) };
-    return Promise.resolve({
-      logits: { dims: [rows, tokens, VOCAB], data: logits },
-      'present.0.key': present,
-      'present.0.value': { ...present, data: present.data.slice() },
-    });
-  };
-}
-
-function harness(maxSequences: number, now: () => number = Date.now) {
-  const events: GenerationEvent[] = [];
-  const steps: number[][] = [];
-  const waiters: Array<() => void> = [];
-  const loop = new GenerationLoop(
-    layout,
-    { maxSequences, maxCacheTokens: 10_000, maxQueue: 100 },
-    countingStep(steps),
-    (batch) => {
-      events.push(...batch);
-      waiters.splice(0).forEach((wake) => wake());
-    },
-    now,
-  );
-  const until = async (done: () => boolean): Promise<void> => {
-    while (!done()) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-  const tokensOf = (seq: number) =>
-    events.flatMap((e) => (e.type === 'tokens' && e.seq === seq ? e.tokenIds : []));
-  const endOf = (seq: number) =>
-    events.find(
-      (e) =>
-        (e.type === 'tokens' && e.seq === seq && e.finishReason !== undefined) ||
-        (e.type === 'ended' && e.seq === seq),
-    );
-  const add = (seq: number, promptIds: number[], maxNewTokens: number, extra: Partial<GenerationAdd> = {}) =>
-    loop.handle({
-      type: 'add',
-      seq,
-      promptIds,
-      maxNewTokens,
-      eosTokenIds: [],
-      sampling: { doSample: false, temperature: 1, topK: 0, topP: 1 },
-      enqueuedAtMs: now(),
-      ...extra,
-    });
-  const decodeSizes = () =>
-    events.flatMap((e) => (e.type === 'step' && e.phase === 'decode' ? [e.sequences] : []));
-  return { loop, events, steps, until, tokensOf, endOf, add, decodeSizes };
-}
+import { harness } from '../../test/support/generation-loop-harness.js';
+import { prefillGroups } from './prefill-groups.js';
 
 describe('GenerationLoop', () => {
   it('streams one token per step up to max_new_tokens, then finishes with length', async () => {
@@ -118,7 +52,7 @@ describe('GenerationLoop', () => {
 
   it('ends a waiting sequence whose deadline passed without starting it', async () => {
     let nowMs = 1_000;
-    const h = harness(1, () => nowMs);
+    const h = harness(1, { now: () => nowMs });
     h.add(1, [1], 100, { pause: { afterTokens: 1, untilWaiting: 99 } });
     await h.until(() => h.tokensOf(1).length === 1);
     h.add(2, [30], 2, { deadlineMs: 1_500 });

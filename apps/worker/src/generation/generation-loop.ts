@@ -4,18 +4,21 @@
  * each one, so adds and cancels arrive mid-generation). Each turn: the pure policy
  * (`planGenerationStep`) says who leaves, who is dropped and who joins; joiners are prefilled
  * together and merged into the batch; then one decode step runs for every running sequence.
- * Finished or cancelled sequences leave at the next turn and free their slot and cache.
+ * Finished or cancelled sequences leave at the next turn and free their slot and cache. A model
+ * run that fails is retried one sequence at a time, so a bad sequence fails alone.
  */
 import {
   type GenerationLimits,
   type RunningSequence,
+  type StepPlan,
   type TokenSampler,
   type WaitingSequence,
   createTokenSampler,
   planGenerationStep,
 } from '@modelgate/generation';
 import { DecodeBatch, type RunStep, type StepLogits } from './decode-batch.js';
-import { type DecoderLayout } from './decoder-layout.js';
+import { type DecoderLayout, limitsForLayout } from './decoder-layout.js';
+import { PREFILL_TOKEN_BUDGET, prefillGroups } from './prefill-groups.js';
 import {
   type GenerationAdd,
   type GenerationCommand,
@@ -36,31 +39,14 @@ interface Sequence {
   pause?: LoopPause;
 }
 
-/**
- * Most prompt positions (rows × longest prompt) one prefill run takes. An export with past
- * computes logits at every position, [rows, width, vocab] floats (about 100 MB at GPT-2's vocab):
- * joiners beyond it are prefilled in further runs before the next decode step.
- */
-export const PREFILL_TOKEN_BUDGET = 512;
-
-/** Splits `items`, in order, into groups whose count × longest length stays within `budget` (a longer one goes alone). */
-export function prefillGroups<T>(items: readonly T[], length: (item: T) => number, budget: number): T[][] {
-  const groups: T[][] = [];
-  let group: T[] = [];
-  let longest = 0;
-  for (const item of items) {
-    const width = Math.max(longest, length(item));
-    if (group.length > 0 && (group.length + 1) * width > budget) {
-      groups.push(group);
-      group = [];
-      longest = 0;
-    }
-    group.push(item);
-    longest = Math.max(longest, length(item));
-  }
-  if (group.length > 0) groups.push(group);
-  return groups;
-}
+/** What the policy sees of a sequence, waiting or running. */
+const viewOf = (s: Sequence) => ({
+  id: s.add.seq,
+  promptTokens: s.add.promptIds.length,
+  maxNewTokens: s.add.maxNewTokens,
+  cancelled: s.cancelled,
+  ...(s.add.deadlineMs !== undefined ? { deadlineMs: s.add.deadlineMs } : {}),
+});
 
 /** Hands control back to the thread's event loop so queued messages are handled. */
 const yieldToMessages = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -74,15 +60,18 @@ export class GenerationLoop {
   private looping = false;
   private paused: Sequence | undefined;
   private wake: (() => void) | undefined;
-  private resumed = false;
+  /** Set by `resume` (the model drains, for good): test pauses no longer hold the loop. */
+  private draining = false;
+  private readonly limits: GenerationLimits;
 
   constructor(
     private readonly layout: DecoderLayout,
-    private readonly limits: GenerationLimits,
+    limits: GenerationLimits,
     private readonly runStep: RunStep,
     private readonly emit: (events: GenerationEvent[]) => void,
     private readonly now: () => number = Date.now,
   ) {
+    this.limits = limitsForLayout(layout, limits);
     this.batch = new DecodeBatch(layout, runStep);
   }
 
@@ -99,7 +88,7 @@ export class GenerationLoop {
         ...(command.pause ? { pause: command.pause } : {}),
       });
     } else if (command.type === 'resume') {
-      this.resumed = true;
+      this.draining = true;
     } else {
       const sequence = this.running.get(command.seq) ?? this.waiting.find((s) => s.add.seq === command.seq);
       if (sequence) sequence.cancelled = true;
@@ -128,7 +117,29 @@ export class GenerationLoop {
 
   private async turn(): Promise<void> {
     const nowMs = this.now();
-    const plan = planGenerationStep(this.runningViews(), this.waitingViews(), this.limits, nowMs);
+    const plan = this.planAndLeave(this.limits, nowMs);
+    const joining = new Set(plan.join);
+    const joiners = this.waiting.filter((s) => joining.has(s.add.seq));
+    if (joiners.length > 0) {
+      this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((s) => !joining.has(s.add.seq)));
+      for (const sequence of joiners) {
+        this.running.set(sequence.add.seq, sequence);
+        const queueMicros = Math.max(0, Math.round((nowMs - sequence.add.enqueuedAtMs) * 1000));
+        this.send({ type: 'started', seq: sequence.add.seq, queueMicros });
+      }
+      // They no longer wait: the main thread's queue count (429s) must not wait for the prefill.
+      this.flush();
+      for (const group of prefillGroups(joiners, (s) => s.add.promptIds.length, PREFILL_TOKEN_BUDGET)) {
+        await this.prefill(group);
+        this.flush();
+      }
+    }
+    if (this.batch.size > 0 && this.paused === undefined) await this.decode();
+  }
+
+  /** Plans the step under `limits`, and ends the sequences that leave or are dropped. */
+  private planAndLeave(limits: GenerationLimits, nowMs: number): StepPlan<number> {
+    const plan = planGenerationStep(this.runningViews(), this.waitingViews(), limits, nowMs);
     for (const { id, reason } of plan.leave) {
       this.running.delete(id);
       if (reason === 'cancelled' || reason === 'deadline') this.end(id, reason);
@@ -139,31 +150,55 @@ export class GenerationLoop {
       if (index >= 0) this.waiting.splice(index, 1);
       this.end(id, reason);
     }
-    const joining = new Set(plan.join);
-    const joiners = this.waiting.filter((s) => joining.has(s.add.seq));
-    if (joiners.length > 0) {
-      this.waiting.splice(0, this.waiting.length, ...this.waiting.filter((s) => !joining.has(s.add.seq)));
-      for (const sequence of joiners) {
-        this.running.set(sequence.add.seq, sequence);
-        const queueMicros = Math.max(0, Math.round((nowMs - sequence.add.enqueuedAtMs) * 1000));
-        this.send({ type: 'started', seq: sequence.add.seq, queueMicros });
-      }
-      for (const group of prefillGroups(joiners, (s) => s.add.promptIds.length, PREFILL_TOKEN_BUDGET)) {
-        const started = performance.now();
-        const logits = await this.batch.prefill(
-          group.map((s) => ({ id: s.add.seq, promptIds: s.add.promptIds })),
-        );
-        this.afterStep('prefill', group, logits, started);
-        this.flush();
-      }
-    }
-    if (this.batch.size > 0 && this.paused === undefined) {
-      const members = this.batch.ids.map((seq) => this.running.get(seq)!);
-      const tokens = new Map(members.map((s) => [s.add.seq, s.pending ?? 0]));
+    return plan;
+  }
+
+  /** Prefills `group` together; when that run fails, each joiner alone (a bad one fails by itself). */
+  private async prefill(group: readonly Sequence[]): Promise<void> {
+    const run = async (sequences: readonly Sequence[]): Promise<void> => {
       const started = performance.now();
-      const logits = await this.batch.step(tokens);
-      this.afterStep('decode', members, logits, started);
+      const joiners = sequences.map((s) => ({ id: s.add.seq, promptIds: s.add.promptIds }));
+      this.afterStep('prefill', sequences, await this.batch.prefill(joiners), started);
+    };
+    try {
+      await run(group);
+    } catch (error) {
+      if (group.length === 1) return this.failOne(group[0]!, error);
+      for (const sequence of group) await run([sequence]).catch((e: unknown) => this.failOne(sequence, e));
     }
+  }
+
+  /** One decode step of the batch; when it fails, each sequence alone on its own cache row. */
+  private async decode(): Promise<void> {
+    const members = this.batch.ids.map((seq) => this.running.get(seq)!);
+    const started = performance.now();
+    let logits: StepLogits<number>;
+    try {
+      logits = await this.batch.step(new Map(members.map((s) => [s.add.seq, s.pending ?? 0])));
+    } catch (error) {
+      if (members.length > 1) return this.decodeOneByOne(members);
+      this.batch.remove([members[0]!.add.seq]);
+      return this.failOne(members[0]!, error);
+    }
+    this.afterStep('decode', members, logits, started);
+  }
+
+  /** Runs each of `members` alone on its own cache row; the ones that succeed form the new batch. */
+  private async decodeOneByOne(members: readonly Sequence[]): Promise<void> {
+    const survivors = new DecodeBatch<number>(this.layout, this.runStep);
+    for (const sequence of members) {
+      const { seq } = sequence.add;
+      const alone = this.batch.detach(seq);
+      const startedAlone = performance.now();
+      try {
+        const logits = await alone.step(new Map([[seq, sequence.pending ?? 0]]));
+        this.afterStep('decode', [sequence], logits, startedAlone);
+        if (sequence.finished === undefined) survivors.absorb(alone);
+      } catch (error) {
+        this.failOne(sequence, error);
+      }
+    }
+    this.batch = survivors;
   }
 
   /** Samples each sequence's next token, reports it, and marks finished sequences. */
@@ -199,7 +234,11 @@ export class GenerationLoop {
     this.batch.remove(sequences.filter((s) => s.finished !== undefined).map((s) => s.add.seq));
   }
 
-  /** Test hook: waits until enough sequences wait to join or the pausing one is cancelled. */
+  /**
+   * Test hook: waits until enough sequences wait to join, the pausing one is cancelled or ends,
+   * or the model drains. Meanwhile sequences still leave on their deadline or cancellation (none
+   * joins, no step runs).
+   */
   private async holdIfPaused(): Promise<void> {
     const sequence = this.paused;
     if (!sequence?.pause) return;
@@ -207,47 +246,65 @@ export class GenerationLoop {
     delete sequence.pause;
     this.paused = undefined;
     this.flush();
-    while (
-      !this.resumed &&
+    const holding = (): boolean =>
+      !this.draining &&
       !sequence.cancelled &&
-      this.waiting.filter((s) => !s.cancelled).length < untilWaiting
-    ) {
+      this.running.has(sequence.add.seq) &&
+      this.waiting.filter((s) => !s.cancelled).length < untilWaiting;
+    while (holding()) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
+        const next = this.nextDeadline();
+        if (Number.isFinite(next)) timer = setTimeout(resolve, Math.max(0, next - this.now()));
       });
+      clearTimeout(timer);
       this.wake = undefined;
+      this.planAndLeave({ ...this.limits, maxSequences: 0 }, this.now());
+      this.flush();
     }
+  }
+
+  /** The earliest deadline of a sequence waiting or running (Infinity when none has one). */
+  private nextDeadline(): number {
+    let next = Infinity;
+    for (const s of [...this.waiting, ...this.running.values()])
+      next = Math.min(next, s.add.deadlineMs ?? next);
+    return next;
   }
 
   private runningViews(): RunningSequence<number>[] {
     return [...this.running.values()].map((s) => ({
-      id: s.add.seq,
-      promptTokens: s.add.promptIds.length,
-      maxNewTokens: s.add.maxNewTokens,
+      ...viewOf(s),
       generatedTokens: s.generated,
-      cancelled: s.cancelled,
       ...(s.finished ? { finished: s.finished } : {}),
-      ...(s.add.deadlineMs !== undefined ? { deadlineMs: s.add.deadlineMs } : {}),
     }));
   }
 
   private waitingViews(): WaitingSequence<number>[] {
-    return this.waiting.map((s) => ({
-      id: s.add.seq,
-      promptTokens: s.add.promptIds.length,
-      maxNewTokens: s.add.maxNewTokens,
-      enqueuedAtMs: s.add.enqueuedAtMs,
-      cancelled: s.cancelled,
-      ...(s.add.deadlineMs !== undefined ? { deadlineMs: s.add.deadlineMs } : {}),
-    }));
+    return this.waiting.map((s) => ({ ...viewOf(s), enqueuedAtMs: s.add.enqueuedAtMs }));
   }
 
-  /** A failed model run ends every running sequence; the waiting ones start on a fresh batch. */
+  /** A sequence whose own model run failed ends alone (it is already out of the batch). */
+  private failOne(sequence: Sequence, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.running.delete(sequence.add.seq);
+    if (this.paused === sequence) this.paused = undefined;
+    this.send({
+      type: 'ended',
+      seq: sequence.add.seq,
+      reason: 'failed',
+      message: `generation failed: ${message}`,
+    });
+  }
+
+  /** An unexpected failure of the loop itself ends every running sequence; the waiting ones start on a fresh batch. */
   private failRunning(message: string): void {
     for (const seq of this.running.keys()) {
       this.send({ type: 'ended', seq, reason: 'failed', message: `generation failed: ${message}` });
     }
     this.running.clear();
+    this.paused = undefined;
     this.batch = new DecodeBatch(this.layout, this.runStep);
   }
 

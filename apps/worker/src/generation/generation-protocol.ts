@@ -9,7 +9,8 @@ import { type DecoderLayout } from './decoder-layout.js';
 /**
  * Test hook (WORKER_TEST_HOOKS only): once this sequence has generated `afterTokens` tokens, the
  * loop pauses before its next step until `untilWaiting` sequences wait to join, this sequence
- * is cancelled, or the model starts draining. Makes "a sequence joins a running batch" and "a held loop" deterministic.
+ * is cancelled or ends (its deadline), or the model starts draining; meanwhile sequences still
+ * leave on their deadline or cancellation. Makes "a sequence joins a running batch" and "a held loop" deterministic.
  */
 export interface LoopPause {
   afterTokens: number;

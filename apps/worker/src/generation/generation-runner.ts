@@ -8,7 +8,7 @@
  * together on each instance; `maxQueueSize` bounds the sequences waiting for a slot, all
  * instances together.
  */
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { ErrorCode, type GenerationFacts, ModelgateError } from '@modelgate/contracts';
 import { type GenerationLimits, type SamplingParams, admitGeneration } from '@modelgate/generation';
 import { type OnnxSession } from '../model-loading/onnx-session.adapter.js';
 import { type DecoderLayout } from './decoder-layout.js';
@@ -28,6 +28,8 @@ export interface GenerateOptions {
   deadlineEpochMs?: number;
   /** Test hook (WORKER_TEST_HOOKS only); see {@link LoopPause}. */
   pause?: LoopPause;
+  /** Test hook (WORKER_TEST_HOOKS only): the session thread the sequence went to dies right after. */
+  crashSession?: boolean;
 }
 
 /** Where one request's results go; exactly one of `tokens` with a finish reason or `failed` ends it. */
@@ -53,16 +55,23 @@ interface Live {
 /** The default KV-cache budget per instance when `maxBatchTokens` is not set: 1024 tokens a slot. */
 export const CACHE_TOKENS_PER_SLOT = 1024;
 
-/** Generation limits from a ModelSpec's `batching` block (the design's mapping). */
-export function generationLimitsOf(batching: {
-  maxBatchSize: number;
-  maxQueueSize: number;
-  maxBatchTokens?: number | undefined;
-}): GenerationLimits {
+/**
+ * Generation limits from a ModelSpec's `batching` block (the design's mapping) and the model's
+ * own positions when preparation read them (`generation`).
+ */
+export function generationLimitsOf(
+  batching: {
+    maxBatchSize: number;
+    maxQueueSize: number;
+    maxBatchTokens?: number | undefined;
+  },
+  generation?: GenerationFacts,
+): GenerationLimits {
   return {
     maxSequences: batching.maxBatchSize,
     maxQueue: batching.maxQueueSize,
     maxCacheTokens: batching.maxBatchTokens ?? batching.maxBatchSize * CACHE_TOKENS_PER_SLOT,
+    ...(generation ? { maxPositions: generation.maxPositions } : {}),
   };
 }
 
@@ -104,9 +113,10 @@ export class GenerationRunner {
   }
 
   /**
-   * Admits `request` and starts it on the least busy instance; results go to `sink`. Throws
-   * UNAVAILABLE (draining), QUEUE_FULL or TOKEN_LIMIT_EXCEEDED (prompt + max_new_tokens over the
-   * cache budget). The returned function cancels it (it leaves at the next step).
+   * Admits `request` and starts it on the least busy live instance; results go to `sink`. Throws
+   * UNAVAILABLE (draining, or no live instance), QUEUE_FULL or TOKEN_LIMIT_EXCEEDED (prompt +
+   * max_new_tokens over the model's positions or the cache budget). The returned function cancels
+   * it (it leaves at the next step).
    */
   generate(request: GenerateRequest, options: GenerateOptions, sink: GenerationSink): () => void {
     if (this.state !== 'open') {
@@ -131,6 +141,9 @@ export class GenerationRunner {
       throw new ModelgateError(ErrorCode.TOKEN_LIMIT_EXCEEDED, `model ${this.modelId}: ${admission.message}`);
     }
     const session = this.leastBusySession();
+    if (session === undefined) {
+      throw new ModelgateError(ErrorCode.UNAVAILABLE, `model ${this.modelId} has no live session`);
+    }
     const seq = this.nextSeq++;
     this.live.set(seq, { session, sink, started: false });
     this.perSession[session] = (this.perSession[session] ?? 0) + 1;
@@ -146,6 +159,7 @@ export class GenerationRunner {
       ...(options.deadlineEpochMs !== undefined ? { deadlineMs: options.deadlineEpochMs } : {}),
       ...(options.pause ? { pause: options.pause } : {}),
     });
+    if (options.crashSession === true) this.sessions[session]?.crashForTest();
     return () => {
       if (this.live.has(seq)) this.sessions[session]?.generate({ type: 'cancel', seq });
     };
@@ -174,11 +188,12 @@ export class GenerationRunner {
     }
   }
 
-  private leastBusySession(): number {
-    let best = 0;
+  /** The live session holding the fewest sequences, or undefined when every one was lost. */
+  private leastBusySession(): number | undefined {
+    let best: number | undefined;
     this.perSession.forEach((count, index) => {
-      const lost = this.sessions[index]?.lostReason !== undefined;
-      if (!lost && count < (this.perSession[best] ?? Infinity)) best = index;
+      if (this.sessions[index]?.lostReason !== undefined) return;
+      if (best === undefined || count < (this.perSession[best] ?? Infinity)) best = index;
     });
     return best;
   }

@@ -72,7 +72,7 @@ export async function openModel(
     model.outputs = first.outputs;
     const warmUpMs =
       spec.task === 'text-generation'
-        ? await startGenerator(model, metrics, onSessionLost)
+        ? await startGenerator(model, metrics, logger, onSessionLost)
         : await startBatcher(model, metrics, onSessionLost);
     model.state = 'READY';
     metrics.modelLoadDuration.observe({ ...series, outcome: 'loaded' }, loadSeconds());
@@ -114,14 +114,27 @@ async function startBatcher(
 async function startGenerator(
   model: ServedModel,
   metrics: WorkerMetrics,
+  logger: Logger,
   onSessionLost: (model: ServedModel, reason: string) => void,
 ): Promise<number> {
   const { spec } = model;
   const series = modelLabels(spec.id);
   const layout = decoderLayoutOf(model.inputs, model.outputs);
   if (typeof layout === 'string') throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, layout);
+  if (!layout.hasPositionIds) {
+    logger.warn(
+      { model: spec.id },
+      'the decoder takes no position_ids: it numbers positions from the padded cache, so its sequences decode one at a time (maxBatchSize is treated as 1)',
+    );
+  }
+  if (spec.generation === undefined) {
+    logger.warn(
+      { model: spec.id },
+      "the model's positions are unknown (prepared before they were recorded; prepare it again): prompt + max_new_tokens is not checked against them",
+    );
+  }
   const warmUpMs = await warmUpDecoder(model.sessions, layout);
-  const limits = generationLimitsOf(spec.batching);
+  const limits = generationLimitsOf(spec.batching, spec.generation);
   model.generator = new GenerationRunner(spec.id, model.sessions, layout, limits, {
     onStep: (phase, sequences, seconds) => {
       metrics.generationStepDuration.observe({ ...series, phase }, seconds);

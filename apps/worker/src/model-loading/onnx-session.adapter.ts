@@ -47,7 +47,10 @@ export interface OnnxSession {
    * in its ArrayBuffer are transferred to the session thread, so the caller must not reuse them.
    */
   run(feeds: Record<string, WorkerTensor>, outputNames?: readonly string[]): Promise<SessionRun>;
-  /** Sends a command to the generation loop that runs beside the session on its thread. */
+  /**
+   * Sends a command to the generation loop that runs beside the session on its thread; once the
+   * thread is lost, an `add` ends at once with a `failed` event.
+   */
   generate(command: GenerationCommand): void;
   /** Where the generation loop's events go, and the reason when the thread dies (one listener). */
   onGeneration(listener: GenerationListener): void;
@@ -129,7 +132,15 @@ class ThreadedSession implements OnnxSession {
   }
 
   generate(command: GenerationCommand): void {
-    if (this.lost === undefined) this.post({ type: 'generate', command });
+    if (this.lost === undefined) {
+      this.post({ type: 'generate', command });
+    } else if (command.type === 'add') {
+      // A dead thread never answers: end the sequence now (as the thread would, asynchronously).
+      const message = `generation failed: ${this.lost}`;
+      queueMicrotask(() =>
+        this.generation?.events([{ type: 'ended', seq: command.seq, reason: 'failed', message }]),
+      );
+    }
   }
 
   onGeneration(listener: GenerationListener): void {

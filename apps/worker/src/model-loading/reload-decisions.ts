@@ -11,7 +11,8 @@ export function needsReload(current: ModelSpec, next: ModelSpec): boolean {
     current.artifact.sha256 !== next.artifact.sha256 ||
     externalDataKey(current) !== externalDataKey(next) ||
     JSON.stringify(current.runtime) !== JSON.stringify(next.runtime) ||
-    JSON.stringify(current.batching) !== JSON.stringify(next.batching)
+    JSON.stringify(current.batching) !== JSON.stringify(next.batching) ||
+    JSON.stringify(current.generation) !== JSON.stringify(next.generation)
   );
 }
 

@@ -15,6 +15,7 @@ import {
   decodeGenerateRequest,
 } from './generate-request.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
+import { TEST_CRASH_HEADER } from './inference.controller.js';
 
 /**
  * Metadata key of the generation-pause test hook (honoured only with WORKER_TEST_HOOKS):
@@ -72,9 +73,11 @@ export class GenerationController {
     try {
       const model = this.models.requireGenerator(request.model_name, request.model_version || undefined);
       series = modelLabels(model.spec.id);
-      const logits = model.outputs.find((output) => output.name === 'logits');
-      const vocab = logits?.dims[2];
-      const decoded = decodeGenerateRequest(request, vocab !== undefined && vocab > 0 ? vocab : undefined);
+      // Ids beyond the vocabulary would fail the model run: prepared facts, else the logits' static dim.
+      const logits = model.outputs.find((output) => output.name === 'logits')?.dims[2];
+      const vocab =
+        model.spec.generation?.vocabSize ?? (logits !== undefined && logits > 0 ? logits : undefined);
+      const decoded = decodeGenerateRequest(request, vocab);
       const base = {
         model_name: model.spec.name,
         model_version: model.spec.version,
@@ -84,12 +87,14 @@ export class GenerationController {
       let generated = 0;
       let queueMicros = 0;
       let first = true;
-      const pause = this.config.WORKER_TEST_HOOKS ? pauseFrom(metadata) : undefined;
+      const hooks = this.config.WORKER_TEST_HOOKS;
+      const pause = hooks ? pauseFrom(metadata) : undefined;
       const cancel = model.generator.generate(
         decoded,
         {
           ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
           ...(pause ? { pause } : {}),
+          ...(hooks && metadata.get(TEST_CRASH_HEADER).length > 0 ? { crashSession: true } : {}),
         },
         {
           started: (micros) => {

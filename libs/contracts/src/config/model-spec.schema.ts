@@ -50,7 +50,7 @@ export const batchingSchema = z
     maxBatchTokens: positiveIntSchema
       .default(16384)
       .describe(
-        'Most padded tokens (rows × sequence length) in one run. text-generation: the KV-cache budget in tokens, shared by the running sequences, each reserving prompt + max_new_tokens.',
+        'Most padded tokens (rows × sequence length) in one run. text-generation: the KV-cache budget in tokens; each sequence reserves prompt + max_new_tokens and the cache is padded to its longest row, so sequences decode together while their count × the largest reservation fits.',
       ),
     maxPaddingRatio: z
       .number()
@@ -119,6 +119,24 @@ export function checkBatchingForTask(
   }
 }
 
+/**
+ * What model preparation read about a text-generation model, for the worker to check requests
+ * against before they reach the decode batch (where one bad sequence would fail the others).
+ */
+export const generationFactsSchema = z.object({
+  maxPositions: positiveIntSchema.describe(
+    "The model's positions (config.json n_positions / max_position_embeddings): prompt + max_new_tokens must fit.",
+  ),
+  vocabSize: positiveIntSchema
+    .optional()
+    .describe(
+      'Tokens the logits score (their static last dim, else config.json vocab_size): valid ids are below it.',
+    ),
+});
+
+/** What preparation read about a text-generation model. */
+export type GenerationFacts = z.infer<typeof generationFactsSchema>;
+
 /** onnxruntime execution providers, in the spelling of the config. */
 export const EXECUTION_PROVIDERS = ['tensorrt', 'cuda', 'cpu'] as const;
 
@@ -179,6 +197,9 @@ export const modelSpecSchema = z
       .array(tensorMetadataSchema)
       .default([])
       .describe('Model outputs as read from the ONNX file; empty until preparation has read it.'),
+    generation: generationFactsSchema
+      .optional()
+      .describe('text-generation only, set by preparation: the limits of the model itself.'),
     batching: batchingSchema.prefault({}).describe('Dynamic batching limits.'),
     runtime: runtimeSchema.prefault({}).describe('Runtime settings.'),
   })

@@ -177,6 +177,7 @@ export function checkOpenApiDocument(api: ApiDescription, document: OpenApiDocum
       problems.push(`${where}: path parameters ${declared.join(', ')} do not match the template`);
     }
     problems.push(...bodyProblems(`${where} request`, route.body));
+    for (const body of route.bodyAlternatives ?? []) problems.push(...bodyProblems(`${where} request`, body));
     for (const [status, response] of Object.entries(route.responses)) {
       problems.push(...bodyProblems(`${where} ${status}`, response.body));
       for (const body of response.alternatives ?? [])

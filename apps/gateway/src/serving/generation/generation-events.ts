@@ -53,10 +53,17 @@ export function generationEvents(
   context: GenerationEventsContext,
 ): AsyncIterable<GenerationEvent> {
   const events = runGeneration(call, context);
+  let started = false;
   const iterator: AsyncIterableIterator<GenerationEvent> = {
-    next: () => events.next(),
+    next: () => {
+      started = true;
+      return events.next();
+    },
     return: (value?: unknown) => {
       call.cancel();
+      // A generator never started runs no `finally`: count the generation as cancelled here.
+      if (!started) context.recorder.ended('cancelled');
+      started = true;
       return events.return(value as undefined);
     },
     throw: (error?: unknown) => {

@@ -1,6 +1,7 @@
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type GenerationParams } from '@modelgate/generation';
 import { type InferenceClient } from '@modelgate/inference-client';
+import { checkTextLengths } from '@modelgate/processing';
 import { resolveRequestId } from '@modelgate/observability';
 import { type EndpointTable, type ServableModel, servableModel } from '../../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../../endpoints/endpoint-tables.service.js';
@@ -11,6 +12,7 @@ import { chooseRoute } from '../choose-route.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { publicWorkerError, requireEndpoint } from '../serve.service.js';
 import { type ShadowMirror } from '../shadow-mirror.js';
+import { stickyRouteKey } from '../sticky-key.js';
 import { type GenerationEnd, type GenerationEvent, generationEvents } from './generation-events.js';
 import { decodeSkippingSpecial, fitPrompt } from './prompt-limits.js';
 
@@ -47,9 +49,6 @@ export interface GenerationCallOptions {
   onRouted?: (routed: RoutedTo) => void;
 }
 
-/** Header a client sends to stay on one canary route (an endpoint may name another). */
-const DEFAULT_STICKY_HEADER = 'x-modelgate-route-key';
-
 /** The model a call resolved to. */
 interface Resolved {
   model: ServableModel;
@@ -75,8 +74,9 @@ export class GenerationService {
    * Routes (endpoint: primary/canary/pinned like /serve; model: Triton's /v2/models/<model>,
    * optional version), tokenizes `prompt`, starts the worker call and resolves once the first
    * tokens are in. Throws a ModelgateError BEFORE returning for everything known up front (unknown
-   * endpoint/model 404, not a text-generation model 400, prompt + max_new_tokens over n_positions
-   * 422, queue full 429, no worker 503, deadline 504). Aborting `signal` (client went away)
+   * endpoint/model 404, not a text-generation model 400, a prompt over the endpoint's
+   * maxInputChars 413, prompt + max_new_tokens over n_positions 422, queue full 429, no worker or
+   * no tokenizer on this gateway 503, deadline 504). Aborting `signal` (client went away)
    * cancels the worker call; iterating to the end or breaking out also frees the worker slot.
    * Records TTFT / ITL / tokens metrics. The deadline (endpoint timeoutMs, else the model's
    * defaultTimeoutMs) bounds the whole generation.
@@ -88,7 +88,12 @@ export class GenerationService {
     options: GenerationCallOptions,
   ): Promise<GenerationStream> {
     const startedAt = performance.now();
-    return this.run(this.resolve(target, options), prompt, params, options, startedAt);
+    const resolved = this.resolve(target, options);
+    // Every surface gets the endpoint's prompt limit (/serve also checks it on the body).
+    if (resolved.endpoint) {
+      checkTextLengths([prompt], 'text', false, resolved.endpoint.preprocessing.maxInputChars);
+    }
+    return this.run(resolved, prompt, params, options, startedAt);
   }
 
   /** Starts the generation on the model `resolved` names. */
@@ -109,7 +114,13 @@ export class GenerationService {
       );
     }
     const tokenizer = model.tokenizer;
-    if (!tokenizer) throw new ModelgateError(ErrorCode.INTERNAL, `model ${spec.id} has no tokenizer loaded`);
+    if (!tokenizer) {
+      // A gateway-side problem (the model's tokenizer did not load here), not the request's.
+      throw new ModelgateError(
+        ErrorCode.UNAVAILABLE,
+        `model ${spec.id} cannot generate on this gateway: its tokenizer is not loaded`,
+      );
+    }
     const inputIds = fitPrompt(tokenizer.tokenize(prompt), params.maxNewTokens, tokenizer, {
       maxPositions: tokenizer.modelConfig.maxPositionEmbeddings,
       maxPromptTokens: endpoint?.preprocessing.maxTokens,
@@ -175,8 +186,7 @@ export class GenerationService {
         `endpoint ${endpoint.name} serves ${endpoint.task}, not text-generation`,
       );
     }
-    const header = options.headers[endpoint.stickyHeader?.toLowerCase() ?? DEFAULT_STICKY_HEADER];
-    const stickyKey = options.stickyKey ?? (typeof header === 'string' ? header : undefined);
+    const stickyKey = options.stickyKey ?? stickyRouteKey(options.headers, endpoint);
     const choice = chooseRoute(table, endpoint, { version: target.version, stickyKey });
     return { model: choice.model, route: choice.role, endpoint, shadows: choice.shadows };
   }

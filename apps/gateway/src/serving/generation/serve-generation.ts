@@ -1,18 +1,15 @@
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
+import { type generatedTextSchema } from '@modelgate/processing';
+import { type z } from 'zod';
 import { type GatewayMetrics, type RoutedTo } from '../../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../../metrics/rollout-traffic.js';
 import { type GenerationCalls, type ServeAnswer, type ServeCall } from '../serve.service.js';
 import { type GenerationEnd, type GenerationService, collectText } from './generation.service.js';
 import { type ServeGenerationRequest, parseServeGenerationBody } from './serve-generation-body.js';
 
-/** One prediction of a non-streamed `/serve` generation answer. */
-export interface GenerationPrediction {
-  generated_text: string;
-  finish_reason: GenerationEnd['finishReason'];
-  prompt_tokens: number;
-  generated_tokens: number;
-}
+/** One prediction of a non-streamed `/serve` generation answer (the OpenAPI document's schema). */
+export type GenerationPrediction = z.infer<typeof generatedTextSchema>;
 
 /** The Server-Timing of a finished generation: time to first token and total, in ms. */
 export function generationServerTiming(timings: GenerationEnd['timings']): string {
