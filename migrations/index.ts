@@ -7,6 +7,7 @@ import { ModelSourcesAndExternalData1795352400000 } from './1795352400000-model-
 import { RolloutProgress1795356000000 } from './1795356000000-rollout-progress.js';
 import { TextTasks1795359600000 } from './1795359600000-text-tasks.js';
 import { TextGenerationTask1795363200000 } from './1795363200000-text-generation-task.js';
+import { ImageClassificationTask1795366800000 } from './1795366800000-image-classification-task.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -19,4 +20,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   RolloutProgress1795356000000,
   TextTasks1795359600000,
   TextGenerationTask1795363200000,
+  ImageClassificationTask1795366800000,
 ];

@@ -50,6 +50,7 @@ describe('models registered from hf://org/name[@revision], imported from a serve
         'acme/tiny-external': { files: await hubFilesFromDirectory(externalDir), refs: ['v1'] },
         'acme/tiny-sst2': { files: sst2 },
         'acme/tiny-gpt2': { files: await hubFilesFromDirectory(await ensureFixture('tiny-gpt2')) },
+        'acme/tiny-vit': { files: await hubFilesFromDirectory(await ensureFixture('tiny-vit')) },
         'acme/slow': { files: sst2 },
         'acme/no-onnx': { files: tokenizerFiles },
         'acme/graph-only': { files: { 'onnx/model.onnx': onnx! } },
@@ -139,6 +140,31 @@ describe('models registered from hf://org/name[@revision], imported from a serve
     expect(bundle['generation_config.json']).toEqual(await readFile(join(dir, 'generation_config.json')));
   });
 
+  it('imports an image classifier without tokenizer.json, its preprocessor_config.json in the bundle, READY', async () => {
+    const accepted = await register({
+      name: 'vit',
+      task: 'image-classification',
+      source: 'hf://acme/tiny-vit',
+    });
+    const ready = await waitForPrepared(registry.admin, accepted.id);
+    expect(ready.status, ready.statusReason ?? '').toBe('READY');
+    expect(ready.labels).toEqual(['tabby cat', 'golden retriever', 'goldfish', 'sports car', 'espresso']);
+    const bundle = unpackBundle(await artifactBytes(ready.tokenizer!.uri));
+    expect(Object.keys(bundle).sort()).toEqual(['config.json', 'preprocessor_config.json']);
+  });
+
+  it('refuses to import an image classifier from a repository without preprocessor_config.json, naming it', async () => {
+    const failed = await waitForPrepared(
+      registry.admin,
+      (await register({ name: 'sst2-as-vit', task: 'image-classification', source: 'hf://acme/tiny-sst2' }))
+        .id,
+    );
+    expect(failed.status).toBe('FAILED');
+    expect(failed.statusReason).toContain(
+      'has no preprocessor_config.json, which task image-classification needs',
+    );
+  });
+
   it('fetches every file after the first at the commit the revision resolved to, with the token to the Hub only', () => {
     const commit = hub.commitOf('acme/tiny-external');
     const seen = hub.requests.filter((request) => request.path.startsWith('/acme/tiny-external/'));
@@ -148,6 +174,7 @@ describe('models registered from hf://org/name[@revision], imported from a serve
       `/acme/tiny-external/resolve/${commit}/config.json`,
       `/acme/tiny-external/resolve/${commit}/special_tokens_map.json`,
       `/acme/tiny-external/resolve/${commit}/generation_config.json`, // optional: a 404 here
+      `/acme/tiny-external/resolve/${commit}/preprocessor_config.json`, // optional: a 404 here
       `/acme/tiny-external/resolve/${commit}/onnx/model.onnx`,
       `/acme/tiny-external/resolve/${commit}/onnx/model.onnx_data`,
     ]);

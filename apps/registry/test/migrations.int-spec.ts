@@ -21,6 +21,7 @@ const ALL_MIGRATIONS = [
   'RolloutProgress1795356000000',
   'TextTasks1795359600000',
   'TextGenerationTask1795363200000',
+  'ImageClassificationTask1795366800000',
 ];
 
 describe('migrations', () => {
@@ -143,7 +144,7 @@ describe('migrations', () => {
     await expect(
       isolation.sql(
         `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
-         VALUES ('img', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
+         VALUES ('i2t', 1, 'image-to-text', 'file:///m.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
     const index = ALL_MIGRATIONS.indexOf('TextTasks1795359600000');
@@ -161,6 +162,7 @@ describe('migrations', () => {
        VALUES ('gen', 1, 'text-generation', 'file:///m.onnx', repeat('a', 64))`,
     );
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`);
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageClassificationTask1795366800000']);
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /cannot revert TextGenerationTask1795363200000: 2 model version\(s\) or endpoint\(s\) are of task text-generation/,
     );
@@ -170,7 +172,31 @@ describe('migrations', () => {
     await expect(
       isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`),
     ).rejects.toThrow(/endpoints_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual(['TextGenerationTask1795363200000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual([
+      'TextGenerationTask1795363200000',
+      'ImageClassificationTask1795366800000',
+    ]);
+  });
+
+  it('accept image-classification models and endpoints, and refuse to revert while one has the task', async () => {
+    await isolation.sql(
+      `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
+       VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
+    );
+    await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('vit', 'image-classification')`);
+    await expect(runMigrations(config, 'down')).rejects.toThrow(
+      /cannot revert ImageClassificationTask1795366800000: 2 model version\(s\) or endpoint\(s\) are of task image-classification/,
+    );
+    await isolation.sql(`DELETE FROM endpoints`);
+    await isolation.sql(`DELETE FROM models`);
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageClassificationTask1795366800000']);
+    await expect(
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
+         VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
+      ),
+    ).rejects.toThrow(/models_task_check/);
+    expect((await runMigrations(config, 'up')).applied).toEqual(['ImageClassificationTask1795366800000']);
   });
 
   it('revert the last migration with down, and apply it again', async () => {

@@ -92,8 +92,14 @@ describe('text-generation model preparation (BullMQ)', () => {
     ]);
     expect(entries['generation_config.json']).toEqual(await readFile(join(dir, 'generation_config.json')));
 
-    const snapshot = (await registry.admin.get<{ models: ModelView[] }>('/v1/config/snapshot')).body;
-    expect(snapshot.models.find((model) => model.id === 'gpt:1')?.task).toBe('text-generation');
+    const snapshot = (
+      await registry.admin.get<{ models: Array<ModelView & { generation?: unknown }> }>('/v1/config/snapshot')
+    ).body;
+    expect(snapshot.models.find((model) => model.id === 'gpt:1')).toMatchObject({
+      task: 'text-generation',
+      // What the worker checks requests against: config.json's n_positions, the logits' vocabulary.
+      generation: { maxPositions: 256, vocabSize: 50257 },
+    });
   });
 
   it('routes a text-generation endpoint to it, and refuses options generation would ignore', async () => {
@@ -117,7 +123,7 @@ describe('text-generation model preparation (BullMQ)', () => {
     });
     expect(patched.status).toBe(400);
     expect(patched.body.error.message).toContain(
-      'applies to text-classification endpoints only, not text-generation',
+      'applies to text-classification and image-classification endpoints only, not text-generation',
     );
     const wrongTask = await registry.admin.post<ApiErrorBody>('/v1/endpoints', {
       name: 'sentiment',
@@ -169,7 +175,7 @@ describe('text-generation model preparation (BullMQ)', () => {
     );
   });
 
-  it('fails the decoder when its tokenizer bundle has no tokenizer.json, or one of another model', async () => {
+  it('fails the decoder when its tokenizer bundle has no tokenizer.json, one of another model, or no positions', async () => {
     const dir = await ensureFixture('tiny-gpt2');
     const bundleOf = async (name: string, entries: Record<string, Uint8Array>) => {
       const bytes = packBundle(entries);
@@ -205,6 +211,24 @@ describe('text-generation model preparation (BullMQ)', () => {
     expect(mismatched.status).toBe('FAILED');
     expect(mismatched.statusReason).toBe(
       "config.json says vocab_size 1000 but the model's logits score 50257 tokens",
+    );
+
+    const unbounded = JSON.parse(config.toString('utf8')) as Record<string, unknown>;
+    delete unbounded.n_positions;
+    delete unbounded.n_ctx;
+    const noPositions = await prepare(
+      {
+        ...(await fixtureRegistration('tiny-gpt2', 'gpt-no-positions', 'text-generation', files)),
+        tokenizer: await bundleOf('gpt-no-positions', {
+          'tokenizer.json': await readFile(join(dir, 'tokenizer.json')),
+          'config.json': new TextEncoder().encode(JSON.stringify(unbounded)),
+        }),
+      },
+      'gpt-no-positions:1',
+    );
+    expect(noPositions.status).toBe('FAILED');
+    expect(noPositions.statusReason).toBe(
+      "task text-generation needs the model's positions in config.json (n_positions, max_position_embeddings, n_ctx: a positive integer), to refuse prompts that do not fit",
     );
   });
 });

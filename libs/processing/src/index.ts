@@ -140,3 +140,32 @@ export {
   answerQuestions,
   decodeAnswerSpans,
 } from './postprocessing/answer-spans.js';
+export {
+  DEFAULT_IMAGE_LIMITS,
+  IMAGE_FORMATS,
+  IMAGE_MEDIA_TYPES,
+  type ImageFormat,
+  type ImageLimits,
+  type RawPixels,
+} from './image/raw-pixels.js';
+export { type ImageHeader, readImageHeader, sniffImageFormat } from './image/image-header.js';
+export {
+  type ImageInput,
+  type ImageRequestSource,
+  checkImageBytes,
+  decodeImageField,
+  mediaTypeOf,
+  parseImageRequest,
+} from './image/image-request.js';
+export {
+  type ImagePreprocessing,
+  type Resample,
+  type ResizeTarget,
+  readPreprocessorConfig,
+} from './image/preprocessor-config.js';
+export { type ImageProcessor, type PixelValues, loadImageProcessor } from './image/image-processor.js';
+export {
+  type ImageClassificationRequest,
+  imageClassificationRequestSchema,
+  parseImageClassificationRequest,
+} from './image/image-classification-request.js';

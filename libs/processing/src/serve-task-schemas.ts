@@ -3,6 +3,7 @@
 import { type ModelTask } from '@modelgate/contracts';
 import { textGenerationParametersSchema } from '@modelgate/generation';
 import { z } from 'zod';
+import { imageClassificationRequestSchema } from './image/image-classification-request.js';
 import { rankedTextSchema } from './postprocessing/rank.js';
 import { groupedEntitySchema, tokenEntitySchema } from './postprocessing/token-classify.js';
 import {
@@ -15,6 +16,10 @@ import { serveRequestSchema } from './preprocessing/serve-request.js';
 
 /** The tasks `/serve` runs; `raw` models are served by the KServe v2 routes instead. */
 export type ServeTask = Exclude<ModelTask, 'raw'>;
+
+/** A 2×2 PNG, base64: the image of the image-classification example. */
+const EXAMPLE_PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEklEQVQImWM4UaFxokKDAUIBACnuBaHUWYGdAAAAAElFTkSuQmCC';
 
 /** One task's contract on `/serve`. */
 export interface ServeTaskSchemas {
@@ -240,6 +245,23 @@ export const SERVE_TASK_SCHEMAS = {
           },
         },
       },
+    },
+  },
+  'image-classification': {
+    summary:
+      'image (JPEG, PNG or WebP: base64, a data URL, or the raw body with an image content type) → labels ' +
+      'with scores, best first, as text-classification answers',
+    request: imageClassificationRequestSchema,
+    prediction: z.array(classScoreSchema).describe('Labels, best first (top_k of them)'),
+    example: {
+      summary: 'The best two labels of a PNG sent as a data URL',
+      request: { image: `data:image/png;base64,${EXAMPLE_PNG_BASE64}`, parameters: { top_k: 2 } },
+      predictions: [
+        [
+          { label: 'tabby cat', score: 0.8812 },
+          { label: 'tiger cat', score: 0.0931 },
+        ],
+      ],
     },
   },
 } satisfies Record<ServeTask, ServeTaskSchemas>;

@@ -3,9 +3,11 @@ export {
   FIXTURE_NAMES,
   FIXTURE_SPECS,
   getFixtureSpec,
+  imageSpecOf,
   isFixtureName,
   type FixtureArchitecture,
   type FixtureHead,
+  type FixtureImageSpec,
   type FixtureName,
   type FixtureSpec,
 } from './fixtures/fixture-specs.js';
@@ -34,6 +36,8 @@ export {
   modelOutputs,
 } from './fixtures/bert-graph.js';
 export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
+export { PIXEL_VALUES, pixelValuesDims } from './fixtures/vit-graph.js';
+export { pixelInferRequest, pixelRows, unbatchedPixelOutputs } from './harness/image-requests.js';
 export {
   DECODER_DIMS,
   cacheNames,

@@ -39,6 +39,12 @@ const GOLDEN_HASHES: Record<string, Record<string, string>> = {
     'tokenizer_config.json': '4dd5505a01d9f2869d014271336a34f3873062623e4e89227ddf239ec972bbaa',
     'onnx/model.onnx': '1189f5dd1d7eb816b7069e6d89649b34d2395bec39e38c1886464b9cd5d6a472',
   },
+  // Added without a version bump: a new fixture changes no existing bytes.
+  'tiny-vit': {
+    'config.json': 'd532aa967229f66594cf6ebbb39f757960d891ac212820dca60731f498bb9f33',
+    'preprocessor_config.json': 'a34861a24e781942424ad790b82bc99348404a2e64ea882de88c40905851698d',
+    'onnx/model.onnx': 'cdf7f8f99a6cd3c2a04ec3cb236002be29d49df5ec9cbcdad669f8e27a4db75f',
+  },
 };
 
 const TINY_FIXTURES = [

@@ -75,7 +75,8 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
     .addOption(
       new Option(
         '--task <task>',
-        'what the model does (text-generation: a decoder export with past, e.g. optimum-cli export onnx --task text-generation-with-past)',
+        'what the model does (text-generation: a decoder export with past, e.g. optimum-cli export onnx --task text-generation-with-past; ' +
+          'image-classification: a vision export with pixel_values, its preprocessor_config.json uploaded beside it)',
       )
         .choices(MODEL_TASKS)
         .makeOptionMandatory(),

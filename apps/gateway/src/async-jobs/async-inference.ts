@@ -4,6 +4,7 @@ import { type Logger } from '@modelgate/observability';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type ServeAnswer, type ServeCall, type ServeService } from '../serving/serve.service.js';
+import { asJsonBody } from '../serving/image-classification.js';
 
 /** The BullMQ queue of `Prefer: respond-async` requests (DESIGN §3.6). */
 export const ASYNC_INFERENCE_QUEUE = 'async-inference';
@@ -85,7 +86,9 @@ export class AsyncInference {
   /** Checks and queues a call; resolves with its new job id. */
   async submit(call: ServeCall): Promise<string> {
     this.serve.validate(call);
-    const { signal: _signal, ...data } = call;
+    const { signal: _signal, ...fields } = call;
+    // A raw image body travels as `{"image": "data:..."}`: the queue holds JSON.
+    const data = { ...fields, body: asJsonBody(call.body) };
     const keep = { age: this.options.resultTtlSeconds };
     const jobId = newJobId();
     await this.queue.add('serve', data, {

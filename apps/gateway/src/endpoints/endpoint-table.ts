@@ -10,12 +10,23 @@ import {
   selectLoadedVersions,
 } from '@modelgate/contracts';
 import { TEXT_INPUT_NAMES, type TextTokenizer } from '@modelgate/processing';
+import { type ImageModelFiles } from './tokenizer-loader.js';
+
+/** How a table gets each model's preprocessing: a tokenizer, or an image model's processor. */
+export interface PreprocessingLoader {
+  /** The tokenizer of a text model. */
+  load(spec: ModelSpec): Promise<TextTokenizer>;
+  /** The preprocessor_config.json (and config.json) of an image-classification model. */
+  loadImage(spec: ModelSpec): Promise<ImageModelFiles>;
+}
 
 /** A model as the gateway serves it: its spec, tokenizer and the inputs to build. */
 export interface ServableModel {
   readonly spec: ModelSpec;
-  /** Absent for `raw` models, which take tensors. */
+  /** Absent for `raw` models, which take tensors, and image models. */
   readonly tokenizer?: TextTokenizer;
+  /** image-classification: the image preprocessing (instead of a tokenizer). */
+  readonly image?: ImageModelFiles;
   /** The model's declared input names (a DistilBERT export has no token_type_ids). */
   readonly inputNames: readonly string[];
   /** Labels: the spec's, else config.json's id2label. */
@@ -38,10 +49,10 @@ export interface EndpointTable {
   readonly versionPolicies: ReadonlyMap<string, VersionPolicy>;
 }
 
-/** Builds the table for `snapshot`; `tokenizerOf` loads (or reuses) each model's tokenizer. */
+/** Builds the table for `snapshot`; `loader` loads (or reuses) each model's tokenizer or image processor. */
 export async function buildEndpointTable(
   snapshot: ConfigSnapshot,
-  tokenizerOf: (spec: ModelSpec) => Promise<TextTokenizer>,
+  loader: PreprocessingLoader,
 ): Promise<EndpointTable> {
   const models = new Map<string, ServableModel>();
   const unservable = new Map<string, string>();
@@ -52,7 +63,7 @@ export async function buildEndpointTable(
       .filter((spec) => selected.has(spec.id))
       .map(async (spec) => {
         try {
-          models.set(spec.id, await loadServable(spec, tokenizerOf));
+          models.set(spec.id, await loadServable(spec, loader));
         } catch (error) {
           unservable.set(spec.id, errorMessage(error));
         }
@@ -68,12 +79,22 @@ export async function buildEndpointTable(
   };
 }
 
-/** What the gateway needs to serve `spec`: its tokenizer (unless raw), input names and labels. */
-export async function loadServable(
-  spec: ModelSpec,
-  tokenizerOf: (spec: ModelSpec) => Promise<TextTokenizer>,
-): Promise<ServableModel> {
-  const tokenizer = spec.task === 'raw' ? undefined : await tokenizerOf(spec);
+/**
+ * What the gateway needs to serve `spec`: its tokenizer (an image model: its preprocessor_config.json
+ * and config.json; a raw model: nothing), input names and labels.
+ */
+export async function loadServable(spec: ModelSpec, loader: PreprocessingLoader): Promise<ServableModel> {
+  if (spec.task === 'image-classification') {
+    const image = await loader.loadImage(spec);
+    const labels = spec.labels?.length ? spec.labels : image.modelConfig.labels;
+    return {
+      spec,
+      image,
+      inputNames: spec.inputs.map((input) => input.name),
+      ...(labels ? { labels } : {}),
+    };
+  }
+  const tokenizer = spec.task === 'raw' ? undefined : await loader.load(spec);
   const labels = spec.labels?.length ? spec.labels : tokenizer?.modelConfig.labels;
   return {
     spec,

@@ -3,6 +3,7 @@ import { type Logger, resolveRequestId } from '@modelgate/observability';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isOpenAiPath, toOpenAiErrorBody } from '../openai/openai-errors.js';
 import { isKserveV2Path } from './http-exception.filter.js';
+import { installImageBodyParser, takesImageBody } from './image-body.js';
 
 /** JSON media types: application/json and any +json suffix. */
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
@@ -16,14 +17,19 @@ export const requestIdOptions = {
 
 /**
  * Hooks the gateway needs before Nest sees a request: 415 for bodies that are not JSON (Fastify
- * would parse text/plain), the x-request-id header on every answer, and one log line per request.
+ * would parse text/plain), except image bodies on the serve routes (http/image-body.ts), the
+ * x-request-id header on every answer, and one log line per request.
  */
 export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): void {
+  installImageBodyParser(fastify);
   // Callback style, not async: runs on every request, and a promise per hook is measurable there.
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     void reply.header('x-request-id', request.id);
     const type = request.headers['content-type'];
-    if (request.method !== 'POST' || (type !== undefined && JSON_CONTENT_TYPE.test(type))) {
+    if (
+      request.method !== 'POST' ||
+      (type !== undefined && (JSON_CONTENT_TYPE.test(type) || takesImageBody(request.url, type)))
+    ) {
       done();
       return;
     }

@@ -6,7 +6,13 @@ import {
   undocumentedRoutes,
   unservedOperations,
 } from '@modelgate/contracts';
-import { SERVE_TASKS, SERVE_TASK_SCHEMAS, parseServeRequest } from '@modelgate/processing';
+import {
+  DEFAULT_IMAGE_LIMITS,
+  SERVE_TASKS,
+  SERVE_TASK_SCHEMAS,
+  parseImageClassificationRequest,
+  parseServeRequest,
+} from '@modelgate/processing';
 import { nestControllerRoutes, refusedOpenApiExamples } from '@modelgate/testing';
 import { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -67,8 +73,24 @@ describe('the gateway OpenAPI document', () => {
       const example = SERVE_TASK_SCHEMAS[task].example.request;
       // A generation body is not an encoder body: the generation path parses it.
       if (task === 'text-generation') expect(() => parseServeGenerationBody(example, limits)).not.toThrow();
-      else expect(() => parseServeRequest(example, limits, { task })).not.toThrow();
+      else if (task === 'image-classification') {
+        const source = { contentType: 'application/json', body: example };
+        expect(() => parseImageClassificationRequest(source, DEFAULT_IMAGE_LIMITS)).not.toThrow();
+      } else expect(() => parseServeRequest(example, limits, { task })).not.toThrow();
     }
+  });
+
+  it('documents the raw image bodies of image-classification endpoints beside the JSON body', () => {
+    for (const path of ['/serve/{endpoint}', '/serve/{endpoint}/{version}']) {
+      const body = document.paths[path]?.post?.requestBody as { content: Record<string, unknown> };
+      expect(Object.keys(body.content)).toEqual([
+        'application/json',
+        'image/jpeg',
+        'image/png',
+        'image/webp',
+      ]);
+    }
+    expect(document.components.schemas.ServeImage).toMatchObject({ type: 'string', format: 'binary' });
   });
 
   it('documents the headers, async answer and error statuses of /serve', () => {

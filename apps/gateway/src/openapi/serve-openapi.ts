@@ -9,6 +9,7 @@ import {
   errorResponses,
 } from '@modelgate/contracts';
 import {
+  IMAGE_MEDIA_TYPES,
   SERVE_TASKS,
   SERVE_TASK_SCHEMAS,
   type ServeTask,
@@ -68,6 +69,18 @@ export const serveRequestBody: ApiBody = {
     ]),
   ),
 };
+
+const rawImageSchema = z
+  .string()
+  .describe('The image file itself (JPEG, PNG or WebP) as the body: an image-classification endpoint')
+  .meta({ format: 'binary' });
+
+/** The raw image body of an image-classification endpoint, one per accepted media type. */
+export const rawImageBodies: ApiBody[] = Object.values(IMAGE_MEDIA_TYPES).map((contentType) => ({
+  name: 'ServeImage',
+  contentType,
+  schema: rawImageSchema,
+}));
 
 function answerOf(task: ServeTask) {
   return z
@@ -165,12 +178,16 @@ function serveRoute(pinned: boolean): ApiRoute {
       'for a batch. The answer holds one prediction per input, in order. A text-generation endpoint takes ' +
       'one prompt; with `"stream": true` it answers Server-Sent Events: `data: {"text", "token_ids"}` per ' +
       'delta, then `event: end` with the finish reason and token counts (`event: error` for an error after ' +
-      'the stream began).',
+      'the stream began). An image-classification endpoint takes `{"image": "<base64 or data URL>"}`, or ' +
+      'the image itself as the body with Content-Type image/jpeg, image/png or image/webp ' +
+      "(`curl --data-binary @cat.jpg -H 'content-type: image/jpeg'`); 413 over its size limits, 415 for " +
+      'another format.',
     pathParams: pinned
       ? z.object({ endpoint: endpointName, version: z.string().regex(/^\d+$/).describe('A model version') })
       : z.object({ endpoint: endpointName }),
     headers: requestHeaders,
     body: serveRequestBody,
+    bodyAlternatives: rawImageBodies,
     responses: {
       '200': {
         description: 'The predictions, or Server-Sent Events when a text-generation request streams.',

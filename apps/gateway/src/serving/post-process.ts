@@ -1,5 +1,5 @@
-// Tensors → JSON for /serve answers, by the model's task (text-classification, feature-extraction,
-// text-ranking, token-classification).
+// Tensors → JSON for /serve answers, by the model's task (text- and image-classification,
+// feature-extraction, text-ranking, token-classification).
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type InferOutput } from '@modelgate/inference-client';
 import {
@@ -24,13 +24,15 @@ export function postProcess(
 ): unknown[] {
   const attentionMask = inputs.attention_mask?.data;
   switch (model.spec.task) {
-    case 'text-classification': {
+    case 'text-classification':
+    case 'image-classification': {
+      // An image classifier's logits [n, labels] read as a text classifier's (labels, problem type).
       const logits = firstOutput(outputs, 'logits');
       const options = resolveClassifyOptions({
         requestTopK: request.topK,
         postprocessing: endpoint.postprocessing,
         modelLabels: model.labels,
-        modelConfig: model.tokenizer?.modelConfig,
+        modelConfig: model.tokenizer?.modelConfig ?? model.image?.modelConfig,
       });
       return classify(logits.data as Float32Array, logits.dims, options) satisfies ClassScore[][];
     }

@@ -1,13 +1,25 @@
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { type InferResult, type InferenceClient } from '@modelgate/inference-client';
+import { type InferRequest, type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
-import { encodeInputs, type ServeRequest, parseServeRequest } from '@modelgate/processing';
+import {
+  type ImageClassificationRequest,
+  type ServeRequest,
+  encodeInputs,
+  parseServeRequest,
+} from '@modelgate/processing';
 import { type EndpointTable, type ServableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
 import { type RouteChoice, chooseRoute } from './choose-route.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
+import {
+  IMAGE_DECODE_CONCURRENCY,
+  imageInputs,
+  parseImageCall,
+  refuseRawImage,
+} from './image-classification.js';
 import { postProcess } from './post-process.js';
 import { prepareQuestions } from './question-answering.js';
 import { requestTimeoutMs } from './request-timeout.js';
@@ -57,6 +69,9 @@ export interface GenerationCalls {
  * post-process, timing each stage for Server-Timing and the stage histogram.
  */
 export class ServeService {
+  /** Image decodes of this process at once (serving/concurrency-gate.ts). */
+  private readonly imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY);
+
   constructor(
     private readonly tables: EndpointTables,
     private readonly client: InferenceClient,
@@ -72,12 +87,13 @@ export class ServeService {
   validate(call: ServeCall): void {
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
+    refuseRawImage(endpoint, call.body);
     if (endpoint.task === 'text-generation') {
       this.requireGeneration().validate(call, endpoint);
       return;
     }
     const { model } = this.chooseModel(table, endpoint, call);
-    parseServeRequest(call.body, endpoint.preprocessing, { task: model.spec.task });
+    parseCall(call, endpoint, model);
   }
 
   /**
@@ -89,6 +105,7 @@ export class ServeService {
     const started = performance.now();
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
+    refuseRawImage(endpoint, call.body);
     if (endpoint.task === 'text-generation') return this.requireGeneration().serve(call, endpoint, onRouted);
     const choice = this.chooseModel(table, endpoint, call);
     // The chosen model's own numbers, failures included, for rollouts (metrics/rollout-traffic.ts).
@@ -119,7 +136,7 @@ export class ServeService {
   ): Promise<{ answer: ServeAnswer; doneAt: number }> {
     const spec = model.spec;
     const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint, spec);
-    const request = parseServeRequest(call.body, endpoint.preprocessing, { task: spec.task });
+    const request = parseCall(call, endpoint, model);
     onRouted?.({ modelId: spec.id, route: role });
     const { predictions, result, tokenizedAt, inferredAt, promptTokens } = await this.predict(
       model,
@@ -177,19 +194,25 @@ export class ServeService {
     return { answer, doneAt: done };
   }
 
-  /** Tokenizes `request` for `model`, runs it on a worker and post-processes the answer. */
+  /**
+   * Tokenizes `request` (an image request: decodes and preprocesses its image) for `model`, runs it
+   * on a worker and post-processes the answer.
+   */
   private async predict(
     model: ServableModel,
     endpoint: EndpointSpec,
-    request: ServeRequest,
-    options: { deadlineEpochMs: number; requestId: string; signal?: AbortSignal },
-  ): Promise<{
-    predictions: unknown[];
-    result: InferResult;
-    tokenizedAt: number;
-    inferredAt: number;
-    promptTokens: number;
-  }> {
+    request: ServeRequest | ImageClassificationRequest,
+    options: InferOptions,
+  ): Promise<Prediction> {
+    if ('image' in request) {
+      const inputs = await imageInputs(model, endpoint, request.image, this.imageDecodes);
+      const preparedAt = performance.now();
+      const result = await this.infer(model, inputs, options);
+      const inferredAt = performance.now();
+      const topK = request.topK === undefined ? {} : { topK: request.topK };
+      const predictions = postProcess(model, endpoint, result.outputs, {}, { texts: [], ...topK });
+      return { predictions, result, tokenizedAt: preparedAt, inferredAt, promptTokens: 0 };
+    }
     const spec = model.spec;
     const tokenizer = model.tokenizer;
     if (!tokenizer) {
@@ -215,16 +238,33 @@ export class ServeService {
         inputField: request.inputField,
       });
     const tokenizedAt = performance.now();
-    const result = await this.client
+    const inputs = model.inputNames.map((name) => {
+      const tensor = encoded.tensors[name];
+      if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
+      return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
+    });
+    const result = await this.infer(model, inputs, options);
+    const inferredAt = performance.now();
+    const predictions = questions
+      ? questions.answer(result.outputs)
+      : postProcess(model, endpoint, result.outputs, encoded.tensors, request);
+    const promptTokens = encoded.lengths.reduce((sum, length) => sum + length, 0);
+    return { predictions, result, tokenizedAt, inferredAt, promptTokens };
+  }
+
+  /** ModelInfer of `inputs` on a worker of `model`'s group. */
+  private infer(
+    model: ServableModel,
+    inputs: InferRequest['inputs'],
+    options: InferOptions,
+  ): Promise<InferResult> {
+    const spec = model.spec;
+    return this.client
       .infer({
         modelName: spec.name,
         modelVersion: spec.version,
         id: options.requestId,
-        inputs: model.inputNames.map((name) => {
-          const tensor = encoded.tensors[name];
-          if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
-          return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
-        }),
+        inputs,
         workerGroup: workerGroupFor(this.client, spec),
         deadlineEpochMs: options.deadlineEpochMs,
         metadata: { 'x-request-id': options.requestId },
@@ -233,12 +273,6 @@ export class ServeService {
       .catch((error: unknown) => {
         throw publicWorkerError(error, spec.id);
       });
-    const inferredAt = performance.now();
-    const predictions = questions
-      ? questions.answer(result.outputs)
-      : postProcess(model, endpoint, result.outputs, encoded.tensors, request);
-    const promptTokens = encoded.lengths.reduce((sum, length) => sum + length, 0);
-    return { predictions, result, tokenizedAt, inferredAt, promptTokens };
   }
 
   /** The route a call resolves to (for metrics labels even when the call then fails), and the shadows it mirrors to. */
@@ -256,6 +290,32 @@ export class ServeService {
     if (!table) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the gateway has no configuration yet');
     return table;
   }
+}
+
+/** Per-call options of a worker call. */
+interface InferOptions {
+  deadlineEpochMs: number;
+  requestId: string;
+  signal?: AbortSignal;
+}
+
+/** What one model answered a call, and when each stage ended (`tokenizedAt`: inputs built). */
+interface Prediction {
+  predictions: unknown[];
+  result: InferResult;
+  tokenizedAt: number;
+  inferredAt: number;
+  promptTokens: number;
+}
+
+/** The validated body of `call` for `model`: an image request on image-classification, else text. */
+function parseCall(
+  call: ServeCall,
+  endpoint: EndpointSpec,
+  model: ServableModel,
+): ServeRequest | ImageClassificationRequest {
+  if (model.spec.task === 'image-classification') return parseImageCall(endpoint, call.body);
+  return parseServeRequest(call.body, endpoint.preprocessing, { task: model.spec.task });
 }
 
 /** The endpoint `name`, after checking the name's shape (404 for anything else). */

@@ -72,7 +72,7 @@ export class ShadowMirror {
 
   private compare(job: MirrorJob, predictions: readonly unknown[]): void {
     if (job.shadowTask !== job.task) return;
-    if (job.task === 'text-classification') {
+    if (job.task === 'text-classification' || job.task === 'image-classification') {
       const agreement = compareClassifications(job.primary as ClassScore[][], predictions as ClassScore[][]);
       this.metrics.recordClassificationAgreement(job.endpoint, job.model, agreement);
     } else if (job.task === 'feature-extraction') {

@@ -2,7 +2,7 @@
 // vocabulary tokens, character offsets, which text each came from), after the truncation /serve
 // would apply, as TEI's /tokenize. The gateway answers alone: no worker is called, and the call is
 // not counted as served traffic (no request metrics, no rollout windows).
-import { DEFAULT_STICKY_HEADER, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type TokenizedText, parseTokenizeRequest, tokenizeTexts } from '@modelgate/processing';
 import { pickRoute } from '@modelgate/routing';
@@ -11,6 +11,7 @@ import { servableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { sendErrorReply } from '../http/http-exception.filter.js';
 import { requireEndpoint } from './serve.service.js';
+import { stickyRouteKey } from './sticky-key.js';
 
 /** The 200 body: the serve answer's envelope, one tokenization per input. */
 export interface TokenizeAnswer {
@@ -38,7 +39,7 @@ export function tokenizeForEndpoint(
   if (!tokenizer) {
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
-      `endpoint ${endpoint.name} takes tensors (model ${model.spec.id} is raw): it has no tokenizer`,
+      `endpoint ${endpoint.name} has no tokenizer to show: its model ${model.spec.id} is ${model.spec.task}, which takes ${model.spec.task === 'raw' ? 'tensors' : 'images'}`,
     );
   }
   const request = parseTokenizeRequest(body, endpoint.preprocessing);
@@ -70,12 +71,11 @@ export function installTokenizeRoute(
     (request, reply) => {
       const endpoint = request.params.endpoint;
       const spec = deps.tables.current?.endpoints.get(endpoint);
-      const sticky = request.headers[spec?.stickyHeader.toLowerCase() ?? DEFAULT_STICKY_HEADER];
       const answer = tokenizeForEndpoint(
         deps.tables,
         endpoint,
         request.body,
-        typeof sticky === 'string' ? sticky : undefined,
+        stickyRouteKey(request.headers, spec),
       );
       void reply.header('x-modelgate-model', `${answer.model}:${answer.version}`);
       return Promise.resolve(answer);

@@ -1,5 +1,6 @@
 import { type ModelTask, type TensorMetadata } from '@modelgate/contracts';
 import { checkDecoderIo, hasPastInputs } from './decoder-export.js';
+import { checkImageClassificationIo } from './image-io.js';
 import { checkRankingOutputs } from './ranking-outputs.js';
 import { checkSpanOutputs } from './span-outputs.js';
 import { checkTokenOutputs } from './token-outputs.js';
@@ -20,7 +21,8 @@ function describe(tensors: readonly TensorMetadata[]): string {
  * `end_logits` [batch, sequence] (span-outputs.ts); text-ranking FP32 `logits` [batch, 1]
  * (ranking-outputs.ts); token-classification FP32 `logits` [batch, sequence, labels]
  * (token-outputs.ts); text-generation a decoder export with past (decoder-export.ts), which no
- * other task takes. raw takes anything.
+ * other task takes; image-classification FP32 `pixel_values` in and `logits` out (image-io.ts).
+ * raw takes anything.
  */
 export function checkIoForTask(
   task: ModelTask,
@@ -35,6 +37,7 @@ export function checkIoForTask(
         `outputs): register it as text-generation`,
     ];
   }
+  if (task === 'image-classification') return checkImageClassificationIo(inputs, outputs);
   const problems: string[] = [];
   for (const name of ['input_ids', 'attention_mask'] as const) {
     const input = inputs.find((candidate) => candidate.name === name);

@@ -16,11 +16,20 @@ import {
   causalLmArchitecture,
   checkDecoderVocab,
   eosTokenIdsOf,
+  generationFactsOf,
   hasPastInputs,
   tokenizerVocabSize,
 } from './decoder-export.js';
+import { checkImageBundle } from './image-io.js';
 import { checkTokenLabels } from './token-outputs.js';
 import { type InspectedModel } from './onnx-inspector.js';
+
+/** Tasks whose answers name classes, so preparation keeps the model's labels. */
+const TASKS_WITH_LABELS: ReadonlySet<ModelTask> = new Set([
+  'text-classification',
+  'token-classification',
+  'image-classification',
+]);
 
 /** Fetches verified artifacts (the registry's ModelStore, or its own upload store). */
 export interface ArtifactFetcher {
@@ -91,7 +100,7 @@ export async function prepareModel(
       ...checkIoForTask(request.task, model.inputs, model.outputs),
     ];
     const labelProblem =
-      request.task === 'text-classification'
+      request.task === 'text-classification' || request.task === 'image-classification'
         ? checkLabels(labels, model.outputs)
         : request.task === 'token-classification'
           ? checkTokenLabels(labels, model.outputs)
@@ -113,10 +122,15 @@ export async function prepareModel(
       );
     }
     const done = now();
+    const generation =
+      request.task === 'text-generation' ? generationFactsOf(bundle.config, model.outputs) : undefined;
     return {
-      io: { inputs: model.inputs, outputs: model.outputs },
-      labels:
-        request.task === 'text-classification' || request.task === 'token-classification' ? labels : null,
+      io: {
+        inputs: model.inputs,
+        outputs: model.outputs,
+        ...(typeof generation === 'object' ? { generation } : {}),
+      },
+      labels: TASKS_WITH_LABELS.has(request.task) ? labels : null,
       timings: {
         fetchMs: round(fetched - started),
         openMs: round(opened - fetched),
@@ -161,6 +175,8 @@ export async function labelled<T>(
 interface BundleFiles {
   config?: unknown;
   generationConfig?: unknown;
+  /** preprocessor_config.json: an image model's processor settings. */
+  preprocessorConfig?: unknown;
   /** Read for text-generation only (it can be megabytes); null when the bundle has none. */
   tokenizer?: unknown;
 }
@@ -176,6 +192,7 @@ async function readBundle(dir: string, withTokenizer: boolean): Promise<BundleFi
   return {
     config: await read('config.json'),
     generationConfig: await read('generation_config.json'),
+    preprocessorConfig: await read('preprocessor_config.json'),
     ...(withTokenizer ? { tokenizer: (await read('tokenizer.json')) ?? null } : {}),
   };
 }
@@ -199,14 +216,16 @@ function causalLmHint(
 }
 
 /**
- * What the tokenizer bundle says against a text-generation model: it needs tokenizer.json and a
- * vocabulary its logits, config.json and tokenizer agree on.
+ * What the tokenizer bundle says against a text-generation model (it needs tokenizer.json and a
+ * vocabulary its logits, config.json and tokenizer agree on) or an image-classification model (it
+ * needs preprocessor_config.json).
  */
 function checkBundleForTask(
   task: ModelTask,
   bundle: BundleFiles,
   outputs: readonly TensorMetadata[],
 ): string[] {
+  if (task === 'image-classification') return checkImageBundle(bundle.preprocessorConfig);
   if (task !== 'text-generation') return [];
   if (bundle.tokenizer === null || bundle.tokenizer === undefined) {
     return [
@@ -214,12 +233,16 @@ function checkBundleForTask(
     ];
   }
   const configVocab = (bundle.config as { vocab_size?: unknown } | undefined)?.vocab_size;
-  return checkDecoderVocab({
-    logits: outputs.find((output) => output.name === 'logits')?.dims[2],
-    config: typeof configVocab === 'number' ? configVocab : undefined,
-    tokenizer: tokenizerVocabSize(bundle.tokenizer),
-    eosTokenIds: eosTokenIdsOf(bundle.generationConfig) ?? eosTokenIdsOf(bundle.config),
-  });
+  const facts = generationFactsOf(bundle.config, outputs);
+  return [
+    ...checkDecoderVocab({
+      logits: outputs.find((output) => output.name === 'logits')?.dims[2],
+      config: typeof configVocab === 'number' ? configVocab : undefined,
+      tokenizer: tokenizerVocabSize(bundle.tokenizer),
+      eosTokenIds: eosTokenIdsOf(bundle.generationConfig) ?? eosTokenIdsOf(bundle.config),
+    }),
+    ...(typeof facts === 'string' ? [facts] : []),
+  ];
 }
 
 function round(ms: number): number {

@@ -53,7 +53,12 @@ const upload: ApiBody = {
       .string()
       .meta({ format: 'binary' })
       .optional()
-      .describe('Required unless task is raw'),
+      .describe('Required unless task is raw or image-classification'),
+    'preprocessor_config.json': z
+      .string()
+      .meta({ format: 'binary' })
+      .optional()
+      .describe("The image processor's settings; required for image-classification"),
   }),
 };
 

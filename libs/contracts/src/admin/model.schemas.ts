@@ -59,7 +59,7 @@ export const registerModelSchema = z
     tokenizer: artifactRefSchema
       .optional()
       .describe(
-        'The tokenizer bundle (ustar of tokenizer.json, tokenizer_config.json, config.json...), with `artifact`; ' +
+        'The tokenizer bundle (ustar of tokenizer.json, tokenizer_config.json, config.json, preprocessor_config.json...), with `artifact`; ' +
           'required unless task is raw',
       ),
     // Stored in canonical form (revision spelled out).

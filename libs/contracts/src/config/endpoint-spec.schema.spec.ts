@@ -136,6 +136,36 @@ describe('endpointSpecSchema', () => {
     ]);
   });
 
+  it('takes the classification options and the image limits on image-classification endpoints only', () => {
+    const vision = endpoint({
+      task: 'image-classification',
+      preprocessing: { maxImageBytes: 4096, maxImagePixels: 10_000 },
+      postprocessing: { topK: 2, multiLabel: false },
+    });
+    const parsed = parseEndpointSpec(vision);
+    expect(parsed.preprocessing).toMatchObject({ maxImageBytes: 4096, maxImagePixels: 10_000 });
+    expect(parsed.postprocessing).toEqual({ topK: 2, multiLabel: false });
+    expect(issuesOf(endpoint({ task: 'image-classification', postprocessing: { pooling: 'mean' } }))).toEqual(
+      [
+        {
+          path: 'postprocessing.pooling',
+          message: 'applies to feature-extraction endpoints only, not image-classification',
+        },
+      ],
+    );
+    expect(issuesOf(endpoint({ preprocessing: { maxImageBytes: 4096 } }))).toEqual([
+      {
+        path: 'preprocessing.maxImageBytes',
+        message: 'applies to image-classification endpoints only, not text-classification',
+      },
+    ]);
+    expect(
+      issuesOf(endpoint({ task: 'image-classification', preprocessing: { maxImagePixels: 0 } })).map(
+        (issue) => issue.path,
+      ),
+    ).toEqual(['preprocessing.maxImagePixels']);
+  });
+
   it('rejects an unknown pooling mode', () => {
     const issues = issuesOf(
       endpoint({ task: 'feature-extraction', postprocessing: { pooling: 'max' as 'mean' } }),

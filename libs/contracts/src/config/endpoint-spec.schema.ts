@@ -51,6 +51,16 @@ export const preprocessingSchema = z.object({
     .describe(
       "Most inputs in one request's `text` array (413 beyond). Not for text-generation (one prompt per request).",
     ),
+  maxImageBytes: positiveIntSchema
+    .optional()
+    .describe(
+      'image-classification: largest encoded image, in bytes after base64 decoding (413 beyond); 10 MiB when absent. A raw body is also bounded by the gateway body limit.',
+    ),
+  maxImagePixels: positiveIntSchema
+    .optional()
+    .describe(
+      'image-classification: largest width × height, read from the header before decoding (413 beyond); 40,000,000 when absent.',
+    ),
 });
 
 /** Limits and options of the gateway's text → tensors step. */
@@ -75,16 +85,25 @@ export const postprocessingSchema = z.object({
 /** Options of the gateway's tensors → JSON step. */
 export type PostprocessingConfig = z.infer<typeof postprocessingSchema>;
 
-const TASK_OF_POSTPROCESSING_OPTION = {
-  topK: 'text-classification',
-  multiLabel: 'text-classification',
-  pooling: 'feature-extraction',
-  normalize: 'feature-extraction',
-} as const satisfies Record<keyof PostprocessingConfig, string>;
+/** The classification options apply to text and image classifiers alike (the same logits → labels step). */
+const CLASSIFIERS: readonly ModelTask[] = ['text-classification', 'image-classification'];
+
+const TASKS_OF_POSTPROCESSING_OPTION = {
+  topK: CLASSIFIERS,
+  multiLabel: CLASSIFIERS,
+  pooling: ['feature-extraction'],
+  normalize: ['feature-extraction'],
+} as const satisfies Record<keyof PostprocessingConfig, readonly ModelTask[]>;
+
+/** Preprocessing options of one task only. */
+const TASKS_OF_PREPROCESSING_OPTION = {
+  maxImageBytes: ['image-classification'],
+  maxImagePixels: ['image-classification'],
+} as const satisfies Partial<Record<keyof PreprocessingConfig, readonly ModelTask[]>>;
 
 /**
- * Reports the preprocessing options `task` would ignore. A text-generation request carries one
- * prompt, so maxBatchItems must keep its default. maxInputChars, maxTokens and truncation apply to
+ * Reports the preprocessing options `task` would ignore: the image limits off image-classification
+ * endpoints. A text-generation request carries one prompt, so maxBatchItems must keep its default. maxInputChars, maxTokens and truncation apply to
  * the prompt (413 beyond maxInputChars; over maxTokens its last tokens are kept, or 422 without
  * truncation).
  */
@@ -93,6 +112,15 @@ function checkPreprocessingForTask(
   preprocessing: PreprocessingConfig,
   ctx: z.RefinementCtx,
 ): void {
+  for (const [option, tasks] of Object.entries(TASKS_OF_PREPROCESSING_OPTION)) {
+    if (preprocessing[option as keyof typeof TASKS_OF_PREPROCESSING_OPTION] === undefined) continue;
+    if ((tasks as readonly ModelTask[]).includes(task)) continue;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['preprocessing', option],
+      message: `applies to ${tasks.join(' and ')} endpoints only, not ${task}`,
+    });
+  }
   if (task !== 'text-generation') return;
   if (preprocessing.maxBatchItems !== DEFAULT_MAX_BATCH_ITEMS) {
     ctx.addIssue({
@@ -157,13 +185,13 @@ export const endpointSpecSchema = z
     );
 
     checkPreprocessingForTask(endpoint.task, endpoint.preprocessing, ctx);
-    for (const [option, task] of Object.entries(TASK_OF_POSTPROCESSING_OPTION)) {
+    for (const [option, tasks] of Object.entries(TASKS_OF_POSTPROCESSING_OPTION)) {
       const value = endpoint.postprocessing[option as keyof PostprocessingConfig];
-      if (value !== undefined && endpoint.task !== task) {
+      if (value !== undefined && !(tasks as readonly ModelTask[]).includes(endpoint.task)) {
         ctx.addIssue({
           code: 'custom',
           path: ['postprocessing', option],
-          message: `applies to ${task} endpoints only, not ${endpoint.task}`,
+          message: `applies to ${tasks.join(' and ')} endpoints only, not ${endpoint.task}`,
         });
       }
     }

@@ -82,8 +82,9 @@ export const MODEL_FILE_NAME = 'model.onnx';
 /**
  * Files of a Hugging Face export that make up a model's tokenizer bundle (a ustar the gateways
  * fetch), when present: tokenizer.json (required unless the task is raw), its config, the model's
- * config.json (labels, length, eos) and, for text-generation, generation_config.json (eos,
- * default decoding settings).
+ * config.json (labels, length, eos), for text-generation generation_config.json (eos,
+ * default decoding settings) and for image-classification preprocessor_config.json (resize,
+ * rescale and normalization of the image processor; an image model has no tokenizer.json).
  */
 export const TOKENIZER_BUNDLE_FILES = [
   'tokenizer.json',
@@ -91,6 +92,7 @@ export const TOKENIZER_BUNDLE_FILES = [
   'config.json',
   'special_tokens_map.json',
   'generation_config.json',
+  'preprocessor_config.json',
 ] as const;
 
 /** The name Hugging Face exports (optimum, transformers.js) give a model's external data. */

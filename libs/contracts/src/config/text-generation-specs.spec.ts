@@ -118,7 +118,8 @@ describe('a text-generation endpoint', () => {
     expect(issues).toEqual([
       {
         path: 'postprocessing.topK',
-        message: 'applies to text-classification endpoints only, not text-generation',
+        message:
+          'applies to text-classification and image-classification endpoints only, not text-generation',
       },
       {
         path: 'postprocessing.pooling',

@@ -55,6 +55,8 @@ export interface ApiRoute {
   query?: z.ZodObject;
   headers?: readonly ApiHeader[];
   body?: ApiBody;
+  /** The request body in other media types, each with its own `contentType` (e.g. a raw image). */
+  bodyAlternatives?: readonly ApiBody[];
   /** By status (`200`, `4XX`, `default`). */
   responses: Record<string, ApiResponse>;
   /** Security requirement names; the document's default when absent, `[]` for none. */
@@ -213,7 +215,15 @@ function operation(route: ApiRoute, components: SchemaComponents): JsonObject {
     ...(route.description === undefined ? {} : { description: route.description }),
     parameters: [...parameters('path', route.pathParams), ...parameters('query', route.query), ...headers],
     ...(route.body
-      ? { requestBody: { required: true, content: content(route.body, components, 'input') } }
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.assign(
+              content(route.body, components, 'input'),
+              ...(route.bodyAlternatives ?? []).map((body) => content(body, components, 'input')),
+            ) as JsonObject,
+          },
+        }
       : {}),
     responses,
     ...(route.security === undefined ? {} : { security: route.security.map((name) => ({ [name]: [] })) }),

@@ -6,7 +6,8 @@ import { TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { modelInputNames, modelOutputs } from '../fixtures/bert-graph.js';
 import { ensureFixture, findRepoRoot } from '../fixtures/ensure-fixture.js';
-import { getFixtureSpec } from '../fixtures/fixture-specs.js';
+import { type FixtureSpec, getFixtureSpec } from '../fixtures/fixture-specs.js';
+import { PIXEL_VALUES, pixelValuesDims } from '../fixtures/vit-graph.js';
 import { freePort } from './free-port.js';
 import { type ServiceProcess, startServiceProcess, waitFor } from './service-process.js';
 import { OipTestClient } from './oip-test-client.js';
@@ -33,6 +34,11 @@ export interface TestModel {
   batching?: Record<string, unknown>;
   executionProviders?: string[];
   instances?: number;
+  /**
+   * text-generation: the facts preparation records (ModelSpec.generation); by default the
+   * fixture's positions and vocabulary, null to leave them out (a model prepared before them).
+   */
+  generation?: { maxPositions: number; vocabSize?: number } | null;
 }
 
 /** Snapshot parts besides the models. */
@@ -45,8 +51,8 @@ export interface SnapshotExtras {
 /**
  * Writes a ConfigSnapshot for `models` and returns its path. The tokenizer artifact is a ustar
  * bundle of the fixture's tokenizer.json, tokenizer_config.json and config.json, as the registry
- * publishes it; a fixture with ONNX external data lists its data file; inputs and outputs are
- * declared as model preparation would read them.
+ * publishes it; a fixture with ONNX external data lists its data file; inputs and outputs (and a
+ * text-generation model's positions and vocabulary) are declared as model preparation would read them.
  */
 export async function writeSnapshot(
   dir: string,
@@ -80,12 +86,20 @@ export async function writeSnapshot(
               ],
             }),
         tokenizer: { uri: `file://${bundle.path}`, sha256: bundle.sha256 },
-        inputs: modelInputNames(spec).map((name) => ({ name, datatype: 'INT64', dims: [-1, -1] })),
+        inputs: declaredInputs(spec),
         outputs: modelOutputs(spec).map((output) => ({
           name: output.name,
           datatype: 'FP32',
           dims: output.dims.map((d) => (typeof d === 'number' ? d : -1)),
         })),
+        ...(model.task === 'text-generation' && model.generation !== null
+          ? {
+              generation: model.generation ?? {
+                maxPositions: spec.maxPositionEmbeddings,
+                vocabSize: spec.vocabSize,
+              },
+            }
+          : {}),
         batching: model.batching ?? {},
         runtime: {
           executionProviders: model.executionProviders ?? ['cpu'],
@@ -106,6 +120,15 @@ export async function writeSnapshot(
   return path;
 }
 
+/** A fixture's inputs as preparation declares them: ViT's FP32 pixel_values, else INT64 token tensors. */
+function declaredInputs(spec: FixtureSpec): { name: string; datatype: string; dims: number[] }[] {
+  if (spec.architecture === 'vit') {
+    const dims = pixelValuesDims(spec).map((d) => (typeof d === 'number' ? d : -1));
+    return [{ name: PIXEL_VALUES, datatype: 'FP32', dims }];
+  }
+  return modelInputNames(spec).map((name) => ({ name, datatype: 'INT64', dims: [-1, -1] }));
+}
+
 /** Packs a fixture's tokenizer files into a ustar bundle in `dir`, as the registry publishes it. */
 export async function writeTokenizerBundle(
   fixtureDir: string,
@@ -113,7 +136,8 @@ export async function writeTokenizerBundle(
 ): Promise<{ path: string; sha256: string }> {
   const files: Record<string, Uint8Array> = {};
   for (const name of TOKENIZER_BUNDLE_FILES) {
-    // Every fixture has the first four; generation_config.json only the decoders.
+    // Text fixtures have the first four, decoders generation_config.json, ViT config.json and
+    // preprocessor_config.json.
     const bytes = await readFile(join(fixtureDir, name)).catch(() => undefined);
     if (bytes !== undefined) files[name] = bytes;
   }

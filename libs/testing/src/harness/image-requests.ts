@@ -1,0 +1,62 @@
+// Test support for image models over the Open Inference Protocol: seeded pixel rows as an image
+// processor leaves them (normalized to [-1, 1]), ModelInfer requests carrying them, and the
+// unbatched truth from onnxruntime in the test's own process.
+import * as ort from 'onnxruntime-node';
+import { encodeTensor } from '@modelgate/contracts';
+import { PIXEL_VALUES } from '../fixtures/vit-graph.js';
+import { type Message } from './oip-test-client.js';
+
+/** `count` seeded rows of `channels × height × width` floats in [-1, 1). */
+export function pixelRows(
+  count: number,
+  seed: number,
+  [channels, height, width]: readonly number[],
+): Float32Array[] {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const length = (channels ?? 0) * (height ?? 0) * (width ?? 0);
+  return Array.from({ length: count }, () => Float32Array.from({ length }, () => next() * 2 - 1));
+}
+
+/** A ModelInfer request of `rows` stacked as FP32 pixel_values [rows, ...rowDims], raw bytes. */
+export function pixelInferRequest(
+  model: string,
+  rows: readonly Float32Array[],
+  rowDims: readonly number[],
+  options: { id?: string } = {},
+): Message {
+  const shape = [rows.length, ...rowDims];
+  const data = new Float32Array(rows.reduce((sum, row) => sum + row.length, 0));
+  rows.forEach((row, index) => data.set(row, index * row.length));
+  const bytes = encodeTensor('FP32', shape, data);
+  return {
+    model_name: model,
+    id: options.id ?? '',
+    inputs: [{ name: PIXEL_VALUES, datatype: 'FP32', shape }],
+    outputs: [],
+    raw_input_contents: [Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+  };
+}
+
+/** Runs each pixel row alone ([1, ...rowDims]) on onnxruntime in this process: the unbatched truth. */
+export async function unbatchedPixelOutputs(
+  modelPath: string,
+  rows: readonly Float32Array[],
+  rowDims: readonly number[],
+  outputName: string,
+): Promise<Float32Array[]> {
+  const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1 });
+  try {
+    const results: Float32Array[] = [];
+    for (const row of rows) {
+      const out = await session.run({ [PIXEL_VALUES]: new ort.Tensor('float32', row, [1, ...rowDims]) });
+      results.push(out[outputName]?.data as Float32Array);
+    }
+    return results;
+  } finally {
+    await session.release();
+  }
+}
