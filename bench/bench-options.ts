@@ -6,9 +6,22 @@ import { REGISTRY_MODES, type RegistryMode } from './control-plane.js';
  * alone on shared cores; `worker`: raw and the worker alone only; `gateway`: gateway CPU and
  * GATEWAY_WORKERS 1 vs 2; `pinned`: the pinned split; `mixed`: mixed-length padding waste;
  * `profile`: where the CPU goes (--cpu-prof) at c=1 and c=128; `qa`: question answering over long
- * contexts (windows batched across requests) against raw session.run on the same windows.
+ * contexts (windows batched across requests) against raw session.run on the same windows;
+ * `generation`: text generation, modelgate's continuous batching against one request at a time and
+ * static batching on raw onnxruntime (tokens/s, time to first token); `image`: image classification
+ * of raw JPEG bodies against raw session.run on their pixel values (images/s, gateway CPU).
  */
-export const SUITES = ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'profile', 'qa'] as const;
+export const SUITES = [
+  'shared',
+  'worker',
+  'gateway',
+  'pinned',
+  'mixed',
+  'profile',
+  'qa',
+  'generation',
+  'image',
+] as const;
 
 /** One of SUITES. */
 export type Suite = (typeof SUITES)[number];
@@ -39,6 +52,8 @@ export interface BenchOptions {
   intraOpThreads: number;
   /** ModelSpec.batching.maxBatchSize of every deployment. @defaultValue 32 (the schema's default) */
   maxBatchSize: number;
+  /** The decoder fixture of the generation suite. @defaultValue distilgpt2-like */
+  generationFixture: string;
   registry: RegistryMode;
   /** Directory for the .md, .json and .svg. */
   outDir: string;
@@ -46,14 +61,18 @@ export interface BenchOptions {
 
 const USAGE = `usage: npm run bench -- [--suite full|<suite>[,<suite>...]] [--profile] [--quick]
   [--repeats <n>] [--duration <s>] [--warmup <s>] [--gateway-workers auto|<n>]
-  [--intra-op-threads <n>] [--max-batch-size <n>] [--registry auto|live|off] [--out <dir>]
+  [--intra-op-threads <n>] [--max-batch-size <n>] [--generation-fixture <fixture>]
+  [--registry auto|live|off] [--out <dir>]
 suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
 
 /** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
 const OPTION_USERS: Record<string, readonly Suite[]> = {
-  repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa'],
-  'gateway-workers': ['shared', 'profile', 'qa'],
-  'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa'],
+  repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa', 'generation', 'image'],
+  'gateway-workers': ['shared', 'profile', 'qa', 'generation', 'image'],
+  'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa', 'generation', 'image'],
+  // The image suite's batching is its own (image-suite.ts).
+  'max-batch-size': ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'profile', 'qa', 'generation'],
+  'generation-fixture': ['generation'],
 };
 
 function numberOption(
@@ -99,6 +118,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
       'gateway-workers': { type: 'string' },
       'intra-op-threads': { type: 'string' },
       'max-batch-size': { type: 'string' },
+      'generation-fixture': { type: 'string' },
       registry: { type: 'string', default: 'auto' },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -141,6 +161,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
     gatewayWorkers,
     intraOpThreads: numberOption(values['intra-op-threads'], 'intra-op-threads', 0, 0, true),
     maxBatchSize: numberOption(values['max-batch-size'], 'max-batch-size', 32, 1, true),
+    generationFixture: values['generation-fixture'] ?? 'distilgpt2-like',
     registry,
     outDir: values.out ?? defaultOutDir,
   };

@@ -3,9 +3,11 @@
  * round, so every ratio can be taken within one round and summarised over the rounds.
  */
 import { type BenchOptions } from './bench-options.js';
+import { type RawImageRunResult } from './children/raw-image-run.js';
 import { type RawBatchResult, type RawSessionRunResult } from './children/raw-session-run.js';
 import { type Deployment } from './control-plane.js';
 import { type ProfileSummary } from './cpu-profile-summary.js';
+import { type GenerationResult } from './generation-results.js';
 import { type StepResult } from './load-step.js';
 import { type Spread, spreadOf } from './stats.js';
 
@@ -148,6 +150,21 @@ export interface QaResult {
   rounds: QaRound[];
 }
 
+/** One image-classification round: raw session.run on the pixel values, then modelgate's ladder. */
+export interface ImageRound {
+  raw: RawImageRunResult & { best: RawBatchResult };
+  modelgate: StepResult[];
+}
+
+/** What the image-classification suite measured. */
+export interface ImageResult {
+  fixture: string;
+  /** The deployment's batching (maxBatchSize, preferredBatchSizes). */
+  batching: Record<string, number | number[]>;
+  images: { count: number; width: number; height: number; meanBytes: number };
+  rounds: ImageRound[];
+}
+
 export interface BenchResults {
   meta: BenchMeta;
   shared?: SharedResult;
@@ -156,6 +173,8 @@ export interface BenchResults {
   mixed?: MixedResult | Skipped;
   profile?: ProfileResult;
   qa?: QaResult;
+  generation?: GenerationResult;
+  image?: ImageResult;
   targets?: TargetCheck[];
 }
 
@@ -170,6 +189,11 @@ export function bestBatch(batches: readonly RawBatchResult[]): RawBatchResult | 
 /** Requests that did not succeed: non-2xx answers plus connection errors (timeouts included). */
 export function failedRequests(step: StepResult): number {
   return step.load.non2xx + step.load.errors;
+}
+
+/** The gateway's CPU (every process of it) per answered request over a step's measured window, ms. */
+export function gatewayCpuMsPerRequest(step: StepResult): number {
+  return (step.cpu.byParty.gateway ?? NaN) / step.load.ok;
 }
 
 /** The step at concurrency `c`, if measured. */
@@ -230,7 +254,9 @@ export function medianSteps<R>(
 }
 
 /** Raw batch sizes as a table shows them: per batch size, the repeat with the median rows/s. */
-export function medianRawBatches(rounds: readonly { raw: RawLimit }[]): RawBatchResult[] {
+export function medianRawBatches(
+  rounds: readonly { raw: { batches: readonly RawBatchResult[] } }[],
+): RawBatchResult[] {
   const sizes = rounds[0]?.raw.batches.map((b) => b.batchSize) ?? [];
   return sizes.flatMap((size) => {
     const repeats = rounds.flatMap((round) => round.raw.batches.filter((b) => b.batchSize === size));

@@ -7,6 +7,7 @@ import { childScript, spawnChild } from './child-process.js';
 import { type ProfileWindow } from './cpu-profile-summary.js';
 import { type GrpcLoadConfig } from './children/grpc-load.js';
 import { type HttpLoadConfig } from './children/http-load.js';
+import { type SseLoadConfig } from './children/sse-load.js';
 import { type LoadResult } from './load-result.js';
 import { type WorkerCounters } from './modelgate-stack.js';
 import {
@@ -43,6 +44,8 @@ export interface StepResult {
   /** 2 when the first attempt was noisy and the step was measured again. */
   attempts: number;
   worker?: WorkerStepStats;
+  /** Deltas of StepProbes.counters over the measured window. */
+  counterDeltas?: Record<string, number>;
   /** The measured window on CLOCK_MONOTONIC in µs (V8's profile clock), as this process saw the marks. */
   window: ProfileWindow;
 }
@@ -53,29 +56,44 @@ export interface StepProbes {
   parties: Record<string, number>;
   /** The worker's counters, when a modelgate worker serves the step. */
   workerCounters?: () => Promise<WorkerCounters>;
+  /** Leave the step's line unprinted (the caller prints its own). */
+  silent?: boolean;
+  /** Named counters read at the start and the end of the measured window; the step keeps their deltas. */
+  counters?: () => Promise<Record<string, number>>;
 }
 
 /** A load generator: which child, its settings, and optionally the cores it is pinned to. */
 export type LoadChild = (
-  { kind: 'http'; config: HttpLoadConfig } | { kind: 'grpc'; config: GrpcLoadConfig }
+  | { kind: 'http'; config: HttpLoadConfig }
+  | { kind: 'grpc'; config: GrpcLoadConfig }
+  | { kind: 'sse'; config: SseLoadConfig }
 ) & {
   cpuList?: string;
+};
+
+/** The child script of each kind of load generator. */
+const LOAD_SCRIPTS: Record<LoadChild['kind'], string> = {
+  http: 'http-load.ts',
+  grpc: 'grpc-load.ts',
+  sse: 'sse-load.ts',
 };
 
 const nowMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** Runs one load child and measures around its measured window. */
 async function measureOnce(system: string, load: LoadChild, probes: StepProbes): Promise<StepResult> {
-  const script = childScript(load.kind === 'http' ? 'http-load.ts' : 'grpc-load.ts');
+  const script = childScript(LOAD_SCRIPTS[load.kind]);
   const child = spawnChild(script, load.config, load.cpuList === undefined ? {} : { cpuList: load.cpuList });
   await child.marked('measuring');
   const fromMicros = nowMicros();
   const meter = startCpuMeter({ ...probes.parties, 'load generator': child.pid });
   const countersBefore = await probes.workerCounters?.();
+  const namedBefore = await probes.counters?.();
   await child.marked('measured');
   const cpu = meter.stop();
   const toMicros = nowMicros();
   const countersAfter = await probes.workerCounters?.();
+  const namedAfter = await probes.counters?.();
   const result = (await child.result) as LoadResult;
   const step: StepResult = {
     system,
@@ -86,6 +104,11 @@ async function measureOnce(system: string, load: LoadChild, probes: StepProbes):
     window: { fromMicros, toMicros },
   };
   if (countersBefore && countersAfter) step.worker = workerStats(countersBefore, countersAfter);
+  if (namedBefore && namedAfter) {
+    step.counterDeltas = Object.fromEntries(
+      Object.entries(namedAfter).map(([name, value]) => [name, value - (namedBefore[name] ?? 0)]),
+    );
+  }
   return step;
 }
 
@@ -104,7 +127,7 @@ export async function runLoadStep(system: string, load: LoadChild, probes: StepP
     step = again.otherCores < step.otherCores ? again : step;
     step.attempts = 2;
   }
-  printStep(step);
+  if (!probes.silent) printStep(step);
   return step;
 }
 

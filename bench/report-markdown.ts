@@ -5,6 +5,8 @@
 import { type BenchResults } from './bench-results.js';
 import { cpuSection, gatewaySection, timeSection } from './report-costs.js';
 import { fmt, table } from './report-format.js';
+import { generationSection } from './report-generation.js';
+import { imageSection } from './report-image.js';
 import { mixedSection, pinnedSection } from './report-modes.js';
 import { profileSection } from './report-profile.js';
 import { qaSection } from './report-qa.js';
@@ -12,8 +14,9 @@ import { ladderSection, rawSection, workerSection } from './report-shared.js';
 
 function header(results: BenchResults): string {
   const { meta } = results;
-  const d = meta.deployment;
   const o = meta.options;
+  // Generation and image runs have their own model and deployment (their sections say which).
+  const minilm = o.suites.some((suite) => suite !== 'generation' && suite !== 'image');
   return [
     `# modelgate bench: ${meta.startedAt.slice(0, 10)} on ${meta.host}`,
     '',
@@ -22,9 +25,24 @@ function header(results: BenchResults): string {
     `- Load average (1 min): ${fmt(meta.loadAverage.start)} at start, ${fmt(meta.loadAverage.end)} at end. ` +
       'On shared cores everything (load generator included) shares them; "other" below is CPU used by processes outside the bench.',
     `- Run: suites \`${o.suites.join(', ')}\`; **${o.repeats} interleaved rounds** (each round measures every system once, in turn; ` +
-      `ratios are taken within a round, then shown as median (min–max) over the rounds); ${o.durationS} s measured per step ` +
-      `after ${o.warmupS} s warm-up${o.quick ? ' (--quick: a smoke run, not for comparison)' : ''}; ` +
-      `${meta.startedAt} → ${meta.finishedAt ?? '?'}.`,
+      `ratios are taken within a round, then shown as median (min–max) over the rounds); ` +
+      (o.suites.some((suite) => suite !== 'generation')
+        ? `${o.durationS} s measured per step after ${o.warmupS} s warm-up`
+        : 'fixed request counts per step') +
+      `${o.quick ? ' (--quick: a smoke run, not for comparison)' : ''}; ${meta.startedAt} → ${meta.finishedAt ?? '?'}.`,
+    ...(minilm ? minilmLines(results) : []),
+    `- Control plane: ${meta.controlPlane?.note ?? 'n/a'}.`,
+    '- "other cores": CPU used by processes outside the bench during a step (this machine is shared). A step where ' +
+      'it exceeded 0.25 cores was measured once more after a quiet moment, keeping the quieter attempt (marked †).',
+  ].join('\n');
+}
+
+/** The header's lines about minilm and its shared-cores deployment. */
+function minilmLines(results: BenchResults): string[] {
+  const { meta } = results;
+  const d = meta.deployment;
+  const o = meta.options;
+  return [
     `- Model: \`${d.fixture}\` (6 layers, hidden 384, 12 heads; random weights), 40 fixed English sentences of 12–20 words` +
       `${results.shared?.rounds[0] ? ` (mean ${fmt(results.shared.rounds[0].raw.meanTokens, 1)} tokens with [CLS]/[SEP])` : ''}; ` +
       'the mixed-length workload has its own texts.',
@@ -32,14 +50,12 @@ function header(results: BenchResults): string {
       `${d.instances}, batching ${JSON.stringify(d.batching)} (other fields: schema defaults), GATEWAY_WORKERS ${o.gatewayWorkers}; ` +
       'intra-op spinning off in the worker and raw (DESIGN §7); the naive server runs onnxruntime with ' +
       "transformers.js's defaults (spinning on).",
-    `- Control plane: ${meta.controlPlane?.note ?? 'n/a'}.`,
-    '- "other cores": CPU used by processes outside the bench during a step (this machine is shared). A step where ' +
-      'it exceeded 0.25 cores was measured once more after a quiet moment, keeping the quieter attempt (marked †).',
-  ].join('\n');
+  ];
 }
 
 function targetsSection(results: BenchResults): string {
-  if (!results.targets?.length) return '';
+  // Nothing to say when no suite measured any of them (e.g. --suite generation).
+  if (!results.targets?.some((t) => t.met !== undefined)) return '';
   const verdict = (met: boolean | undefined) => (met === undefined ? 'n/a' : met ? 'met' : '**missed**');
   return [
     '## Issue 11 targets',
@@ -66,6 +82,8 @@ export function renderMarkdown(results: BenchResults, chartFile: string): string
     pinnedSection(results),
     mixedSection(results),
     qaSection(results),
+    generationSection(results),
+    imageSection(results),
     profileSection(results),
     cpuSection(results),
     results.shared?.rounds.some((r) => r.naive ?? r.modelgate) ? `![throughput vs p99](${chartFile})` : '',

@@ -121,6 +121,8 @@ export interface ModelgateStepSettings {
   loadCpuList?: string;
   /** Send question-answering bodies built from the bench sentences instead of `{text}`. */
   questionAnswering?: HttpLoadConfig['questionAnswering'];
+  /** Send the image workload's JPEGs as raw bodies instead of `{text}`. */
+  images?: HttpLoadConfig['images'];
 }
 
 /** One HTTP step against modelgate's /serve/<endpoint>. */
@@ -134,6 +136,7 @@ export function measureModelgateStep(
   const config = {
     ...httpConfig(options, stack.gateway.url, path, concurrency, settings.amount),
     ...(settings.questionAnswering === undefined ? {} : { questionAnswering: settings.questionAnswering }),
+    ...(settings.images === undefined ? {} : { images: settings.images }),
   };
   return runLoadStep(
     settings.system,

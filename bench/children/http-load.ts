@@ -1,7 +1,8 @@
 /**
  * The HTTP load generator: autocannon, programmatic, in a process of its own. Closed loop, one
  * request in flight per connection (concurrency = connections), like perf_analyzer's concurrency
- * mode. Bodies cycle through the bench sentences (or question-answering bodies built from them). Latency comes from every response's own timer
+ * mode. Bodies cycle through the bench sentences (or question-answering bodies built from them, or
+ * the image workload's JPEGs as raw bodies). Latency comes from every response's own timer
  * (autocannon's histogram rounds to whole ms, too coarse at c=1), and every 2xx response's
  * Server-Timing header is averaged, so each step also says where the time went.
  */
@@ -9,6 +10,7 @@ import { parseServerTiming } from '@modelgate/observability';
 import autocannon from 'autocannon';
 import { mark, readChildConfig, reportResult } from '../child-process.js';
 import { type LoadResult } from '../load-result.js';
+import { type ImageWorkload, imageJpegs } from '../image-workload.js';
 import { type QaWorkload, qaBodies } from '../qa-bodies.js';
 import { StageAverager, summarizeLatencies } from '../stats.js';
 
@@ -28,12 +30,18 @@ export interface HttpLoadConfig {
   sentences: string[];
   /** Send question-answering bodies built from the sentences instead of `{text}` of each. */
   questionAnswering?: QaWorkload;
+  /** Send the workload's JPEGs as raw bodies (`content-type: image/jpeg`) instead of JSON. */
+  images?: ImageWorkload;
 }
 
 const config = readChildConfig<HttpLoadConfig>();
-const bodies: unknown[] = config.questionAnswering
+const jsonBodies: unknown[] = config.questionAnswering
   ? qaBodies(config.sentences, config.questionAnswering)
   : config.sentences.map((text) => ({ text }));
+const bodies: (string | Buffer)[] = config.images
+  ? await imageJpegs(config.images)
+  : jsonBodies.map((body) => JSON.stringify(body));
+const contentType = config.images ? 'image/jpeg' : 'application/json';
 
 interface Recorder {
   latencies: number[];
@@ -55,11 +63,8 @@ async function load(options: { durationS?: number; amount?: number; recorder?: R
       {
         method: 'POST',
         path: config.path,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => {
-          const body = bodies[next++ % bodies.length] ?? {};
-          return { ...request, body: JSON.stringify(body) };
-        },
+        headers: { 'content-type': contentType },
+        setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length] ?? '' }),
         onResponse: (status, _body, _context, headers) => {
           const timing = headers['server-timing'];
           if (recorder && status < 300 && typeof timing === 'string') {
