@@ -1,6 +1,6 @@
 import { GrpcStatus } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { type GenerateRequest } from './generate-call.js';
+import { type GenerateRequest, encodeGenerateRequest } from './generate-call.js';
 import { type ModelGenerateResponseMessage } from './generate-messages.js';
 import { InferenceClient } from './inference-client.js';
 import { type WorkerCallOptions, WorkerCallError, type WorkerChannel } from './worker-channel.js';
@@ -123,5 +123,38 @@ describe('startGeneration', () => {
     expect(channel.endings).toEqual(['completed']);
     expect(outstanding()).toBe(0);
     await client.close();
+  });
+});
+
+describe('encodeGenerateRequest', () => {
+  const base: GenerateRequest = {
+    modelName: 'captioner',
+    inputIds: [50256],
+    maxNewTokens: 8,
+    eosTokenIds: [50256],
+    doSample: false,
+    temperature: 1,
+    topK: 0,
+    topP: 1,
+    deadlineEpochMs: 0,
+  };
+
+  it('carries an image as the bytes of its FP32 values, without copying them, and its dims', () => {
+    const backing = new Float32Array(8);
+    const pixels = backing.subarray(2, 8); // [3, 1, 2] at an offset into a larger buffer
+    pixels.set([0.5, -1, 1, 0.25, 0, -0.5]);
+    const message = encodeGenerateRequest({ ...base, pixelValues: { data: pixels, dims: [3, 1, 2] } });
+    expect(message.pixel_values_shape).toEqual([3, 1, 2]);
+    expect(message.pixel_values?.buffer).toBe(backing.buffer);
+    expect(message.pixel_values?.byteOffset).toBe(8);
+    expect(message.pixel_values?.byteLength).toBe(24);
+    const view = message.pixel_values!;
+    expect(new Float32Array(view.buffer, view.byteOffset, view.byteLength / 4)).toEqual(pixels);
+  });
+
+  it('leaves the image fields out of a text prompt', () => {
+    const message = encodeGenerateRequest(base);
+    expect('pixel_values' in message).toBe(false);
+    expect('pixel_values_shape' in message).toBe(false);
   });
 });

@@ -11,8 +11,10 @@ export interface GenerateRequest {
   modelVersion?: string;
   /** Request id, echoed by the worker. */
   id?: string;
-  /** The prompt's token ids (at least one). */
+  /** The prompt's token ids (at least one); image-to-text: the decoder's start token(s). */
   inputIds: readonly number[];
+  /** image-to-text only: the preprocessed image, [channels, height, width] FP32. */
+  pixelValues?: { data: Float32Array; dims: readonly number[] } | undefined;
   /** Most tokens to generate (at least 1). */
   maxNewTokens: number;
   /** Ids that end the sequence (the model's EOS); empty: only maxNewTokens ends it. */
@@ -169,6 +171,16 @@ export function encodeGenerateRequest(request: GenerateRequest): ModelGenerateRe
     top_p: request.topP,
     has_seed: request.seed !== undefined,
     seed: request.seed ?? 0,
+    ...(request.pixelValues ? pixelFields(request.pixelValues) : {}),
+  };
+}
+
+/** The image as the message carries it: the FP32 values' bytes (no copy) and their dims. */
+function pixelFields(pixels: { data: Float32Array; dims: readonly number[] }) {
+  const { buffer, byteOffset, byteLength } = pixels.data;
+  return {
+    pixel_values: new Uint8Array(buffer, byteOffset, byteLength),
+    pixel_values_shape: [...pixels.dims],
   };
 }
 

@@ -17,6 +17,10 @@ export interface ModelGenerateRequestMessage {
   top_p: number;
   has_seed: boolean;
   seed: number;
+  /** image-to-text: one image's FP32 values, little-endian bytes; omitted otherwise. */
+  pixel_values?: Uint8Array;
+  /** Dims of pixel_values, [channels, height, width]. */
+  pixel_values_shape?: number[];
 }
 
 /** Tokens of one sequence since the previous message; `finish_reason` set on the last one. */

@@ -47,7 +47,14 @@ export const modelViewSchema = z.object({
     ),
   artifact: artifactRefSchema
     .nullable()
-    .describe('The .onnx file; null until the import from `source` is done'),
+    .describe(
+      'The .onnx file (image-to-text: the decoder, decoder_model_merged.onnx); null until the import from `source` is done',
+    ),
+  encoder: artifactRefSchema
+    .nullable()
+    .describe(
+      'image-to-text: the vision encoder (encoder_model.onnx); null for other tasks and until the import from `source` is done',
+    ),
   externalData: z
     .array(externalDataRefSchema)
     .describe('ONNX external data files placed beside the .onnx file under their names'),

@@ -52,7 +52,15 @@ export const registerModelSchema = z
     ...modelSettingsShape,
     artifact: artifactRefSchema
       .optional()
-      .describe('The .onnx file `{uri, sha256}`; required unless `source` is given'),
+      .describe(
+        'The .onnx file `{uri, sha256}` (image-to-text: the decoder with past, decoder_model_merged.onnx); required unless `source` is given',
+      ),
+    encoder: artifactRefSchema
+      .optional()
+      .describe(
+        'image-to-text only, and required there with `artifact`: the vision encoder `{uri, sha256}` ' +
+          '(encoder_model.onnx: pixel_values in, last_hidden_state out)',
+      ),
     externalData: externalDataListSchema
       .default([])
       .describe('ONNX external data files the graph reads (e.g. model.onnx_data), with `artifact`'),
@@ -69,11 +77,19 @@ export const registerModelSchema = z
       .optional()
       .describe(
         '`hf://org/name[@revision]` (revision `main` when left out): preparation fetches onnx/model.onnx, ' +
-          'onnx/model.onnx_data when the repository has it, and the tokenizer files from the Hub; not with `artifact`',
+          'onnx/model.onnx_data when the repository has it (image-to-text: onnx/encoder_model.onnx and ' +
+          'onnx/decoder_model_merged.onnx), and the tokenizer files from the Hub; not with `artifact`',
       ),
   })
   .superRefine((input, ctx) => {
     checkBatchingForTask(input.task, input.batching, ctx);
+    if (input.encoder !== undefined && input.task !== 'image-to-text') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['encoder'],
+        message: `is for image-to-text models only (this one is ${input.task}); leave it out`,
+      });
+    }
     if (input.source !== undefined) {
       if (!isHfUri(input.source)) {
         ctx.addIssue({
@@ -90,6 +106,7 @@ export const registerModelSchema = z
       }
       const given = [
         ...(input.artifact === undefined ? [] : ['artifact']),
+        ...(input.encoder === undefined || input.task !== 'image-to-text' ? [] : ['encoder']),
         ...(input.tokenizer === undefined ? [] : ['tokenizer']),
         ...(input.externalData.length === 0 ? [] : ['externalData']),
       ];
@@ -113,6 +130,23 @@ export const registerModelSchema = z
     if (input.task !== 'raw' && input.tokenizer === undefined) {
       ctx.addIssue({ code: 'custom', path: ['tokenizer'], message: `is required for task ${input.task}` });
     }
+    if (input.task === 'image-to-text' && input.encoder === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['encoder'],
+        message:
+          'is required for task image-to-text: give encoder {uri, sha256} (encoder_model.onnx) beside artifact (decoder_model_merged.onnx)',
+      });
+    }
+    if (input.task === 'image-to-text' && input.externalData.length > 0) {
+      // The two graphs share one directory on the worker; external data of either is not placed for preparation.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['externalData'],
+        message:
+          'is not supported for task image-to-text: give encoder_model.onnx and decoder_model_merged.onnx with their weights inside',
+      });
+    }
   })
   .transform((input) =>
     input.source === undefined ? input : { ...input, source: formatHfUri(parseHfUri(input.source)) },
@@ -126,7 +160,8 @@ export type RegisterModelInput = z.output<typeof registerModelSchema>;
 
 /**
  * The form fields of `POST /v1/models/upload` (batching, runtime and labels as JSON strings), beside
- * the files (model.onnx, tokenizer files, external data) by their names.
+ * the files (model.onnx, tokenizer files, external data; image-to-text: encoder_model.onnx and
+ * decoder_model_merged.onnx instead of model.onnx) by their names.
  */
 export const uploadFieldsSchema = z
   .strictObject(modelSettingsShape)

@@ -156,7 +156,7 @@ describe('endpointSpecSchema', () => {
     expect(issuesOf(endpoint({ preprocessing: { maxImageBytes: 4096 } }))).toEqual([
       {
         path: 'preprocessing.maxImageBytes',
-        message: 'applies to image-classification endpoints only, not text-classification',
+        message: 'applies to image-classification and image-to-text endpoints only, not text-classification',
       },
     ]);
     expect(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ModelTask, modelTaskSchema } from './model-task.js';
+import { type ModelTask, isGenerativeTask, modelTaskSchema } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
 import { modelIdSchema, positiveIntSchema, resourceNameSchema } from './spec-fields.schema.js';
 import { parseWith } from './validation-issues.js';
@@ -30,10 +30,16 @@ export type Route = z.infer<typeof routeSchema>;
 /** Default of preprocessing.maxBatchItems. */
 const DEFAULT_MAX_BATCH_ITEMS = 64;
 
+/** Default of preprocessing.maxInputChars. */
+const DEFAULT_MAX_INPUT_CHARS = 20000;
+
+/** Tasks whose requests carry one image and no text. */
+const IMAGE_TASKS: readonly ModelTask[] = ['image-classification', 'image-to-text'];
+
 /** Limits and options of the gateway's text → tensors step. */
 export const preprocessingSchema = z.object({
   maxInputChars: positiveIntSchema
-    .default(20000)
+    .default(DEFAULT_MAX_INPUT_CHARS)
     .describe('Longest accepted input text, in UTF-16 code units.'),
   maxTokens: positiveIntSchema
     .optional()
@@ -49,17 +55,17 @@ export const preprocessingSchema = z.object({
   maxBatchItems: positiveIntSchema
     .default(DEFAULT_MAX_BATCH_ITEMS)
     .describe(
-      "Most inputs in one request's `text` array (413 beyond). Not for text-generation (one prompt per request).",
+      "Most inputs in one request's `text` array (413 beyond). Not for text-generation (one prompt per request) nor image tasks (one image).",
     ),
   maxImageBytes: positiveIntSchema
     .optional()
     .describe(
-      'image-classification: largest encoded image, in bytes after base64 decoding (413 beyond); 10 MiB when absent. A raw body is also bounded by the gateway body limit.',
+      'image-classification and image-to-text: largest encoded image, in bytes after base64 decoding (413 beyond); 10 MiB when absent. A raw body is also bounded by the gateway body limit.',
     ),
   maxImagePixels: positiveIntSchema
     .optional()
     .describe(
-      'image-classification: largest width × height, read from the header before decoding (413 beyond); 40,000,000 when absent.',
+      'image-classification and image-to-text: largest width × height, read from the header before decoding (413 beyond); 40,000,000 when absent.',
     ),
 });
 
@@ -97,15 +103,16 @@ const TASKS_OF_POSTPROCESSING_OPTION = {
 
 /** Preprocessing options of one task only. */
 const TASKS_OF_PREPROCESSING_OPTION = {
-  maxImageBytes: ['image-classification'],
-  maxImagePixels: ['image-classification'],
+  maxImageBytes: ['image-classification', 'image-to-text'],
+  maxImagePixels: ['image-classification', 'image-to-text'],
 } as const satisfies Partial<Record<keyof PreprocessingConfig, readonly ModelTask[]>>;
 
 /**
- * Reports the preprocessing options `task` would ignore: the image limits off image-classification
- * endpoints. A text-generation request carries one prompt, so maxBatchItems must keep its default. maxInputChars, maxTokens and truncation apply to
- * the prompt (413 beyond maxInputChars; over maxTokens its last tokens are kept, or 422 without
- * truncation).
+ * Reports the preprocessing options `task` would ignore: the image limits off image endpoints,
+ * the text limits (maxTokens, maxInputChars, truncation) on them. A text-generation request carries
+ * one prompt and an image request one image, so maxBatchItems must keep its default there.
+ * For text-generation maxInputChars, maxTokens and truncation apply to the prompt (413 beyond
+ * maxInputChars; over maxTokens its last tokens are kept, or 422 without truncation).
  */
 function checkPreprocessingForTask(
   task: ModelTask,
@@ -121,12 +128,28 @@ function checkPreprocessingForTask(
       message: `applies to ${tasks.join(' and ')} endpoints only, not ${task}`,
     });
   }
-  if (task !== 'text-generation') return;
+  if (IMAGE_TASKS.includes(task)) {
+    // An image request has no text: the text limits would be stored and never applied.
+    const textOptions = [
+      ...(preprocessing.maxTokens !== undefined ? ['maxTokens'] : []),
+      ...(preprocessing.maxInputChars !== DEFAULT_MAX_INPUT_CHARS ? ['maxInputChars'] : []),
+      ...(preprocessing.truncation !== true ? ['truncation'] : []),
+    ];
+    for (const option of textOptions) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['preprocessing', option],
+        message: `does not apply to ${task} endpoints: a request carries an image, no text; leave it out`,
+      });
+    }
+  }
+  if (!isGenerativeTask(task) && !IMAGE_TASKS.includes(task)) return;
   if (preprocessing.maxBatchItems !== DEFAULT_MAX_BATCH_ITEMS) {
+    const what = IMAGE_TASKS.includes(task) ? 'one image' : 'one prompt';
     ctx.addIssue({
       code: 'custom',
       path: ['preprocessing', 'maxBatchItems'],
-      message: 'does not apply to text-generation endpoints: a request carries one prompt; leave it out',
+      message: `does not apply to ${task} endpoints: a request carries ${what}; leave it out`,
     });
   }
 }

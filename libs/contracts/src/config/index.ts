@@ -8,3 +8,4 @@ export * from './validation-issues.js';
 export * from './env-schema.js';
 export * from './version-policy.js';
 export * from './hf-uri.js';
+export * from './export-names.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ModelTask, modelTaskSchema } from './model-task.js';
+import { type ModelTask, isGenerativeTask, modelTaskSchema } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
 import {
   artifactRefSchema,
@@ -103,10 +103,10 @@ export function checkBatchingForTask(
   ctx: z.RefinementCtx,
   path: PropertyKey[] = ['batching'],
 ): void {
-  if (task !== 'text-generation') return;
+  if (!isGenerativeTask(task)) return;
   const meaning =
-    'has no meaning for a text-generation model (a waiting sequence joins the running batch at the next decode step); ' +
-    'leave it out. text-generation uses maxBatchSize (sequences decoding together), maxQueueSize (sequences waiting) ' +
+    `has no meaning for ${task === 'image-to-text' ? 'an' : 'a'} ${task} model (a waiting sequence joins the running batch at the next decode step); ` +
+    'leave it out. Generation uses maxBatchSize (sequences decoding together), maxQueueSize (sequences waiting) ' +
     'and maxBatchTokens (KV-cache budget in tokens)';
   if (batching.maxQueueDelayMicros !== ENCODER_ONLY_BATCHING_DEFAULTS.maxQueueDelayMicros) {
     ctx.addIssue({ code: 'custom', path: [...path, 'maxQueueDelayMicros'], message: meaning });
@@ -136,6 +136,20 @@ export const generationFactsSchema = z.object({
 
 /** What preparation read about a text-generation model. */
 export type GenerationFacts = z.infer<typeof generationFactsSchema>;
+
+/**
+ * The pixel_values an image model gets, as preparation read them from preprocessor_config.json
+ * (the center crop, else an exact resize): the worker warms an encoder with dynamic image dims up
+ * on this size and checks requests against it.
+ */
+export const imageFactsSchema = z.object({
+  channels: positiveIntSchema.describe('Colour channels (3).'),
+  height: positiveIntSchema.describe('Rows of pixel_values.'),
+  width: positiveIntSchema.describe('Columns of pixel_values.'),
+});
+
+/** What preparation read about an image model's input size. */
+export type ImageFacts = z.infer<typeof imageFactsSchema>;
 
 /** onnxruntime execution providers, in the spelling of the config. */
 export const EXECUTION_PROVIDERS = ['tensorrt', 'cuda', 'cpu'] as const;
@@ -179,6 +193,11 @@ export const modelSpecSchema = z
       .describe(
         'ONNX external data files placed beside the .onnx file under their names; only workers fetch them.',
       ),
+    encoder: artifactRefSchema
+      .optional()
+      .describe(
+        'image-to-text only, and required there: the vision encoder graph (encoder_model.onnx: pixel_values in, last_hidden_state out); `artifact` is then the decoder with past (decoder_model_merged.onnx). Only workers fetch it.',
+      ),
     tokenizer: artifactRefSchema
       .optional()
       .describe(
@@ -200,6 +219,11 @@ export const modelSpecSchema = z
     generation: generationFactsSchema
       .optional()
       .describe('text-generation only, set by preparation: the limits of the model itself.'),
+    image: imageFactsSchema
+      .optional()
+      .describe(
+        'image-classification and image-to-text, set by preparation when the image processor gives every image one size: the pixel_values [channels, height, width] the gateway sends.',
+      ),
     batching: batchingSchema.prefault({}).describe('Dynamic batching limits.'),
     runtime: runtimeSchema.prefault({}).describe('Runtime settings.'),
   })
@@ -210,6 +234,16 @@ export const modelSpecSchema = z
     }
     if (model.task !== 'raw' && model.tokenizer === undefined) {
       ctx.addIssue({ code: 'custom', path: ['tokenizer'], message: `is required for task ${model.task}` });
+    }
+    if (model.task === 'image-to-text' && model.encoder === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['encoder'], message: 'is required for task image-to-text' });
+    }
+    if (model.task !== 'image-to-text' && model.encoder !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['encoder'],
+        message: `is for image-to-text models only (this one is ${model.task}); leave it out`,
+      });
     }
     checkBatchingForTask(model.task, model.batching, ctx);
     reportDuplicates(

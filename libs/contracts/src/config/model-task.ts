@@ -7,6 +7,10 @@ import { z } from 'zod';
  * `text-generation` continues a prompt with a decoder model (KV cache, continuous batching, streaming);
  * `image-classification` labels an image (FP32 `pixel_values` [batch, channels, height, width] in,
  * `logits` [batch, labels] out; the image processor's settings in preprocessor_config.json);
+ * `image-to-text` captions an image with a vision encoder (`pixel_values` → `last_hidden_state`) and a
+ * text decoder with past that attends to the encoder's states (`encoder_hidden_states`), decoded as
+ * text-generation is (the Hugging Face vision-encoder-decoder export: encoder_model.onnx +
+ * decoder_model_merged.onnx);
  * `raw` passes tensors through without pre- or post-processing.
  */
 export const MODEL_TASKS = [
@@ -17,6 +21,7 @@ export const MODEL_TASKS = [
   'text-ranking',
   'text-generation',
   'image-classification',
+  'image-to-text',
   'raw',
 ] as const;
 
@@ -26,6 +31,14 @@ export const modelTaskSchema = z.enum(MODEL_TASKS);
 /** One of MODEL_TASKS. */
 export type ModelTask = z.infer<typeof modelTaskSchema>;
 
+/** Tasks that generate tokens with a decoder and its KV cache (continuous batching, streaming). */
+export const GENERATIVE_TASKS = ['text-generation', 'image-to-text'] as const satisfies readonly ModelTask[];
+
+/** Whether `task` generates tokens (text-generation, image-to-text): its batching fields mean slots, waiting sequences and a cache budget. */
+export function isGenerativeTask(task: ModelTask): task is (typeof GENERATIVE_TASKS)[number] {
+  return (GENERATIVE_TASKS as readonly ModelTask[]).includes(task);
+}
+
 /** Whether an endpoint of `endpointTask` can route to a model of `modelTask`: same task, or a raw endpoint. */
 export function isTaskCompatible(endpointTask: ModelTask, modelTask: ModelTask): boolean {
   return endpointTask === 'raw' || endpointTask === modelTask;
@@ -34,10 +47,11 @@ export function isTaskCompatible(endpointTask: ModelTask, modelTask: ModelTask):
 /**
  * The files a model of `task` cannot do without in its tokenizer bundle: tokenizer.json for the
  * text tasks, preprocessor_config.json (the image processor's settings) for image-classification,
- * none for raw.
+ * both for image-to-text, none for raw.
  */
 export function requiredBundleFiles(task: ModelTask): readonly string[] {
   if (task === 'raw') return [];
   if (task === 'image-classification') return ['preprocessor_config.json'];
+  if (task === 'image-to-text') return ['tokenizer.json', 'preprocessor_config.json'];
   return ['tokenizer.json'];
 }

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { registerModelSchema } from './model.schemas.js';
+
+const SHA = 'a'.repeat(64);
+const decoder = { uri: 'file:///m/onnx/decoder_model_merged.onnx', sha256: SHA };
+const encoder = { uri: 'file:///m/onnx/encoder_model.onnx', sha256: SHA };
+const tokenizer = { uri: 'file:///m/tokenizer.tar', sha256: SHA };
+
+/** The paths and messages of a refused registration. */
+function refusal(body: unknown): string[] {
+  const parsed = registerModelSchema.safeParse(body);
+  expect(parsed.success).toBe(false);
+  return parsed.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) ?? [];
+}
+
+describe('registerModelSchema: the encoder of an image-to-text model', () => {
+  it('accepts an image-to-text registration with its encoder, or from hf:// without one', () => {
+    const parsed = registerModelSchema.parse({
+      name: 'cap',
+      task: 'image-to-text',
+      artifact: decoder,
+      encoder,
+      tokenizer,
+    });
+    expect(parsed.encoder).toEqual(encoder);
+    expect(
+      registerModelSchema.parse({ name: 'cap', task: 'image-to-text', source: 'hf://acme/cap' }),
+    ).toMatchObject({ source: 'hf://acme/cap@main' });
+  });
+
+  it('requires the encoder beside the artifact of an image-to-text model', () => {
+    expect(refusal({ name: 'cap', task: 'image-to-text', artifact: decoder, tokenizer })).toEqual([
+      expect.stringMatching(/^encoder: is required for task image-to-text: give encoder \{uri, sha256\}/),
+    ]);
+  });
+
+  it('refuses an encoder on another task, and beside an hf:// source', () => {
+    expect(
+      refusal({ name: 'sst2', task: 'text-classification', artifact: decoder, encoder, tokenizer }),
+    ).toEqual(['encoder: is for image-to-text models only (this one is text-classification); leave it out']);
+    expect(refusal({ name: 'cap', task: 'image-to-text', source: 'hf://acme/cap', encoder })).toEqual([
+      'encoder: comes from the source when registering from hf://; leave it out',
+    ]);
+  });
+
+  it('refuses external data for image-to-text, whose graphs carry their weights inside', () => {
+    expect(
+      refusal({
+        name: 'cap',
+        task: 'image-to-text',
+        artifact: decoder,
+        encoder,
+        tokenizer,
+        externalData: [{ name: 'model.onnx_data', uri: 'file:///m/onnx/model.onnx_data', sha256: SHA }],
+      }),
+    ).toEqual([expect.stringMatching(/^externalData: is not supported for task image-to-text/)]);
+  });
+});
