@@ -3,15 +3,19 @@ export {
   FIXTURE_NAMES,
   FIXTURE_SPECS,
   getFixtureSpec,
+  encoderSpecOf,
   imageSpecOf,
   isFixtureName,
   type FixtureArchitecture,
+  type FixtureEncoderSpec,
   type FixtureHead,
   type FixtureImageSpec,
   type FixtureName,
   type FixtureSpec,
 } from './fixtures/fixture-specs.js';
 export {
+  DECODER_MODEL_FILE,
+  ENCODER_MODEL_FILE,
   MODEL_FILE,
   buildFixtureFiles,
   generateFixture,
@@ -36,10 +40,18 @@ export {
   modelOutputs,
 } from './fixtures/bert-graph.js';
 export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
-export { PIXEL_VALUES, pixelValuesDims } from './fixtures/vit-graph.js';
-export { pixelInferRequest, pixelRows, unbatchedPixelOutputs } from './harness/image-requests.js';
+export { LAST_HIDDEN_STATE, PIXEL_VALUES, pixelValuesDims } from './fixtures/vit-graph.js';
+export {
+  type RgbImage,
+  pixelInferRequest,
+  pixelRows,
+  testCard,
+  unbatchedPixelOutputs,
+} from './harness/image-requests.js';
 export {
   DECODER_DIMS,
+  ENCODER_DECODER_DIMS,
+  ENCODER_HIDDEN_STATES,
   cacheNames,
   decoderInputs,
   decoderOutputs,
@@ -87,5 +99,12 @@ export {
 } from './harness/hub-server.js';
 export { type NestRoute, nestControllerRoutes } from './harness/nest-routes.js';
 export { componentValidator, refusedOpenApiExamples } from './harness/openapi-examples.js';
-export { type GreedyGeneration, transformersGreedy } from './harness/transformers-greedy.js';
-export { type Cache, type StepResult, DecoderSession } from './harness/decoder-session.js';
+export {
+  type GreedyCaption,
+  type GreedyGeneration,
+  transformersCaption,
+  transformersGreedy,
+  transformersPixelValues,
+} from './harness/transformers-greedy.js';
+export { type Cache, type ContextFeeds, type StepResult, DecoderSession } from './harness/decoder-session.js';
+export { CaptionSession, DECODER_START_TOKEN_ID, greedyCaption } from './harness/caption-session.js';

@@ -45,6 +45,21 @@ const GOLDEN_HASHES: Record<string, Record<string, string>> = {
     'preprocessor_config.json': 'a34861a24e781942424ad790b82bc99348404a2e64ea882de88c40905851698d',
     'onnx/model.onnx': 'cdf7f8f99a6cd3c2a04ec3cb236002be29d49df5ec9cbcdad669f8e27a4db75f',
   },
+  // Same weights and text files as tiny-gpt2; the graph is the merged decoder (use_cache_branch + If).
+  'tiny-gpt2-merged': {
+    'config.json': '9bfdbb0e82f27a0ee1b38d5e9170ea0088ca0ea66ba68dc54f3ff0a1d458afce',
+    'generation_config.json': 'b76899278bc7950eea7be9c32a9735d8c0a6dae853abda73677a726de444a5db',
+    'tokenizer.json': 'b2e23a591052f88296470e6408df34c3c343f7634eb2b344dc3ae0bcabeca562',
+    'onnx/model.onnx': 'fcbec51f62176d932c9bfc5f45413cece5c7ffb1ecaf3456430aafe405791102',
+  },
+  'tiny-vit-gpt2': {
+    'config.json': '296dd1bca655c045389d680d79bec4108480f7b5a0004c03f63d5665262b9fc9',
+    'generation_config.json': 'f0480b69cb6f08becd29f345fafa3d77627f84164cbc1c8bad4c8967a016c5f8',
+    'preprocessor_config.json': 'a34861a24e781942424ad790b82bc99348404a2e64ea882de88c40905851698d',
+    'tokenizer_config.json': 'd9b5b83879e2ae38157005849d767333c71dfbe3d315e7d9e1e25f1113543821',
+    'onnx/encoder_model.onnx': 'fb409ca789614c21d83c56b0e52175a2210d820fbc6bc402aa07c98a05e2116b',
+    'onnx/decoder_model_merged.onnx': '7662db09a717ad79eaf07352349f2b705f8ad73100b459ad657fc1228210c941',
+  },
 };
 
 const TINY_FIXTURES = [

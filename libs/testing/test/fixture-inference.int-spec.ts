@@ -27,10 +27,10 @@ const TEXTS = [
   'a',
 ];
 
-// The encoders; the GPT-2 decoders have their own tests (gpt2-fixture.int-spec.ts).
-// Text encoders only: the decoders have gpt2-fixture.int-spec.ts, tiny-vit vit-fixture.int-spec.ts.
+// Text encoders only: the decoders have gpt2-fixture.int-spec.ts (gpt2-merged-fixture.int-spec.ts),
+// tiny-vit vit-fixture.int-spec.ts, the captioner vit-gpt2-fixture.int-spec.ts.
 const ENCODER_NAMES = FIXTURE_NAMES.filter(
-  (name) => !['gpt2', 'vit'].includes(getFixtureSpec(name).architecture),
+  (name) => !['gpt2', 'vit', 'vision-encoder-decoder'].includes(getFixtureSpec(name).architecture),
 );
 
 describe.each(ENCODER_NAMES)('fixture %s in onnxruntime', (name) => {

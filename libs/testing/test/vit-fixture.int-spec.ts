@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { AutoProcessor, RawImage, env, pipeline } from '@huggingface/transformers';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MODEL_FILE, ensureFixture, getFixtureSpec } from '../src/index.js';
+import { MODEL_FILE, ensureFixture, getFixtureSpec, testCard } from '../src/index.js';
 import { softmax } from './fixture-session.js';
 
 env.allowRemoteModels = false;
@@ -18,18 +18,9 @@ const LABELS = (() => {
   return head.labels;
 })();
 
-/** An RGB test card (not 224×224, so the processor resizes): gradients plus a seeded pattern. */
+/** The shared RGB test card (not 224×224, so the processor resizes) as transformers.js' RawImage. */
 function testImage(width: number, height: number, seed: number): RawImage {
-  const data = new Uint8ClampedArray(width * height * 3);
-  for (let y = 0; y < height; y += 1) {
-    for (let x = 0; x < width; x += 1) {
-      const offset = (y * width + x) * 3;
-      data[offset] = (x * 255) / width;
-      data[offset + 1] = (y * 255) / height;
-      data[offset + 2] = ((x * seed + y * 7) % 64) * 4;
-    }
-  }
-  return new RawImage(data, width, height, 3);
+  return new RawImage(testCard(width, height, seed).data, width, height, 3);
 }
 
 let dir: string;

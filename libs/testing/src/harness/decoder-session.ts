@@ -2,16 +2,20 @@
 // prefill, then one token per step feeding the present key/values back as past — plus the same
 // greedy decoding without a cache (the cache-free truth the worker's continuous batching is checked
 // against) and a left-padded batched variant, to check the graph against itself and against
-// transformers.js.
+// transformers.js. A captioner's decoder runs the same way, with the encoder's states as context
+// fed unchanged at every step.
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { GPT2_END_OF_TEXT } from '../fixtures/bpe-tokenizer.js';
 import { type FixtureSpec } from '../fixtures/fixture-specs.js';
-import { MODEL_FILE } from '../fixtures/generate-fixture.js';
+import { DECODER_MODEL_FILE, MODEL_FILE } from '../fixtures/generate-fixture.js';
 import { cacheNames } from '../fixtures/gpt2-io.js';
 
 /** Past key/values by input name (past_key_values.N.key/value). */
 export type Cache = Record<string, ort.Tensor>;
+
+/** Inputs fed unchanged at every step, by name: a captioner's encoder_hidden_states [batch, positions, width]. */
+export type ContextFeeds = Record<string, ort.Tensor>;
 
 /** Logits [batch, sequence, vocab] and the present cache of one step. */
 export interface StepResult {
@@ -35,16 +39,17 @@ function int64(rows: readonly (readonly number[])[]): ort.Tensor {
   return new ort.Tensor('int64', BigInt64Array.from(rows.flat().map(BigInt)), [rows.length, width]);
 }
 
-/** A GPT-2 fixture session with step, greedy and batched helpers. */
+/** A GPT-2 (or captioner's decoder) fixture session with step, greedy and batched helpers. */
 export class DecoderSession {
   private constructor(
     readonly session: ort.InferenceSession,
     private readonly spec: FixtureSpec,
   ) {}
 
-  /** Opens onnx/model.onnx of the fixture directory. */
+  /** Opens onnx/model.onnx of the fixture directory (a vision-encoder-decoder's onnx/decoder_model_merged.onnx). */
   static async open(dir: string, spec: FixtureSpec): Promise<DecoderSession> {
-    return new DecoderSession(await ort.InferenceSession.create(join(dir, MODEL_FILE)), spec);
+    const file = spec.architecture === 'vision-encoder-decoder' ? DECODER_MODEL_FILE : MODEL_FILE;
+    return new DecoderSession(await ort.InferenceSession.create(join(dir, file)), spec);
   }
 
   /** A cache with past_sequence_length 0, as the first step feeds it. */
@@ -59,17 +64,19 @@ export class DecoderSession {
     return cache;
   }
 
-  /** Runs one step: ids and positions [batch, seq], mask [batch, past + seq]. */
+  /** Runs one step: ids and positions [batch, seq], mask [batch, past + seq], context of the same batch. */
   async step(
     ids: readonly (readonly number[])[],
     mask: readonly (readonly number[])[],
     positions: readonly (readonly number[])[],
     past: Cache,
+    context: ContextFeeds = {},
   ): Promise<StepResult> {
     const results = await this.session.run({
       input_ids: int64(ids),
       attention_mask: int64(mask),
       position_ids: int64(positions),
+      ...context,
       ...past,
     });
     const cache: Cache = {};
@@ -91,13 +98,18 @@ export class DecoderSession {
   }
 
   /** Greedy decoding with the KV cache: prefill the prompt, then feed one token per step. Stops after eos. */
-  async greedyCached(prompt: readonly number[], maxNewTokens: number): Promise<number[]> {
+  async greedyCached(
+    prompt: readonly number[],
+    maxNewTokens: number,
+    context: ContextFeeds = {},
+  ): Promise<number[]> {
     const generated: number[] = [];
     let result = await this.step(
       [prompt],
       [prompt.map(() => 1)],
       [prompt.map((_, i) => i)],
       this.emptyCache(1),
+      context,
     );
     for (;;) {
       const [next = 0] = this.lastTokens(result, 1);
@@ -105,12 +117,16 @@ export class DecoderSession {
       if (next === GPT2_END_OF_TEXT.id || generated.length === maxNewTokens) return generated;
       const length = prompt.length + generated.length;
       const mask = [Array.from({ length }, () => 1)];
-      result = await this.step([[next]], mask, [[length - 1]], result.cache);
+      result = await this.step([[next]], mask, [[length - 1]], result.cache, context);
     }
   }
 
   /** Greedy decoding without a cache: the whole sequence is run again at every step. */
-  async greedyUncached(prompt: readonly number[], maxNewTokens: number): Promise<number[]> {
+  async greedyUncached(
+    prompt: readonly number[],
+    maxNewTokens: number,
+    context: ContextFeeds = {},
+  ): Promise<number[]> {
     const sequence = [...prompt];
     const generated: number[] = [];
     while (generated.length < maxNewTokens) {
@@ -119,6 +135,7 @@ export class DecoderSession {
         [sequence.map(() => 1)],
         [sequence.map((_, i) => i)],
         this.emptyCache(1),
+        context,
       );
       const [next = 0] = this.lastTokens(result, 1);
       generated.push(next);
@@ -132,10 +149,12 @@ export class DecoderSession {
    * Greedy decoding of several prompts in one batch: left-padded prefill (padding masked out,
    * positions counting real tokens only), then one token per row per step with the shared cache.
    * Returns each row's generated ids (no early stop) and the prefill's last-position logits.
+   * `context` holds one row per prompt (a captioner's encoder states of each prompt's image).
    */
   async greedyBatched(
     prompts: readonly (readonly number[])[],
     steps: number,
+    context: ContextFeeds = {},
   ): Promise<{ generated: number[][]; prefillLogits: Float32Array[] }> {
     const width = Math.max(...prompts.map((prompt) => prompt.length));
     const pads = prompts.map((prompt) => width - prompt.length);
@@ -145,7 +164,7 @@ export class DecoderSession {
     ]);
     const mask = pads.map((pad) => Array.from({ length: width }, (_, i) => (i < pad ? 0 : 1)));
     const positions = pads.map((pad) => Array.from({ length: width }, (_, i) => Math.max(0, i - pad)));
-    let result = await this.step(ids, mask, positions, this.emptyCache(prompts.length));
+    let result = await this.step(ids, mask, positions, this.emptyCache(prompts.length), context);
     const vocab = this.spec.vocabSize;
     const prefillLogits = prompts.map((_, row) =>
       result.logits.slice((row * width + width - 1) * vocab, (row * width + width) * vocab),
@@ -162,6 +181,7 @@ export class DecoderSession {
         mask,
         stepPositions,
         result.cache,
+        context,
       );
     }
     return { generated, prefillLogits };

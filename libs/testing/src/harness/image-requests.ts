@@ -1,6 +1,7 @@
 // Test support for image models over the Open Inference Protocol: seeded pixel rows as an image
-// processor leaves them (normalized to [-1, 1]), ModelInfer requests carrying them, and the
-// unbatched truth from onnxruntime in the test's own process.
+// processor leaves them (normalized to [-1, 1]), RGB test cards for an image processor to take,
+// ModelInfer requests carrying pixel rows, and the unbatched truth from onnxruntime in the test's
+// own process.
 import * as ort from 'onnxruntime-node';
 import { encodeTensor } from '@modelgate/contracts';
 import { PIXEL_VALUES } from '../fixtures/vit-graph.js';
@@ -19,6 +20,30 @@ export function pixelRows(
   };
   const length = (channels ?? 0) * (height ?? 0) * (width ?? 0);
   return Array.from({ length: count }, () => Float32Array.from({ length }, () => next() * 2 - 1));
+}
+
+/** An RGB image as interleaved bytes (R, G, B per pixel, rows top to bottom). */
+export interface RgbImage {
+  data: Uint8ClampedArray;
+  width: number;
+  height: number;
+}
+
+/**
+ * An RGB test card of any size (an image processor resizes it): red and green gradients across
+ * and down, blue a pattern that `seed` changes.
+ */
+export function testCard(width: number, height: number, seed: number): RgbImage {
+  const data = new Uint8ClampedArray(width * height * 3);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const offset = (y * width + x) * 3;
+      data[offset] = (x * 255) / width;
+      data[offset + 1] = (y * 255) / height;
+      data[offset + 2] = ((x * seed + y * 7) % 64) * 4;
+    }
+  }
+  return { data, width, height };
 }
 
 /** A ModelInfer request of `rows` stacked as FP32 pixel_values [rows, ...rowDims], raw bytes. */

@@ -1,8 +1,10 @@
 // The reference oracle of text generation (DESIGN §5): @huggingface/transformers' text-generation
-// pipeline, greedy, on a fixture directory loaded as a local model. The library is imported lazily,
-// so this package's entry point loads without it (it is a root devDependency, absent from images).
+// and image-to-text pipelines, greedy, on a fixture directory loaded as a local model. The library
+// is imported lazily, so this package's entry point loads without it (it is a root devDependency,
+// absent from images).
 import { basename, dirname } from 'node:path';
-import type { TextGenerationPipeline } from '@huggingface/transformers';
+import type { ImageToTextPipeline, TextGenerationPipeline } from '@huggingface/transformers';
+import { type RgbImage } from './image-requests.js';
 
 /** What transformers.js generated after the prompt. */
 export interface GreedyGeneration {
@@ -12,23 +14,37 @@ export interface GreedyGeneration {
   text: string;
 }
 
-const pipelines = new Map<string, Promise<TextGenerationPipeline>>();
+/** What transformers.js captioned. */
+export interface GreedyCaption {
+  /** The generated token ids, decoder_start_token_id excluded (ending with eos 50256 when generation stopped on it). */
+  tokenIds: number[];
+  /** The pipeline's `generated_text` (special tokens skipped, trimmed). */
+  text: string;
+}
 
-/** One pipeline per fixture directory, loaded from disk only (no hub access). */
-async function pipelineFor(fixtureDir: string): Promise<TextGenerationPipeline> {
-  let loading = pipelines.get(fixtureDir);
+type Pipelines = { 'text-generation': TextGenerationPipeline; 'image-to-text': ImageToTextPipeline };
+
+const pipelines = new Map<string, Promise<Pipelines[keyof Pipelines]>>();
+
+/** One pipeline per task and fixture directory, loaded from disk only (no hub access). */
+async function pipelineFor<Task extends keyof Pipelines>(
+  task: Task,
+  fixtureDir: string,
+): Promise<Pipelines[Task]> {
+  const key = `${task}:${fixtureDir}`;
+  let loading = pipelines.get(key);
   if (loading === undefined) {
     loading = (async () => {
       const { env, pipeline } = await import('@huggingface/transformers');
       env.allowRemoteModels = false;
       env.allowLocalModels = true;
       env.localModelPath = dirname(fixtureDir);
-      return pipeline('text-generation', basename(fixtureDir), { dtype: 'fp32', local_files_only: true });
+      return pipeline(task, basename(fixtureDir), { dtype: 'fp32', local_files_only: true });
     })();
-    pipelines.set(fixtureDir, loading);
-    loading.catch(() => pipelines.delete(fixtureDir));
+    pipelines.set(key, loading);
+    loading.catch(() => pipelines.delete(key));
   }
-  return loading;
+  return loading as Promise<Pipelines[Task]>;
 }
 
 /**
@@ -41,7 +57,7 @@ export async function transformersGreedy(
   prompt: string,
   maxNewTokens: number,
 ): Promise<GreedyGeneration> {
-  const generator = await pipelineFor(fixtureDir);
+  const generator = await pipelineFor('text-generation', fixtureDir);
   const options = { do_sample: false, max_new_tokens: maxNewTokens };
   const [output] = (await generator(prompt, { ...options, return_full_text: false })) as {
     generated_text: string;
@@ -52,4 +68,36 @@ export async function transformersGreedy(
   const all = (sequences as { tolist(): (number | bigint)[][] }).tolist()[0] ?? [];
   const promptLength = (inputs.input_ids as { dims: number[] }).dims.at(-1) ?? 0;
   return { tokenIds: all.slice(promptLength).map(Number), text: output?.generated_text ?? '' };
+}
+
+/** The fixture's own image processor (preprocessor_config.json) applied to one image: pixel_values [channels, size, size]. */
+export async function transformersPixelValues(fixtureDir: string, image: RgbImage): Promise<Float32Array> {
+  const captioner = await pipelineFor('image-to-text', fixtureDir);
+  const { RawImage } = await import('@huggingface/transformers');
+  const { pixel_values: pixels } = (await captioner.processor(
+    new RawImage(image.data, image.width, image.height, 3),
+  )) as { pixel_values: { data: Float32Array } };
+  return pixels.data;
+}
+
+/**
+ * Runs transformers.js `pipeline('image-to-text')` greedily (`do_sample: false`, `max_new_tokens`)
+ * on the captioner in `fixtureDir` (e.g. `await ensureFixture('tiny-vit-gpt2')`) and returns the
+ * generated ids and text. Generation stops early at the model's eos token.
+ */
+export async function transformersCaption(
+  fixtureDir: string,
+  image: RgbImage,
+  maxNewTokens: number,
+): Promise<GreedyCaption> {
+  const captioner = await pipelineFor('image-to-text', fixtureDir);
+  const { RawImage } = await import('@huggingface/transformers');
+  const raw = new RawImage(image.data, image.width, image.height, 3);
+  const options = { do_sample: false, max_new_tokens: maxNewTokens };
+  const [output] = (await captioner(raw, options)) as { generated_text: string }[];
+  // The pipeline returns text only: the ids come from the same generate call it makes.
+  const { pixel_values: pixels } = (await captioner.processor(raw)) as { pixel_values: unknown };
+  const sequences = await captioner.model.generate({ inputs: pixels, ...options } as never);
+  const all = (sequences as { tolist(): (number | bigint)[][] }).tolist()[0] ?? [];
+  return { tokenIds: all.slice(1).map(Number), text: output?.generated_text ?? '' };
 }

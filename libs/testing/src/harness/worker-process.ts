@@ -6,6 +6,7 @@ import { TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { modelInputNames, modelOutputs } from '../fixtures/bert-graph.js';
 import { ensureFixture, findRepoRoot } from '../fixtures/ensure-fixture.js';
+import { DECODER_MODEL_FILE, ENCODER_MODEL_FILE, MODEL_FILE } from '../fixtures/generate-fixture.js';
 import { type FixtureSpec, getFixtureSpec } from '../fixtures/fixture-specs.js';
 import { PIXEL_VALUES, pixelValuesDims } from '../fixtures/vit-graph.js';
 import { freePort } from './free-port.js';
@@ -35,7 +36,7 @@ export interface TestModel {
   executionProviders?: string[];
   instances?: number;
   /**
-   * text-generation: the facts preparation records (ModelSpec.generation); by default the
+   * text-generation, image-to-text: the facts preparation records (ModelSpec.generation); by default the
    * fixture's positions and vocabulary, null to leave them out (a model prepared before them).
    */
   generation?: { maxPositions: number; vocabSize?: number } | null;
@@ -62,9 +63,12 @@ export async function writeSnapshot(
   const entries = await Promise.all(
     models.map(async (model) => {
       const fixtureDir = await ensureFixture(model.fixture);
-      const onnx = join(fixtureDir, 'onnx', 'model.onnx');
-      const bundle = await writeTokenizerBundle(fixtureDir, dir);
       const spec = getFixtureSpec(model.fixture);
+      // A captioner's artifact is its decoder; its vision encoder is the `encoder` artifact.
+      const captioner = spec.architecture === 'vision-encoder-decoder';
+      const onnx = join(fixtureDir, captioner ? DECODER_MODEL_FILE : MODEL_FILE);
+      const encoder = join(fixtureDir, ENCODER_MODEL_FILE);
+      const bundle = await writeTokenizerBundle(fixtureDir, dir);
       const version = model.version ?? '1';
       const dataFile = spec.externalDataFile;
       return {
@@ -74,6 +78,7 @@ export async function writeSnapshot(
         task: model.task ?? 'text-classification',
         workerGroup: model.workerGroup ?? 'default',
         artifact: { uri: `file://${onnx}`, sha256: model.sha256 ?? (await sha256Of(onnx)) },
+        ...(captioner ? { encoder: { uri: `file://${encoder}`, sha256: await sha256Of(encoder) } } : {}),
         ...(dataFile === undefined
           ? {}
           : {
@@ -92,7 +97,7 @@ export async function writeSnapshot(
           datatype: 'FP32',
           dims: output.dims.map((d) => (typeof d === 'number' ? d : -1)),
         })),
-        ...(model.task === 'text-generation' && model.generation !== null
+        ...((model.task === 'text-generation' || model.task === 'image-to-text') && model.generation !== null
           ? {
               generation: model.generation ?? {
                 maxPositions: spec.maxPositionEmbeddings,
