@@ -8,6 +8,7 @@ import { RolloutProgress1795356000000 } from './1795356000000-rollout-progress.j
 import { TextTasks1795359600000 } from './1795359600000-text-tasks.js';
 import { TextGenerationTask1795363200000 } from './1795363200000-text-generation-task.js';
 import { ImageClassificationTask1795366800000 } from './1795366800000-image-classification-task.js';
+import { ImageToTextTask1795370400000 } from './1795370400000-image-to-text-task.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -21,4 +22,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   TextTasks1795359600000,
   TextGenerationTask1795363200000,
   ImageClassificationTask1795366800000,
+  ImageToTextTask1795370400000,
 ];

@@ -45,12 +45,16 @@ describe('models registered from hf://org/name[@revision], imported from a serve
     const sst2 = await hubFilesFromDirectory(await ensureFixture('tiny-bert-sst2'));
     externalDir = await ensureFixture('tiny-bert-sst2-external');
     const { 'onnx/model.onnx': onnx, ...tokenizerFiles } = sst2;
+    const captioner = await hubFilesFromDirectory(await ensureFixture('tiny-vit-gpt2'));
+    const { 'onnx/encoder_model.onnx': _encoder, ...captionerWithoutEncoder } = captioner;
     hub = await startHubServer(
       {
         'acme/tiny-external': { files: await hubFilesFromDirectory(externalDir), refs: ['v1'] },
         'acme/tiny-sst2': { files: sst2 },
         'acme/tiny-gpt2': { files: await hubFilesFromDirectory(await ensureFixture('tiny-gpt2')) },
         'acme/tiny-vit': { files: await hubFilesFromDirectory(await ensureFixture('tiny-vit')) },
+        'acme/tiny-vit-gpt2': { files: captioner },
+        'acme/no-encoder': { files: captionerWithoutEncoder },
         'acme/slow': { files: sst2 },
         'acme/no-onnx': { files: tokenizerFiles },
         'acme/graph-only': { files: { 'onnx/model.onnx': onnx! } },
@@ -151,6 +155,38 @@ describe('models registered from hf://org/name[@revision], imported from a serve
     expect(ready.labels).toEqual(['tabby cat', 'golden retriever', 'goldfish', 'sports car', 'espresso']);
     const bundle = unpackBundle(await artifactBytes(ready.tokenizer!.uri));
     expect(Object.keys(bundle).sort()).toEqual(['config.json', 'preprocessor_config.json']);
+  });
+
+  it('imports an image captioner: onnx/encoder_model.onnx as its encoder, onnx/decoder_model_merged.onnx as its artifact, READY', async () => {
+    const accepted = await register({
+      name: 'cap',
+      task: 'image-to-text',
+      source: 'hf://acme/tiny-vit-gpt2',
+    });
+    expect(accepted.encoder).toBeNull();
+    const ready = await waitForPrepared(registry.admin, accepted.id);
+    expect(ready.status, ready.statusReason ?? '').toBe('READY');
+    const dir = await ensureFixture('tiny-vit-gpt2');
+    // Digests, not bytes: a deep comparison of megabytes is slow.
+    expect(sha256(await artifactBytes(ready.encoder!.uri))).toBe(
+      sha256(await readFile(join(dir, 'onnx/encoder_model.onnx'))),
+    );
+    expect(sha256(await artifactBytes(ready.artifact!.uri))).toBe(
+      sha256(await readFile(join(dir, 'onnx/decoder_model_merged.onnx'))),
+    );
+    const snapshot = await registry.admin.get<{ models: Array<{ id: string; encoder?: unknown }> }>(
+      '/v1/config/snapshot',
+    );
+    expect(snapshot.body.models.find((model) => model.id === ready.id)?.encoder).toEqual(ready.encoder);
+  });
+
+  it('fails an image captioner from a repository without onnx/encoder_model.onnx, naming the file', async () => {
+    const failed = await waitForPrepared(
+      registry.admin,
+      (await register({ name: 'cap-bare', task: 'image-to-text', source: 'hf://acme/no-encoder' })).id,
+    );
+    expect(failed.status).toBe('FAILED');
+    expect(failed.statusReason).toContain('onnx/encoder_model.onnx');
   });
 
   it('refuses to import an image classifier from a repository without preprocessor_config.json, naming it', async () => {

@@ -22,6 +22,7 @@ const ALL_MIGRATIONS = [
   'TextTasks1795359600000',
   'TextGenerationTask1795363200000',
   'ImageClassificationTask1795366800000',
+  'ImageToTextTask1795370400000',
 ];
 
 describe('migrations', () => {
@@ -144,7 +145,7 @@ describe('migrations', () => {
     await expect(
       isolation.sql(
         `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
-         VALUES ('i2t', 1, 'image-to-text', 'file:///m.onnx', repeat('a', 64))`,
+         VALUES ('tts', 1, 'text-to-speech', 'file:///m.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
     const index = ALL_MIGRATIONS.indexOf('TextTasks1795359600000');
@@ -162,6 +163,7 @@ describe('migrations', () => {
        VALUES ('gen', 1, 'text-generation', 'file:///m.onnx', repeat('a', 64))`,
     );
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`);
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
     expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageClassificationTask1795366800000']);
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /cannot revert TextGenerationTask1795363200000: 2 model version\(s\) or endpoint\(s\) are of task text-generation/,
@@ -175,6 +177,7 @@ describe('migrations', () => {
     expect((await runMigrations(config, 'up')).applied).toEqual([
       'TextGenerationTask1795363200000',
       'ImageClassificationTask1795366800000',
+      'ImageToTextTask1795370400000',
     ]);
   });
 
@@ -184,6 +187,7 @@ describe('migrations', () => {
        VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
     );
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('vit', 'image-classification')`);
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /cannot revert ImageClassificationTask1795366800000: 2 model version\(s\) or endpoint\(s\) are of task image-classification/,
     );
@@ -196,7 +200,75 @@ describe('migrations', () => {
          VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual(['ImageClassificationTask1795366800000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual([
+      'ImageClassificationTask1795366800000',
+      'ImageToTextTask1795370400000',
+    ]);
+  });
+
+  it('give image-classification endpoints back the text options they never applied, at their defaults', async () => {
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
+    await isolation.sql(
+      `INSERT INTO endpoints (name, task, preprocessing) VALUES ('vit', 'image-classification', $1)`,
+      [
+        JSON.stringify({
+          maxInputChars: 100,
+          maxTokens: 64,
+          truncation: false,
+          maxBatchItems: 2,
+          maxImageBytes: 4096,
+        }),
+      ],
+    );
+    expect((await runMigrations(config, 'up')).applied).toEqual(['ImageToTextTask1795370400000']);
+    const rows = await isolation.sql<{ preprocessing: unknown }>(
+      `SELECT preprocessing FROM endpoints WHERE name = 'vit'`,
+    );
+    expect(rows[0]?.preprocessing).toEqual({
+      maxInputChars: 20000,
+      truncation: true,
+      maxBatchItems: 64,
+      maxImageBytes: 4096,
+    });
+    await isolation.sql(`DELETE FROM endpoints`);
+  });
+
+  it('accept image-to-text models with their encoder, enforce the encoder columns, and refuse to revert while one has the task', async () => {
+    const insert = (task: string, encoder: string | null, status = 'PENDING') =>
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, encoder_uri, encoder_sha256, status)
+         VALUES ('cap', $1, $2, 'file:///d.onnx', repeat('a', 64), $3, $4, $5)`,
+        [
+          Math.floor(Math.random() * 1e6) + 1,
+          task,
+          encoder,
+          encoder === null ? null : 'b'.repeat(64),
+          status,
+        ],
+      );
+    await insert('image-to-text', 'file:///e.onnx', 'READY');
+    await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('cap', 'image-to-text')`);
+    await expect(insert('text-classification', 'file:///e.onnx')).rejects.toThrow(/models_encoder_task/);
+    await expect(insert('image-to-text', null, 'READY')).rejects.toThrow(/models_ready_has_encoder/);
+    await expect(
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, encoder_uri)
+         VALUES ('cap', 999999999, 'image-to-text', 'file:///d.onnx', repeat('a', 64), 'file:///e.onnx')`,
+      ),
+    ).rejects.toThrow(/models_encoder_pair/);
+    await expect(runMigrations(config, 'down')).rejects.toThrow(
+      /cannot revert ImageToTextTask1795370400000: 2 model version\(s\) or endpoint\(s\) are of task image-to-text/,
+    );
+    await isolation.sql(`DELETE FROM endpoints`);
+    await isolation.sql(`DELETE FROM models`);
+    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
+    await expect(
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256)
+         VALUES ('cap', 1, 'image-to-text', 'file:///d.onnx', repeat('a', 64))`,
+      ),
+    ).rejects.toThrow(/models_task_check/);
+    expect((await runMigrations(config, 'up')).applied).toEqual(['ImageToTextTask1795370400000']);
   });
 
   it('revert the last migration with down, and apply it again', async () => {

@@ -102,6 +102,19 @@ describe('text-generation model preparation (BullMQ)', () => {
     });
   });
 
+  it("prepares a merged decoder (use_cache_branch and an If node, Optimum's decoder_model_merged) READY", async () => {
+    const body = await fixtureRegistration('tiny-gpt2-merged', 'merged', 'text-generation', files);
+    const ready = await prepare(body, 'merged:1');
+    expect(ready.status, ready.statusReason ?? '').toBe('READY');
+    expect(ready.inputs.find((input) => input.name === 'use_cache_branch')).toEqual({
+      name: 'use_cache_branch',
+      datatype: 'BOOL',
+      dims: [1],
+    });
+    expect(ready.outputs.find((output) => output.name === 'logits')?.dims).toEqual([-1, -1, 50257]);
+    expect(ready.timings?.warmUpMs).toBeGreaterThanOrEqual(0);
+  });
+
   it('routes a text-generation endpoint to it, and refuses options generation would ignore', async () => {
     const created = await registry.admin.post('/v1/endpoints', {
       name: 'writer',

@@ -3,12 +3,19 @@
  * outside the graph from the file its `location` names, relative to the model file's directory.
  * Verified files live in the cache under their digests, so a model with external data gets a
  * directory of its own holding `model.onnx` and each external file under the name the graph
- * records, as links to the verified files.
+ * records, as links to the verified files. An image-to-text model's encoder graph joins its decoder
+ * there as `encoder_model.onnx`.
  */
 import { createHash } from 'node:crypto';
 import { link, mkdir, mkdtemp, rename, rm, stat, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ErrorCode, isExternalDataName, MODEL_FILE_NAME, ModelgateError } from '@modelgate/contracts';
+import {
+  ErrorCode,
+  isExternalDataName,
+  MODEL_FILE_NAME,
+  ModelgateError,
+  ENCODER_MODEL_FILE,
+} from '@modelgate/contracts';
 import { isDirectory } from './bundle-extract.js';
 
 /** A verified file: where it lies in the cache and its digest. */
@@ -22,9 +29,12 @@ export interface NamedVerifiedFile extends VerifiedFile {
   name: string;
 }
 
+/** The name of an encoder graph (image-to-text) in its model's directory, beside the decoder's `model.onnx`. */
+export const ENCODER_FILE_NAME = ENCODER_MODEL_FILE;
+
 /**
- * The path of `model.onnx` in `<root>/<key>/`, a directory holding the model file and every
- * external data file under its name (hard links to the verified files; symbolic links where the
+ * The path of `model.onnx` in `<root>/<key>/`, a directory holding the model file, every
+ * external data file under its name and, when given, the encoder as `encoder_model.onnx` (hard links to the verified files; symbolic links where the
  * file system refuses hard links, e.g. across devices). `key` is the SHA-256 of the names and
  * digests, so the same files always give the same directory. The directory is built under
  * `tmpParent` and renamed into place: it is absent or complete, never half-made.
@@ -34,10 +44,14 @@ export async function linkModelDirectory(
   tmpParent: string,
   model: VerifiedFile,
   externalData: readonly NamedVerifiedFile[],
+  encoder?: VerifiedFile,
 ): Promise<string> {
-  checkNames(externalData);
+  checkNames(externalData, encoder !== undefined);
   const entries = [
     { name: MODEL_FILE_NAME, path: model.path, sha256: model.sha256 },
+    ...(encoder === undefined
+      ? []
+      : [{ name: ENCODER_FILE_NAME, path: encoder.path, sha256: encoder.sha256 }]),
     ...[...externalData].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   ];
   const key = createHash('sha256')
@@ -62,13 +76,14 @@ export async function linkModelDirectory(
   return join(dir, MODEL_FILE_NAME);
 }
 
-function checkNames(externalData: readonly NamedVerifiedFile[]): void {
+function checkNames(externalData: readonly NamedVerifiedFile[], withEncoder: boolean): void {
   const seen = new Set<string>();
+  const taken = withEncoder ? [MODEL_FILE_NAME, ENCODER_FILE_NAME] : [MODEL_FILE_NAME];
   for (const { name } of externalData) {
-    if (!isExternalDataName(name) || name === MODEL_FILE_NAME || seen.has(name)) {
+    if (!isExternalDataName(name) || taken.includes(name) || seen.has(name)) {
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,
-        `external data file name ${JSON.stringify(name)} is not a plain, unique file name other than ${MODEL_FILE_NAME}`,
+        `external data file name ${JSON.stringify(name)} is not a plain, unique file name other than ${taken.join(' and ')}`,
         { field: 'externalData' },
       );
     }

@@ -8,7 +8,7 @@ import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
 import { extractBundle, isDirectory } from './bundle-extract.js';
 import { openFileSource, type SourceStream } from './file-source.js';
 import { openHttpSource } from './http-source.js';
-import { linkModelDirectory } from './model-directory.js';
+import { ENCODER_FILE_NAME, linkModelDirectory } from './model-directory.js';
 import { type S3Options, createS3Client, openS3Source, parseS3Uri } from './s3-source.js';
 import { type S3Client } from '@aws-sdk/client-s3';
 import { redactUri } from './redact-uri.js';
@@ -43,20 +43,25 @@ export interface ModelStoreOptions {
 /** An artifact to fetch: where it is and the sha256 (hex) its bytes must have. */
 export type { ArtifactRef };
 
-/** A model's files: the .onnx file and the external data files its graph reads. */
+/** A model's files: the .onnx file, the external data files its graph reads and an image-to-text model's encoder. */
 export interface ModelFiles {
+  /** The model file (an image-to-text model's decoder). */
   artifact: ArtifactRef;
   /** Placed beside the model file under their names. @defaultValue [] */
   externalData?: readonly ExternalDataRef[] | undefined;
+  /** image-to-text: the encoder graph, placed beside the model file as `encoder_model.onnx`. */
+  encoder?: ArtifactRef | undefined;
 }
 
 /** A model ready for onnxruntime to open by path. */
 export interface FetchedModel {
   /**
-   * The model file: `<cacheDir>/sha256/<hex>` without external data, else
-   * `<cacheDir>/models/<key>/model.onnx` beside its external data files.
+   * The model file: `<cacheDir>/sha256/<hex>` without external data or encoder, else
+   * `<cacheDir>/models/<key>/model.onnx` beside its external data files and encoder.
    */
   path: string;
+  /** With an encoder: `<cacheDir>/models/<key>/encoder_model.onnx`, in the directory of `path`. */
+  encoderPath?: string;
   /** True when every file was already in the cache. */
   cached: boolean;
 }
@@ -132,14 +137,16 @@ export class ModelStore {
   }
 
   /**
-   * Fetches and verifies a model file and its external data files, and returns a path onnxruntime
-   * can open: with external data, the files are linked into a directory of their own under the
-   * names the graph records (see `linkModelDirectory`). Errors as `fetchArtifact`.
+   * Fetches and verifies a model file, its external data files and its encoder (image-to-text),
+   * and returns paths onnxruntime can open: with external data or an encoder, the files are linked
+   * into a directory of their own, external data under the names the graph records and the encoder
+   * as `encoder_model.onnx` (see `linkModelDirectory`). Errors as `fetchArtifact`.
    */
   async fetchModel(files: ModelFiles): Promise<FetchedModel> {
     const model = await this.fetchArtifact(files.artifact);
     const externalData = files.externalData ?? [];
-    if (externalData.length === 0) return { path: model.path, cached: model.cached };
+    const encoder = files.encoder === undefined ? undefined : await this.fetchArtifact(files.encoder);
+    if (externalData.length === 0 && encoder === undefined) return { path: model.path, cached: model.cached };
     const fetched = [];
     // One at a time: external data files are the big ones.
     for (const file of externalData) fetched.push({ ...(await this.fetchArtifact(file)), name: file.name });
@@ -148,8 +155,11 @@ export class ModelStore {
       join(this.#cacheDir, 'tmp'),
       model,
       fetched,
+      encoder,
     );
-    return { path, cached: model.cached && fetched.every((file) => file.cached) };
+    const cached = model.cached && (encoder?.cached ?? true) && fetched.every((file) => file.cached);
+    if (encoder === undefined) return { path, cached };
+    return { path, encoderPath: join(dirname(path), ENCODER_FILE_NAME), cached };
   }
 
   /**

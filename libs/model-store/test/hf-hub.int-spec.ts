@@ -209,6 +209,43 @@ describe('ModelStore.fetchModel: a model and its ONNX external data', () => {
     expect(existsSync(tmp) ? readdirSync(tmp) : []).toEqual([]); // no half-made directories left
   });
 
+  it('places an image-to-text encoder beside its decoder as encoder_model.onnx, verified', async () => {
+    const files = { artifact: ref('model.onnx', MODEL), encoder: ref('model.onnx_data', WEIGHTS) };
+    const first = await store().fetchModel(files);
+    expect(first.path).toMatch(/\/cache\/models\/[0-9a-f]{64}\/model\.onnx$/);
+    expect(first.encoderPath).toBe(join(dirname(first.path), 'encoder_model.onnx'));
+    expect(readFileSync(first.path).equals(MODEL)).toBe(true);
+    expect(readFileSync(first.encoderPath!).equals(WEIGHTS)).toBe(true);
+    expect(await store().fetchModel(files)).toEqual({ ...first, cached: true });
+
+    const withData = await store().fetchModel({
+      ...files,
+      externalData: [{ name: 'model.onnx_data', ...ref('model.onnx_data', WEIGHTS) }],
+    });
+    expect(withData.encoderPath).toBe(join(dirname(withData.path), 'encoder_model.onnx'));
+    expect(existsSync(join(dirname(withData.path), 'model.onnx_data'))).toBe(true);
+  });
+
+  it('refuses an encoder whose bytes do not match its sha256, and external data named like the encoder', async () => {
+    const mismatch = await failure(
+      store().fetchModel({
+        artifact: ref('model.onnx', MODEL),
+        encoder: { uri: ref('model.onnx_data', WEIGHTS).uri, sha256: 'b'.repeat(64) },
+      }),
+    );
+    expect(mismatch.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(mismatch.message).toContain('sha256 mismatch');
+    const clash = await failure(
+      store().fetchModel({
+        artifact: ref('model.onnx', MODEL),
+        encoder: ref('model.onnx_data', WEIGHTS),
+        externalData: [{ name: 'encoder_model.onnx', ...ref('model.onnx_data', WEIGHTS) }],
+      }),
+    );
+    expect(clash.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(clash.message).toContain('other than model.onnx and encoder_model.onnx');
+  });
+
   it('refuses external data whose bytes do not match their sha256', async () => {
     const refused = await failure(
       store().fetchModel({

@@ -1,5 +1,11 @@
 import { type ModelUploadSettings } from '@modelgate/admin-client';
-import { type ExecutionProvider, MODEL_TASKS, type ModelTask, type ModelView } from '@modelgate/contracts';
+import {
+  type ExecutionProvider,
+  isGenerativeTask,
+  MODEL_TASKS,
+  type ModelTask,
+  type ModelView,
+} from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
 import { asArgParser, type CommandContext, type ContextFactory } from '../cli-context.js';
 import { CliFailure } from '../cli-errors.js';
@@ -52,13 +58,23 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
     .addOption(
       new Option(
         '--path <dir>',
-        'Hugging Face ONNX export directory to upload (model.onnx, model.onnx_data if any, tokenizer files)',
-      ).conflicts(['uri', 'sha256', 'externalDataUri', 'externalDataSha256', 'externalDataName']),
+        'Hugging Face ONNX export directory to upload (model.onnx, model.onnx_data if any, tokenizer files; ' +
+          'image-to-text: encoder_model.onnx and decoder_model_merged.onnx, at the top or under onnx/)',
+      ).conflicts([
+        'uri',
+        'sha256',
+        'externalDataUri',
+        'externalDataSha256',
+        'externalDataName',
+        'encoderUri',
+        'encoderSha256',
+      ]),
     )
     .option(
       '--uri <uri>',
       'URI of the .onnx file the registry fetches (file://, http(s)://, s3://), or hf://<org>/<name>[@<revision>] ' +
-        'to import onnx/model.onnx (+ onnx/model.onnx_data) and the tokenizer files from the Hugging Face Hub',
+        'to import onnx/model.onnx (+ onnx/model.onnx_data; image-to-text: onnx/encoder_model.onnx and ' +
+        'onnx/decoder_model_merged.onnx) and the tokenizer files from the Hugging Face Hub; image-to-text: the decoder',
     )
     .option('--sha256 <hex>', 'SHA-256 of the .onnx file (with a file, http(s) or s3 --uri)')
     .option(
@@ -70,13 +86,20 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       '--external-data-name <file>',
       'file name the graph records for its external data (default: model.onnx_data)',
     )
+    .option(
+      '--encoder-uri <uri>',
+      'image-to-text only: URI of the vision encoder (encoder_model.onnx); --uri is then the decoder (decoder_model_merged.onnx)',
+    )
+    .option('--encoder-sha256 <hex>', 'SHA-256 of the encoder file')
     .option('--tokenizer-uri <uri>', 'URI of the tokenizer bundle (with --uri; required unless --task raw)')
     .option('--tokenizer-sha256 <hex>', 'SHA-256 of the tokenizer bundle')
     .addOption(
       new Option(
         '--task <task>',
-        'what the model does (text-generation: a decoder export with past, e.g. optimum-cli export onnx --task text-generation-with-past; ' +
-          'image-classification: a vision export with pixel_values, its preprocessor_config.json uploaded beside it)',
+        'what the model does (text-generation: a decoder export with past, merged (use_cache_branch) or not, e.g. optimum-cli export onnx --task text-generation-with-past; ' +
+          'image-classification: a vision export with pixel_values, its preprocessor_config.json uploaded beside it; ' +
+          'image-to-text: a vision-encoder-decoder export, encoder_model.onnx + decoder_model_merged.onnx, e.g. ' +
+          'optimum-cli export onnx --task image-to-text-with-past)',
       )
         .choices(MODEL_TASKS)
         .makeOptionMandatory(),
@@ -167,7 +190,7 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
   const settings = modelSettings(name, options);
   let accepted: ModelView;
   if (options.path !== undefined) {
-    const files = await findModelFiles(options.path);
+    const files = await findModelFiles(options.path, options.task);
     const total = files.reduce((sum, file) => sum + file.bytes, 0);
     output.note(
       `uploading ${files.map((file) => file.name).join(', ')} (${formatBytes(total)}) from ${options.path}`,
@@ -188,7 +211,7 @@ async function addModel(context: CommandContext, name: string, options: ModelAdd
     progress.finish(sent);
     output.note(`uploaded as ${accepted.id} in ${formatElapsed(Date.now() - started)}`);
   } else {
-    accepted = await client.registerModel({ ...settings, ...registrationFiles(options) });
+    accepted = await client.registerModel({ ...settings, ...registrationFiles(options, options.task) });
     output.note(`registered ${accepted.id}`);
   }
   if (!options.wait) {
@@ -260,6 +283,14 @@ function renderModel(model: ModelView): string {
     ['source', model.source ?? undefined],
     ['artifact', model.artifact === null ? 'not yet imported' : describeArtifact(model.artifact)],
     [
+      'encoder',
+      model.encoder !== null
+        ? describeArtifact(model.encoder)
+        : model.task === 'image-to-text'
+          ? 'not yet imported'
+          : undefined,
+    ],
+    [
       'external data',
       model.externalData.length === 0
         ? undefined
@@ -277,9 +308,9 @@ function renderModel(model: ModelView): string {
   ]);
 }
 
-/** Batching limits in the words of the task: a text-generation model has slots, a queue and a KV-cache budget. */
+/** Batching limits in the words of the task: a generative model has slots, a queue and a KV-cache budget. */
 function describeBatching(task: ModelTask, batching: ModelView['batching']): string {
-  if (task === 'text-generation') {
+  if (isGenerativeTask(task)) {
     return (
       `${batching.maxBatchSize} sequences decoding together, ${batching.maxQueueSize} waiting, ` +
       `KV cache ${batching.maxBatchTokens} tokens, default timeout ${batching.defaultTimeoutMs}ms`

@@ -1,4 +1,4 @@
-import { type ModelStatus, parseConfigSnapshot } from '@modelgate/contracts';
+import { ENCODER_ONLY_BATCHING_DEFAULTS, type ModelStatus, parseConfigSnapshot } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { type EndpointEntity } from '../endpoints/endpoint.entity.js';
 import { type ModelEntity } from '../models/model.entity.js';
@@ -14,6 +14,8 @@ function model(version: number, status: ModelStatus): ModelEntity {
     artifactUri: 'file:///models/model.onnx',
     artifactSha256: 'a'.repeat(64),
     sourceUri: null,
+    encoderUri: null,
+    encoderSha256: null,
     externalData: [],
     tokenizerUri: 'file:///models/tokenizer.tar',
     tokenizerSha256: 'b'.repeat(64),
@@ -85,6 +87,33 @@ describe('buildSnapshot: model files', () => {
     );
     expect(snapshot.models[0]?.externalData).toEqual(externalData);
     expect(snapshot.models[1]).not.toHaveProperty('externalData');
+  });
+});
+
+describe('buildSnapshot: image-to-text', () => {
+  it('publishes the encoder beside the decoder artifact, and leaves the field out for other tasks', () => {
+    const captioner: ModelEntity = {
+      ...model(1, 'READY'),
+      name: 'captioner',
+      task: 'image-to-text',
+      labels: null,
+      encoderUri: 'file:///models/encoder_model.onnx',
+      encoderSha256: 'd'.repeat(64),
+      io: {
+        inputs: [{ name: 'input_ids', datatype: 'INT64', dims: [-1, -1] }],
+        outputs: [{ name: 'logits', datatype: 'FP32', dims: [-1, -1, 50257] }],
+        generation: { maxPositions: 128, vocabSize: 50257 },
+      },
+      batching: { ...model(1, 'READY').batching, ...ENCODER_ONLY_BATCHING_DEFAULTS, maxBatchTokens: 4096 },
+    };
+    const snapshot = parseConfigSnapshot(buildSnapshot(1, [captioner, model(2, 'READY')], [], new Map()));
+    expect(snapshot.models[0]).toMatchObject({
+      task: 'image-to-text',
+      artifact: { uri: 'file:///models/model.onnx', sha256: 'a'.repeat(64) },
+      encoder: { uri: 'file:///models/encoder_model.onnx', sha256: 'd'.repeat(64) },
+      generation: { maxPositions: 128, vocabSize: 50257 },
+    });
+    expect(snapshot.models[1]).not.toHaveProperty('encoder');
   });
 });
 

@@ -48,6 +48,9 @@ function toModelSpec(model: ServableModel): ModelSpecInput {
     workerGroup: model.workerGroup,
     artifact: { uri: model.artifactUri, sha256: model.artifactSha256 },
     ...(model.externalData.length > 0 ? { externalData: model.externalData } : {}),
+    ...(model.encoderUri !== null && model.encoderSha256 !== null
+      ? { encoder: { uri: model.encoderUri, sha256: model.encoderSha256 } }
+      : {}),
     ...(model.tokenizerUri !== null && model.tokenizerSha256 !== null
       ? { tokenizer: { uri: model.tokenizerUri, sha256: model.tokenizerSha256 } }
       : {}),
@@ -55,6 +58,7 @@ function toModelSpec(model: ServableModel): ModelSpecInput {
     inputs: model.io?.inputs ?? [],
     outputs: model.io?.outputs ?? [],
     ...(model.io?.generation ? { generation: model.io.generation } : {}),
+    ...(model.io?.image ? { image: model.io.image } : {}),
     batching: model.batching,
     runtime: model.runtime,
   };

@@ -2,7 +2,8 @@
  * Imports a model registered as `hf://org/name[@revision]` into the registry's artifact store, the
  * way an upload of the same export directory would store it: onnx/model.onnx and, when the
  * repository has it, onnx/model.onnx_data stream in (hashed on the way, never held in memory); the
- * tokenizer files are packed into one bundle. Workers and gateways then fetch from this registry
+ * tokenizer files are packed into one bundle. An image-to-text model is a vision-encoder-decoder
+ * export instead: onnx/encoder_model.onnx and onnx/decoder_model_merged.onnx (the artifact). Workers and gateways then fetch from this registry
  * only, by digest, and never need the Hub.
  */
 import { createHash } from 'node:crypto';
@@ -18,6 +19,8 @@ import {
   ModelgateError,
   parseHfUri,
   requiredBundleFiles,
+  DECODER_MODEL_FILE,
+  ENCODER_MODEL_FILE,
 } from '@modelgate/contracts';
 import { type HfHub, packBundle } from '@modelgate/model-store';
 import { type ArtifactStore } from '../artifacts/artifact-store.js';
@@ -29,6 +32,9 @@ export const MODEL_IMPORTER = Symbol('MODEL_IMPORTER');
 /** Where the files of an hf:// export lie in the repository (optimum's and transformers.js' layout). */
 export const HF_MODEL_FILE = 'onnx/model.onnx';
 export const HF_EXTERNAL_DATA_FILE = `onnx/${DEFAULT_EXTERNAL_DATA_NAME}`;
+/** image-to-text: the vision encoder and the decoder with past of a vision-encoder-decoder export. */
+export const HF_ENCODER_FILE = `onnx/${ENCODER_MODEL_FILE}`;
+export const HF_DECODER_FILE = `onnx/${DECODER_MODEL_FILE}`;
 
 /** Largest tokenizer-side file accepted; they are held in memory to pack the bundle. */
 const TOKENIZER_FILE_MAX_BYTES = 64 * 1024 * 1024;
@@ -36,6 +42,8 @@ const TOKENIZER_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** What an import stored, as the model row records it. */
 export interface ImportedFiles {
   artifact: ArtifactRef;
+  /** image-to-text: the encoder graph; null for other tasks. */
+  encoder: ArtifactRef | null;
   externalData: ExternalDataRef[];
   tokenizer: ArtifactRef | null;
   /** The commit the revision resolved to (every file was fetched at it), when the Hub said. */
@@ -57,7 +65,7 @@ export class HfModelImporter implements ModelImporter {
 
   /**
    * Fetches the tokenizer files first (those requiredBundleFiles names must be there), then the
-   * model and its external data, every file after the first at the commit the first resolved to,
+   * model and its external data (image-to-text: the encoder, then the decoder), every file after the first at the commit the first resolved to,
    * so a branch that moves meanwhile cannot mix two commits. Throws ModelgateError naming the
    * repository and file (see HfHub.download), or INVALID_ARGUMENT for a missing required file.
    */
@@ -90,16 +98,26 @@ export class HfModelImporter implements ModelImporter {
       tokenizerFiles[name] = got.stored.data;
     }
 
-    const model = await this.#store(ref, HF_MODEL_FILE, false, shownAs);
-    if (model === undefined) throw new Error(`${HF_MODEL_FILE} resolved to nothing though required`);
+    let encoder: ArtifactRef | null = null;
+    if (task === 'image-to-text') {
+      const stored = await this.#store(ref, HF_ENCODER_FILE, false, shownAs);
+      if (stored === undefined) throw new Error(`${HF_ENCODER_FILE} resolved to nothing though required`);
+      pin(stored.commit);
+      encoder = this.#ref(stored.stored.sha256);
+    }
+    const modelFile = task === 'image-to-text' ? HF_DECODER_FILE : HF_MODEL_FILE;
+    const model = await this.#store(ref, modelFile, false, shownAs);
+    if (model === undefined) throw new Error(`${modelFile} resolved to nothing though required`);
     pin(model.commit);
-    const data = await this.#store(ref, HF_EXTERNAL_DATA_FILE, true, shownAs);
+    const data =
+      task === 'image-to-text' ? undefined : await this.#store(ref, HF_EXTERNAL_DATA_FILE, true, shownAs);
     const bundle =
       Object.keys(tokenizerFiles).length > 0
         ? await this.store.writeBytes(packBundle(tokenizerFiles))
         : undefined;
     return {
       artifact: this.#ref(model.stored.sha256),
+      encoder,
       externalData:
         data === undefined ? [] : [{ name: DEFAULT_EXTERNAL_DATA_NAME, ...this.#ref(data.stored.sha256) }],
       tokenizer: bundle === undefined ? null : this.#ref(bundle.sha256),

@@ -87,15 +87,31 @@ describe('checkDecoderIo', () => {
     ]);
   });
 
-  it('refuses inputs it cannot feed (a merged export branch) and logits of the wrong shape', () => {
+  it("accepts a merged decoder's use_cache_branch BOOL [1], for both decoder tasks", () => {
+    const { inputs, outputs } = gpt2();
+    const merged = [...inputs, { name: 'use_cache_branch', datatype: 'BOOL' as const, dims: [1] }];
+    expect(checkDecoderIo(merged, outputs)).toEqual([]);
+    const states = { name: 'encoder_hidden_states', datatype: 'FP32' as const, dims: [-1, -1, 64] };
+    expect(checkDecoderIo([...merged, states], outputs, 'image-to-text')).toEqual([]);
+    expect(
+      checkDecoderIo(
+        [...inputs, { name: 'use_cache_branch', datatype: 'INT64' as const, dims: [1] }],
+        outputs,
+      ),
+    ).toEqual([
+      "task text-generation feeds a merged decoder's use_cache_branch as BOOL [1]; the model declares use_cache_branch (INT64 [1])",
+    ]);
+  });
+
+  it('refuses inputs it cannot feed and logits of the wrong shape', () => {
     const { inputs, outputs } = gpt2();
     const problems = checkDecoderIo(
-      [...inputs, { name: 'use_cache_branch', datatype: 'BOOL', dims: [1] }],
+      [...inputs, { name: 'token_type_ids', datatype: 'INT64', dims: [-1, -1] }],
       outputs.map((output) => (output.name === 'logits' ? { ...output, dims: [-1, VOCAB] } : output)),
     );
     expect(problems).toEqual([
       expect.stringMatching(
-        /feeds only input_ids, attention_mask, position_ids .*also needs use_cache_branch \(BOOL \[1\]\)/,
+        /feeds only input_ids, attention_mask, position_ids, use_cache_branch .*also needs token_type_ids \(INT64 \[-1, -1\]\)/,
       ),
       'task text-generation needs an FP32 output named logits [batch, sequence, vocab]; the model has logits (FP32 [-1, 50257])',
     ]);

@@ -1,4 +1,17 @@
+import { ENCODER_HIDDEN_STATES } from '@modelgate/contracts';
 import { type GenerationFacts, type TensorMetadata } from '@modelgate/contracts';
+
+/** Tasks served by a decoder export with past. */
+export type DecoderTask = 'text-generation' | 'image-to-text';
+
+// image-to-text: the decoder's input for the encoder's states [batch, encoder sequence, hidden].
+export { ENCODER_HIDDEN_STATES };
+
+/**
+ * A merged decoder's branch choice (Optimum's decoder_model_merged: an If node over the no-past and
+ * with-past graphs), BOOL [1]: the worker feeds false on a prefill (empty past) and true after.
+ */
+export const USE_CACHE_BRANCH = 'use_cache_branch';
 
 /** A Hugging Face decoder export's cache inputs: `past_key_values.<layer>.key|value`. */
 const PAST_INPUT = /^past_key_values\.(\d+)\.(key|value)$/;
@@ -6,12 +19,20 @@ const PAST_INPUT = /^past_key_values\.(\d+)\.(key|value)$/;
 /** Its cache outputs: `present.<layer>.key|value`. */
 const PRESENT_OUTPUT = /^present\.(\d+)\.(key|value)$/;
 
-/** The inputs besides the cache that the worker feeds a decoder. */
-const DECODER_INPUTS = ['input_ids', 'attention_mask', 'position_ids'] as const;
+/** The inputs besides the cache that the worker feeds a decoder of `task`. */
+function decoderInputs(task: DecoderTask): readonly string[] {
+  const inputs = ['input_ids', 'attention_mask', 'position_ids'];
+  return task === 'image-to-text'
+    ? [...inputs, ENCODER_HIDDEN_STATES, USE_CACHE_BRANCH]
+    : [...inputs, USE_CACHE_BRANCH];
+}
 
 /** How to get an export the worker can serve. */
 const EXPORT_WITH_PAST =
   'an export with past: optimum-cli export onnx --task text-generation-with-past, or a transformers.js export';
+const EXPORT_VISION_ENCODER_DECODER =
+  'a vision-encoder-decoder export with past: optimum-cli export onnx --task image-to-text-with-past, or a ' +
+  'transformers.js export (decoder_model_merged.onnx)';
 
 function describe(tensors: readonly TensorMetadata[]): string {
   if (tensors.length === 0) return 'none';
@@ -36,47 +57,60 @@ function layersOf(tensors: readonly TensorMetadata[], pattern: RegExp): Map<numb
 }
 
 /** Problems of one cache tensor: FP32, 4-D [batch, heads, sequence, head size]. */
-function checkCacheTensor(tensor: TensorMetadata): string[] {
+function checkCacheTensor(tensor: TensorMetadata, task: DecoderTask): string[] {
   if (tensor.datatype === 'FP32' && tensor.dims.length === 4) return [];
   return [
-    `task text-generation needs ${tensor.name} to be FP32 [batch, heads, sequence, head size]; ` +
+    `task ${task} needs ${tensor.name} to be FP32 [batch, heads, sequence, head size]; ` +
       `the model declares ${describe([tensor])}`,
   ];
 }
 
 /**
- * What keeps a model from serving text-generation, as sentences a person can act on; empty when
- * it is a decoder export with past in Hugging Face's layout: INT64 `input_ids` and
- * `attention_mask` (`position_ids` optional), FP32 `past_key_values.N.key/value` inputs for
- * N = 0..L-1 with matching `present.N.key/value` outputs, and FP32 `logits`
- * [batch, sequence, vocab].
+ * What keeps a model from serving text-generation (or being image-to-text's decoder), as
+ * sentences a person can act on; empty when it is a decoder export with past in Hugging Face's
+ * layout: INT64 `input_ids` and `attention_mask` (`position_ids` optional; a merged decoder's
+ * `use_cache_branch` BOOL [1] too), FP32
+ * `past_key_values.N.key/value` inputs for N = 0..L-1 with matching `present.N.key/value` outputs,
+ * and FP32 `logits` [batch, sequence, vocab]. image-to-text's decoder also takes FP32
+ * `encoder_hidden_states` [batch, encoder sequence, hidden].
  */
 export function checkDecoderIo(
   inputs: readonly TensorMetadata[],
   outputs: readonly TensorMetadata[],
+  task: DecoderTask = 'text-generation',
 ): string[] {
+  const exportHint = task === 'image-to-text' ? EXPORT_VISION_ENCODER_DECODER : EXPORT_WITH_PAST;
   if (!hasPastInputs(inputs)) {
     return [
-      `a text-generation model needs past_key_values inputs (${EXPORT_WITH_PAST}); the model has inputs ` +
-        `${describe(inputs)} and outputs ${describe(outputs)}`,
+      `${task === 'image-to-text' ? 'an' : 'a'} ${task} model needs past_key_values inputs (${exportHint}); the ${task === 'image-to-text' ? 'decoder' : 'model'} ` +
+        `has inputs ${describe(inputs)} and outputs ${describe(outputs)}`,
     ];
   }
   const problems: string[] = [];
   for (const name of ['input_ids', 'attention_mask', 'position_ids'] as const) {
     const input = inputs.find((candidate) => candidate.name === name);
     if (input === undefined) {
-      if (name !== 'position_ids') problems.push(`task text-generation needs an input named ${name}`);
+      if (name !== 'position_ids') problems.push(`task ${task} needs an input named ${name}`);
     } else if (input.datatype !== 'INT64') {
-      problems.push(`task text-generation needs ${name} to be INT64; the model declares ${input.datatype}`);
+      problems.push(`task ${task} needs ${name} to be INT64; the model declares ${input.datatype}`);
     }
   }
-  const unfeedable = inputs.filter(
-    (input) => !(DECODER_INPUTS as readonly string[]).includes(input.name) && !PAST_INPUT.test(input.name),
-  );
+  if (task === 'image-to-text') problems.push(...checkEncoderHiddenStatesInput(inputs));
+  const branch = inputs.find((input) => input.name === USE_CACHE_BRANCH);
+  if (
+    branch !== undefined &&
+    (branch.datatype !== 'BOOL' || branch.dims.length !== 1 || branch.dims[0] === 0)
+  ) {
+    problems.push(
+      `task ${task} feeds a merged decoder's ${USE_CACHE_BRANCH} as BOOL [1]; the model declares ${describe([branch])}`,
+    );
+  }
+  const fed = decoderInputs(task);
+  const unfeedable = inputs.filter((input) => !fed.includes(input.name) && !PAST_INPUT.test(input.name));
   if (unfeedable.length > 0) {
     problems.push(
-      `task text-generation feeds only ${DECODER_INPUTS.join(', ')} and past_key_values.N.key/value; the model ` +
-        `also needs ${describe(unfeedable)} (${EXPORT_WITH_PAST}, without a merged use_cache_branch)`,
+      `task ${task} feeds only ${fed.join(', ')} and past_key_values.N.key/value; the model ` +
+        `also needs ${describe(unfeedable)} (${exportHint})`,
     );
   }
 
@@ -89,17 +123,17 @@ export function checkDecoderIo(
       const output = present.get(layer)?.find((tensor) => tensor.name.endsWith(`.${half}`));
       if (input === undefined) {
         problems.push(
-          `task text-generation needs past_key_values.${layer}.${half}: the cache inputs must cover layers 0..${layers - 1}`,
+          `task ${task} needs past_key_values.${layer}.${half}: the cache inputs must cover layers 0..${layers - 1}`,
         );
       } else {
-        problems.push(...checkCacheTensor(input));
+        problems.push(...checkCacheTensor(input, task));
       }
       if (output === undefined) {
         problems.push(
-          `task text-generation needs an output present.${layer}.${half} for the input past_key_values.${layer}.${half}`,
+          `task ${task} needs an output present.${layer}.${half} for the input past_key_values.${layer}.${half}`,
         );
       } else {
-        problems.push(...checkCacheTensor(output));
+        problems.push(...checkCacheTensor(output, task));
       }
     }
   }
@@ -113,11 +147,27 @@ export function checkDecoderIo(
   const logits = outputs.find((output) => output.name === 'logits');
   if (logits === undefined || logits.datatype !== 'FP32' || logits.dims.length !== 3) {
     problems.push(
-      `task text-generation needs an FP32 output named logits [batch, sequence, vocab]; the model has ` +
+      `task ${task} needs an FP32 output named logits [batch, sequence, vocab]; the model has ` +
         `${logits === undefined ? 'no logits' : describe([logits])}`,
     );
   }
   return problems;
+}
+
+/** image-to-text: problems of the decoder's encoder_hidden_states input (FP32 [batch, encoder sequence, hidden]). */
+function checkEncoderHiddenStatesInput(inputs: readonly TensorMetadata[]): string[] {
+  const states = inputs.find((input) => input.name === ENCODER_HIDDEN_STATES);
+  if (states === undefined) {
+    return [
+      `task image-to-text needs a decoder with an input named ${ENCODER_HIDDEN_STATES} (the encoder's ` +
+        `last_hidden_state, which its cross-attention reads); the decoder has inputs ${describe(inputs)}`,
+    ];
+  }
+  if (states.datatype === 'FP32' && states.dims.length === 3) return [];
+  return [
+    `task image-to-text needs the decoder's ${ENCODER_HIDDEN_STATES} to be FP32 [batch, encoder sequence, hidden]; ` +
+      `the decoder declares ${describe([states])}`,
+  ];
 }
 
 /** The vocabulary sizes preparation could read; undefined where the source does not say. */
@@ -215,20 +265,22 @@ const POSITION_KEYS = ['n_positions', 'max_position_embeddings', 'n_ctx'] as con
  * The facts the worker checks generation requests against (DESIGN: ModelSpec.generation): the
  * positions config.json gives (n_positions, max_position_embeddings or n_ctx) and the vocabulary
  * the logits score (their static last dim, else config.json vocab_size); or the problem when
- * config.json gives no positions (a prompt + max_new_tokens beyond them would fail the whole
+ * config.json gives no positions (image-to-text: `config` is the decoder's sub-config) (a prompt + max_new_tokens beyond them would fail the whole
  * running batch on the worker).
  */
 export function generationFactsOf(
   config: unknown,
   outputs: readonly TensorMetadata[],
+  task: DecoderTask = 'text-generation',
 ): GenerationFacts | string {
   const fields = (typeof config === 'object' && config !== null ? config : {}) as Record<string, unknown>;
   const positions = POSITION_KEYS.map((key) => fields[key]).find(
     (value): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0,
   );
   if (positions === undefined) {
+    const where = task === 'image-to-text' ? "config.json's decoder" : 'config.json';
     return (
-      `task text-generation needs the model's positions in config.json (${POSITION_KEYS.join(', ')}: ` +
+      `task ${task} needs the model's positions in ${where} (${POSITION_KEYS.join(', ')}: ` +
       'a positive integer), to refuse prompts that do not fit'
     );
   }

@@ -1,6 +1,6 @@
 import { type TensorMetadata } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { checkImageBundle, checkImageClassificationIo } from './image-io.js';
+import { checkImageBundle, checkImageClassificationIo, readImageProcessing } from './image-io.js';
 import { checkIoForTask } from './io-requirements.js';
 
 const pixels: TensorMetadata = { name: 'pixel_values', datatype: 'FP32', dims: [-1, 3, 224, 224] };
@@ -59,5 +59,48 @@ describe('checkImageBundle', () => {
     expect(checkImageBundle(config)).toEqual([
       expect.stringContaining('task image-classification needs preprocessor_config.json'),
     ]);
+  });
+});
+
+describe('readImageProcessing', () => {
+  const pixels = (dims: number[]) => [{ name: 'pixel_values', datatype: 'FP32' as const, dims }];
+  const vit384 = { image_processor_type: 'ViTImageProcessor', size: { height: 384, width: 384 } };
+
+  it("gives the size every image leaves the processor at, for an export's dynamic image dims", () => {
+    expect(readImageProcessing('image-to-text', vit384, pixels([-1, -1, -1, -1]))).toEqual({
+      problems: [],
+      facts: { channels: 3, height: 384, width: 384 },
+    });
+  });
+
+  it('gives no size when it follows the image', () => {
+    const config = { image_processor_type: 'ViTImageProcessor', size: { shortest_edge: 224 } };
+    expect(readImageProcessing('image-classification', config, pixels([-1, 3, -1, -1]))).toEqual({
+      problems: [],
+    });
+  });
+
+  it('refuses captioning with images of many sizes: sequences decode together on equally many encoder states', () => {
+    const config = { image_processor_type: 'ViTImageProcessor', size: { shortest_edge: 224 } };
+    expect(readImageProcessing('image-to-text', config, pixels([-1, 3, -1, -1])).problems).toEqual([
+      expect.stringMatching(/^task image-to-text needs an image processor that gives every image one size/),
+    ]);
+    expect(readImageProcessing('image-to-text', config, pixels([-1, 3, 224, 224])).problems).toEqual([]);
+  });
+
+  it('refuses a size the graph cannot take', () => {
+    expect(readImageProcessing('image-classification', vit384, pixels([-1, 3, 224, 224])).problems).toEqual([
+      'preprocessor_config.json makes 3×384×384 images but pixel_values takes 3×224×224',
+    ]);
+  });
+
+  it('refuses at preparation what the gateway would refuse at every request', () => {
+    const { problems } = readImageProcessing(
+      'image-classification',
+      { ...vit384, do_pad: true },
+      pixels([-1, 3, 384, 384]),
+    );
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^preprocessor_config\.json: .*do_pad/);
   });
 });

@@ -1,4 +1,9 @@
-import { type ModelTask, type TensorMetadata } from '@modelgate/contracts';
+import {
+  isGenerativeTask,
+  type ModelTask,
+  type TensorMetadata,
+  LAST_HIDDEN_STATE,
+} from '@modelgate/contracts';
 import { checkDecoderIo, hasPastInputs } from './decoder-export.js';
 import { checkImageClassificationIo } from './image-io.js';
 import { checkRankingOutputs } from './ranking-outputs.js';
@@ -21,8 +26,9 @@ function describe(tensors: readonly TensorMetadata[]): string {
  * `end_logits` [batch, sequence] (span-outputs.ts); text-ranking FP32 `logits` [batch, 1]
  * (ranking-outputs.ts); token-classification FP32 `logits` [batch, sequence, labels]
  * (token-outputs.ts); text-generation a decoder export with past (decoder-export.ts), which no
- * other task takes; image-classification FP32 `pixel_values` in and `logits` out (image-io.ts).
- * raw takes anything.
+ * other task takes but image-to-text, whose decoder (the artifact) also takes
+ * `encoder_hidden_states` (its encoder: vision-encoder-decoder.ts); image-classification FP32
+ * `pixel_values` in and `logits` out (image-io.ts). raw takes anything.
  */
 export function checkIoForTask(
   task: ModelTask,
@@ -30,7 +36,7 @@ export function checkIoForTask(
   outputs: readonly TensorMetadata[],
 ): string[] {
   if (task === 'raw') return [];
-  if (task === 'text-generation') return checkDecoderIo(inputs, outputs);
+  if (isGenerativeTask(task)) return checkDecoderIo(inputs, outputs, task);
   if (hasPastInputs(inputs)) {
     return [
       `task ${task} cannot serve a decoder export with a KV cache (past_key_values.N inputs, present.N ` +
@@ -67,7 +73,7 @@ export function checkIoForTask(
   } else if (task === 'token-classification') {
     problems.push(...checkTokenOutputs(outputs));
   } else {
-    const hidden = outputs.find((output) => output.name === 'last_hidden_state');
+    const hidden = outputs.find((output) => output.name === LAST_HIDDEN_STATE);
     const hiddenFits = hidden !== undefined && hidden.datatype === 'FP32' && hidden.dims.length === 3;
     const pooled = outputs.some((output) => output.datatype === 'FP32' && output.dims.length === 2);
     if (!hiddenFits && !pooled) {

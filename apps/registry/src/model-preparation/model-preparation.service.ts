@@ -72,6 +72,7 @@ export class ModelPreparationService {
         {
           task: model.task,
           artifact: files.artifact,
+          encoder: files.encoder,
           externalData: files.externalData,
           tokenizer: files.tokenizer,
           labels: model.labels,
@@ -137,6 +138,7 @@ export class ModelPreparationService {
     attempt: Attempt,
   ): Promise<{
     artifact: ArtifactRef;
+    encoder: ArtifactRef | null;
     externalData: ExternalDataRef[];
     tokenizer: ArtifactRef | null;
     importMs?: number;
@@ -148,6 +150,10 @@ export class ModelPreparationService {
     if (model.artifactUri !== null && model.artifactSha256 !== null) {
       return {
         artifact: { uri: model.artifactUri, sha256: model.artifactSha256 },
+        encoder:
+          model.encoderUri !== null && model.encoderSha256 !== null
+            ? { uri: model.encoderUri, sha256: model.encoderSha256 }
+            : null,
         externalData: model.externalData,
         tokenizer,
       };
@@ -170,6 +176,8 @@ export class ModelPreparationService {
         {
           artifactUri: files.artifact.uri,
           artifactSha256: files.artifact.sha256,
+          encoderUri: files.encoder?.uri ?? null,
+          encoderSha256: files.encoder?.sha256 ?? null,
           externalData: files.externalData,
           tokenizerUri: files.tokenizer?.uri ?? null,
           tokenizerSha256: files.tokenizer?.sha256 ?? null,
@@ -186,6 +194,7 @@ export class ModelPreparationService {
           source,
           commit: files.commit ?? null,
           artifact: files.artifact,
+          encoder: files.encoder,
           externalData: files.externalData,
           tokenizer: files.tokenizer,
         },

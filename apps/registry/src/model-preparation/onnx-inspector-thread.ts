@@ -68,13 +68,13 @@ export async function openOnnxModelOnThread(
     inputs: opened.inputs,
     outputs: opened.outputs,
     nonTensors: opened.nonTensors,
-    async warmUp() {
-      const reply = await ask('warmUp');
+    async warmUp(image?: readonly number[]) {
+      const reply = await ask({ type: 'warmUp', ...(image ? { image: [...image] } : {}) });
       if (reply.type === 'failed') throw asError(reply);
       return reply.type === 'warmedUp' ? reply.ms : undefined;
     },
     async release() {
-      await ask('release');
+      await ask({ type: 'release' });
       await thread.terminate();
     },
   };

@@ -32,7 +32,7 @@ export type InspectorReply =
   | { type: 'failed'; code?: string; message: string };
 
 /** Messages to the thread. */
-export type InspectorRequest = 'warmUp' | 'release';
+export type InspectorRequest = { type: 'warmUp'; image?: number[] } | { type: 'release' };
 
 function failure(error: unknown): InspectorReply {
   if (isModelgateError(error)) return { type: 'failed', code: error.code, message: error.message };
@@ -65,8 +65,8 @@ async function main(): Promise<void> {
   });
   port.on('message', (request: InspectorRequest) => {
     const reply =
-      request === 'warmUp'
-        ? model.warmUp().then((ms): InspectorReply => ({ type: 'warmedUp', ms }))
+      request.type === 'warmUp'
+        ? model.warmUp(request.image).then((ms): InspectorReply => ({ type: 'warmedUp', ms }))
         : model.release().then((): InspectorReply => ({ type: 'released' }));
     void reply.catch(failure).then((message) => port.postMessage(message));
   });

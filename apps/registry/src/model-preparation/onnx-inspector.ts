@@ -10,6 +10,7 @@ import {
   type TensorMetadata,
 } from '@modelgate/contracts';
 import * as ort from 'onnxruntime-node';
+import { PIXEL_VALUES } from '@modelgate/contracts';
 
 /** An opened model: what it declares, and a warm-up run. */
 export interface InspectedModel {
@@ -17,8 +18,11 @@ export interface InspectedModel {
   outputs: TensorMetadata[];
   /** Names of inputs or outputs that are not tensors (sequences, maps); such models cannot be served. */
   nonTensors: string[];
-  /** Runs one batch-1 request of sequence length 8; its duration in ms, or undefined when inputs cannot be made up. */
-  warmUp(): Promise<number | undefined>;
+  /**
+   * Runs one batch-1 request of sequence length 8 (`image`: the [C, H, W] of a `pixel_values`
+   * input with dynamic image dims); its duration in ms, or undefined when inputs cannot be made up.
+   */
+  warmUp(image?: readonly number[]): Promise<number | undefined>;
   release(): Promise<void>;
 }
 
@@ -74,8 +78,8 @@ export async function openOnnxModel(path: string, fileLabel: string): Promise<In
     inputs,
     outputs,
     nonTensors,
-    async warmUp() {
-      const feeds = warmUpFeeds(inputs);
+    async warmUp(image?: readonly number[]) {
+      const feeds = warmUpFeeds(inputs, image);
       if (feeds === undefined) return undefined;
       const started = performance.now();
       await session.run(feeds);
@@ -92,16 +96,29 @@ const PAST_INPUT = /^past_key_values\.\d+\.(key|value)$/;
 const PAST_SEQUENCE_AXIS = 2;
 
 /**
- * Batch 1, dynamic dims 8 long; input_ids start like [CLS] (101), masks are all ones. A decoder's
+ * Batch 1, dynamic dims 8 long (a `pixel_values` input's image dims: `image` when given); input_ids start like [CLS] (101), masks are all ones. A decoder's
  * cache starts empty (past sequence 0), as a generation's first step does, so its attention_mask
  * covers the 8 new tokens only.
  */
-function warmUpFeeds(inputs: readonly TensorMetadata[]): Record<string, ort.Tensor> | undefined {
+function warmUpFeeds(
+  inputs: readonly TensorMetadata[],
+  image?: readonly number[],
+): Record<string, ort.Tensor> | undefined {
   const feeds: Record<string, ort.Tensor> = {};
   for (const input of inputs) {
     const past = PAST_INPUT.test(input.name);
+    // An image graph cannot run on 8×8 pixels: dynamic image dims take the image processor's size.
+    const known = input.name === PIXEL_VALUES && image ? [1, ...image] : [];
     const dims = input.dims.map((dim, axis) =>
-      dim >= 0 ? dim : axis === 0 ? 1 : past && axis === PAST_SEQUENCE_AXIS ? 0 : WARM_UP_SEQUENCE,
+      dim >= 0
+        ? dim
+        : (known[axis] ?? -1) >= 0
+          ? known[axis]!
+          : axis === 0
+            ? 1
+            : past && axis === PAST_SEQUENCE_AXIS
+              ? 0
+              : WARM_UP_SEQUENCE,
     );
     const count = dims.reduce((a, b) => a * b, 1);
     const fill = input.name.includes('mask') ? 1 : input.name === 'input_ids' ? 101 : 0;
@@ -114,6 +131,10 @@ function warmUpFeeds(inputs: readonly TensorMetadata[]): Record<string, ort.Tens
         break;
       case 'FP32':
         feeds[input.name] = new ort.Tensor('float32', new Float32Array(count).fill(fill), dims);
+        break;
+      case 'BOOL':
+        // A merged decoder's use_cache_branch: false, the no-past branch of an empty cache.
+        feeds[input.name] = new ort.Tensor('bool', new Uint8Array(count), dims);
         break;
       default:
         return undefined;

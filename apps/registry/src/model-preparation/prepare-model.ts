@@ -1,26 +1,25 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import {
   type ArtifactRef,
   ErrorCode,
   type ExternalDataRef,
+  isGenerativeTask,
   isModelgateError,
   type ModelTask,
   ModelgateError,
   type PreparationTimings,
-  type TensorMetadata,
 } from '@modelgate/contracts';
 import { type ModelIo } from '../models/model.entity.js';
 import { checkIoForTask, checkLabels, labelsFromHfConfig } from './io-requirements.js';
 import {
-  causalLmArchitecture,
-  checkDecoderVocab,
-  eosTokenIdsOf,
-  generationFactsOf,
-  hasPastInputs,
-  tokenizerVocabSize,
-} from './decoder-export.js';
-import { checkImageBundle } from './image-io.js';
+  type BundleFiles,
+  causalLmHint,
+  checkBundleForTask,
+  generationConfigOf,
+  imageFactsOf,
+  readBundle,
+} from './bundle-checks.js';
+import { generationFactsOf } from './decoder-export.js';
+import { checkEncoderGraph, DECODER_LABEL, ENCODER_LABEL } from './vision-encoder-decoder.js';
 import { checkTokenLabels } from './token-outputs.js';
 import { type InspectedModel } from './onnx-inspector.js';
 
@@ -51,7 +50,10 @@ export interface PreparationDeps {
 /** The model to prepare. */
 export interface PreparationRequest {
   task: ModelTask;
+  /** The model file; image-to-text: the decoder with past. */
   artifact: ArtifactRef;
+  /** image-to-text: the vision encoder graph; null for other tasks. */
+  encoder: ArtifactRef | null;
   /** ONNX external data files of the model. */
   externalData: readonly ExternalDataRef[];
   tokenizer: ArtifactRef | null;
@@ -80,67 +82,114 @@ export async function prepareModel(
   const { path } = await labelled('artifact', () =>
     deps.fetcher.fetchModel({ artifact: request.artifact, externalData: request.externalData }),
   );
+  const encoderPath = await fetchEncoder(request, deps.fetcher);
   let labels = request.labels;
   let bundle: BundleFiles = {};
   if (request.tokenizer !== null) {
     const tokenizer = request.tokenizer;
     const { dir } = await labelled('tokenizer', () => deps.fetcher.fetchBundle(tokenizer));
-    bundle = await readBundle(dir, request.task === 'text-generation');
+    bundle = await readBundle(dir, isGenerativeTask(request.task));
     labels ??= labelsFromHfConfig(bundle.config) ?? null;
   }
   const fetched = now();
 
-  const model = await deps.open(path, 'model.onnx');
+  const encoder = encoderPath === undefined ? undefined : await deps.open(encoderPath, ENCODER_LABEL);
   try {
-    const opened = now();
-    const problems = [
-      ...model.nonTensors.map(
-        (name) => `${name} is not a tensor; only tensor inputs and outputs can be served`,
-      ),
-      ...checkIoForTask(request.task, model.inputs, model.outputs),
-    ];
-    const labelProblem =
-      request.task === 'text-classification' || request.task === 'image-classification'
-        ? checkLabels(labels, model.outputs)
-        : request.task === 'token-classification'
-          ? checkTokenLabels(labels, model.outputs)
-          : undefined;
-    if (labelProblem !== undefined) problems.push(labelProblem);
-    problems.push(...checkBundleForTask(request.task, bundle, model.outputs));
-    const hint = problems.length > 0 ? causalLmHint(request.task, bundle, model.inputs) : undefined;
-    if (hint !== undefined) problems.push(hint);
-    if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
-
-    let warmUpMs: number | undefined;
+    const model = await deps.open(path, request.task === 'image-to-text' ? DECODER_LABEL : 'model.onnx');
     try {
-      warmUpMs = await model.warmUp();
-    } catch (error) {
-      const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      throw new ModelgateError(
-        ErrorCode.INVALID_ARGUMENT,
-        `the warm-up run failed in onnxruntime: ${reason}`,
-      );
+      const opened = now();
+      const problems = [
+        ...(encoder === undefined ? [] : checkEncoderGraph(encoder, model.inputs)),
+        ...model.nonTensors.map(
+          (name) => `${name} is not a tensor; only tensor inputs and outputs can be served`,
+        ),
+        ...checkIoForTask(request.task, model.inputs, model.outputs),
+      ];
+      const labelProblem =
+        request.task === 'text-classification' || request.task === 'image-classification'
+          ? checkLabels(labels, model.outputs)
+          : request.task === 'token-classification'
+            ? checkTokenLabels(labels, model.outputs)
+            : undefined;
+      if (labelProblem !== undefined) problems.push(labelProblem);
+      const imageInputs = (encoder ?? model).inputs;
+      problems.push(...checkBundleForTask(request.task, bundle, model.outputs, imageInputs));
+      const hint = problems.length > 0 ? causalLmHint(request.task, bundle, model.inputs) : undefined;
+      if (hint !== undefined) problems.push(hint);
+      if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
+
+      const image = imageFactsOf(request.task, bundle, imageInputs);
+      const size = image ? [image.channels, image.height, image.width] : undefined;
+      const warmUpMs = sumDefined([
+        encoder === undefined ? undefined : await warmUp(encoder, ENCODER_LABEL, size),
+        await warmUp(model, encoder === undefined ? undefined : DECODER_LABEL, size),
+      ]);
+      const done = now();
+      const generation = isGenerativeTask(request.task)
+        ? generationFactsOf(generationConfigOf(request.task, bundle.config), model.outputs, request.task)
+        : undefined;
+      return {
+        io: {
+          inputs: model.inputs,
+          outputs: model.outputs,
+          ...(typeof generation === 'object' ? { generation } : {}),
+          ...(image === undefined ? {} : { image }),
+        },
+        labels: TASKS_WITH_LABELS.has(request.task) ? labels : null,
+        timings: {
+          fetchMs: round(fetched - started),
+          openMs: round(opened - fetched),
+          ...(warmUpMs === undefined ? {} : { warmUpMs: round(warmUpMs) }),
+          totalMs: round(done - started),
+        },
+      };
+    } finally {
+      await model.release();
     }
-    const done = now();
-    const generation =
-      request.task === 'text-generation' ? generationFactsOf(bundle.config, model.outputs) : undefined;
-    return {
-      io: {
-        inputs: model.inputs,
-        outputs: model.outputs,
-        ...(typeof generation === 'object' ? { generation } : {}),
-      },
-      labels: TASKS_WITH_LABELS.has(request.task) ? labels : null,
-      timings: {
-        fetchMs: round(fetched - started),
-        openMs: round(opened - fetched),
-        ...(warmUpMs === undefined ? {} : { warmUpMs: round(warmUpMs) }),
-        totalMs: round(done - started),
-      },
-    };
   } finally {
-    await model.release();
+    await encoder?.release();
   }
+}
+
+/** image-to-text: the verified encoder's path (INVALID_ARGUMENT when there is none); undefined for other tasks. */
+async function fetchEncoder(
+  request: PreparationRequest,
+  fetcher: ArtifactFetcher,
+): Promise<string | undefined> {
+  if (request.task !== 'image-to-text') return undefined;
+  const encoder = request.encoder;
+  if (encoder === null) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      'task image-to-text needs its encoder (encoder_model.onnx) beside the decoder; register it with encoder {uri, sha256}',
+    );
+  }
+  const { path } = await labelled('encoder', () =>
+    fetcher.fetchModel({ artifact: encoder, externalData: [] }),
+  );
+  return path;
+}
+
+/** One warm-up run's duration; its failure as INVALID_ARGUMENT naming the graph when there are two. */
+async function warmUp(
+  model: InspectedModel,
+  label: string | undefined,
+  image: readonly number[] | undefined,
+): Promise<number | undefined> {
+  try {
+    return await model.warmUp(image);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `the warm-up run${label === undefined ? '' : ` of ${label}`} failed in onnxruntime: ${reason}`,
+    );
+  }
+}
+
+function sumDefined(values: readonly (number | undefined)[]): number | undefined {
+  const known = values.filter((value): value is number => value !== undefined);
+  return known.length === 0 ? undefined : known.reduce((a, b) => a + b, 0);
 }
 
 /** Failures worth another attempt: the source was unreachable or slow, not wrong. */
@@ -158,7 +207,7 @@ const SETTING_HINTS: [RegExp, string][] = [
 
 /** Runs a fetch of `what`, prefixing a failure's message with it and the setting that would allow it. */
 export async function labelled<T>(
-  what: 'artifact' | 'tokenizer' | 'source',
+  what: 'artifact' | 'encoder' | 'tokenizer' | 'source',
   fetch: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -169,80 +218,6 @@ export async function labelled<T>(
     const message = `${what}: ${error.message}${hint ? ` (setting: ${hint})` : ''}`;
     throw new ModelgateError(error.code, message, error.details, { cause: error });
   }
-}
-
-/** The JSON files of a tokenizer bundle preparation reads; undefined when absent or unreadable. */
-interface BundleFiles {
-  config?: unknown;
-  generationConfig?: unknown;
-  /** preprocessor_config.json: an image model's processor settings. */
-  preprocessorConfig?: unknown;
-  /** Read for text-generation only (it can be megabytes); null when the bundle has none. */
-  tokenizer?: unknown;
-}
-
-async function readBundle(dir: string, withTokenizer: boolean): Promise<BundleFiles> {
-  const read = async (name: string): Promise<unknown> => {
-    try {
-      return JSON.parse(await readFile(join(dir, name), 'utf8')) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    config: await read('config.json'),
-    generationConfig: await read('generation_config.json'),
-    preprocessorConfig: await read('preprocessor_config.json'),
-    ...(withTokenizer ? { tokenizer: (await read('tokenizer.json')) ?? null } : {}),
-  };
-}
-
-/**
- * Why a model that failed its task's checks may be a decoder: its config.json names a causal
- * language model (…ForCausalLM). Only a hint beside other problems: a causal LM exported for
- * feature-extraction keeps that config.json and is served as such.
- */
-function causalLmHint(
-  task: ModelTask,
-  bundle: BundleFiles,
-  inputs: readonly TensorMetadata[],
-): string | undefined {
-  if (task === 'raw' || task === 'text-generation' || hasPastInputs(inputs)) return undefined;
-  const architecture = causalLmArchitecture(bundle.config);
-  return architecture === undefined
-    ? undefined
-    : `config.json names ${architecture}, a causal language model: register it as text-generation ` +
-        '(an export with past: optimum-cli export onnx --task text-generation-with-past)';
-}
-
-/**
- * What the tokenizer bundle says against a text-generation model (it needs tokenizer.json and a
- * vocabulary its logits, config.json and tokenizer agree on) or an image-classification model (it
- * needs preprocessor_config.json).
- */
-function checkBundleForTask(
-  task: ModelTask,
-  bundle: BundleFiles,
-  outputs: readonly TensorMetadata[],
-): string[] {
-  if (task === 'image-classification') return checkImageBundle(bundle.preprocessorConfig);
-  if (task !== 'text-generation') return [];
-  if (bundle.tokenizer === null || bundle.tokenizer === undefined) {
-    return [
-      'task text-generation needs tokenizer.json in the tokenizer bundle (to tokenize prompts and detokenize text)',
-    ];
-  }
-  const configVocab = (bundle.config as { vocab_size?: unknown } | undefined)?.vocab_size;
-  const facts = generationFactsOf(bundle.config, outputs);
-  return [
-    ...checkDecoderVocab({
-      logits: outputs.find((output) => output.name === 'logits')?.dims[2],
-      config: typeof configVocab === 'number' ? configVocab : undefined,
-      tokenizer: tokenizerVocabSize(bundle.tokenizer),
-      eosTokenIds: eosTokenIdsOf(bundle.generationConfig) ?? eosTokenIdsOf(bundle.config),
-    }),
-    ...(typeof facts === 'string' ? [facts] : []),
-  ];
 }
 
 function round(ms: number): number {

@@ -5,10 +5,13 @@ import {
   DEFAULT_EXTERNAL_DATA_NAME,
   ErrorCode,
   ModelgateError,
+  type ModelTask,
   type ModelView,
   TOKENIZER_BUNDLE_FILES,
   requiredBundleFiles,
   uploadFieldsSchema,
+  DECODER_MODEL_FILE,
+  ENCODER_MODEL_FILE,
 } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { type FastifyRequest } from 'fastify';
@@ -25,6 +28,12 @@ export const MODEL_FILE = 'model.onnx';
 /** The model's ONNX external data file, when its export keeps the weights outside the graph. */
 export const EXTERNAL_DATA_FILE = DEFAULT_EXTERNAL_DATA_NAME;
 
+/** image-to-text: the vision encoder graph of a Hugging Face vision-encoder-decoder export. */
+export const ENCODER_FILE = ENCODER_MODEL_FILE;
+
+/** image-to-text: the decoder with past (stored as the model's artifact), in place of model.onnx. */
+export const DECODER_FILE = DECODER_MODEL_FILE;
+
 /** Files packed into the tokenizer bundle, when uploaded (requiredBundleFiles says which the task needs). */
 export const TOKENIZER_FILES = TOKENIZER_BUNDLE_FILES;
 
@@ -39,7 +48,8 @@ const JSON_FIELDS = new Set(['batching', 'runtime', 'labels']);
  * and its external data model.onnx_data, when the export has one, stream into the artifact store
  * (hashed on the way, never buffered whole); the tokenizer files
  * become one ustar bundle; the model is then registered with URIs of this registry's
- * /v1/artifacts. A file part is recognised by its field name or its file name.
+ * /v1/artifacts. A file part is recognised by its field name or its file name. An image-to-text
+ * model comes as encoder_model.onnx and decoder_model_merged.onnx (the artifact) instead.
  */
 @Injectable()
 export class ModelUploadService {
@@ -61,6 +71,8 @@ export class ModelUploadService {
     const problems: string[] = [];
     let model: StoredArtifact | undefined;
     let externalData: StoredArtifact | undefined;
+    let encoder: StoredArtifact | undefined;
+    let decoder: StoredArtifact | undefined;
 
     for await (const part of request.parts()) {
       if (part.type === 'field') {
@@ -70,6 +82,10 @@ export class ModelUploadService {
       const name = fileNameOf(part.fieldname, part.filename);
       if (name === MODEL_FILE) {
         model = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, MODEL_FILE);
+      } else if (name === ENCODER_FILE) {
+        encoder = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, ENCODER_FILE);
+      } else if (name === DECODER_FILE) {
+        decoder = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, DECODER_FILE);
       } else if (name === EXTERNAL_DATA_FILE) {
         externalData = await this.store.write(
           part.file,
@@ -84,18 +100,14 @@ export class ModelUploadService {
       } else {
         part.file.resume();
         problems.push(
-          `unexpected file '${part.filename || part.fieldname}'; expected ${[MODEL_FILE, EXTERNAL_DATA_FILE, ...TOKENIZER_FILES].join(', ')}`,
+          `unexpected file '${part.filename || part.fieldname}'; expected ${MODEL_FILES.join(', ')} or ${TOKENIZER_FILES.join(', ')}`,
         );
       }
     }
     if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
 
     const settings = parseInput(uploadFieldsSchema, fields, 'model upload');
-    if (model === undefined) {
-      throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${MODEL_FILE}: the file is required`, {
-        field: MODEL_FILE,
-      });
-    }
+    const graphs = checkGraphParts(settings.task, { model, externalData, encoder, decoder });
     for (const name of requiredBundleFiles(settings.task)) {
       if (tokenizerFiles[name] !== undefined) continue;
       throw new ModelgateError(
@@ -110,7 +122,10 @@ export class ModelUploadService {
         : undefined;
     return this.models.register(actor, {
       ...settings,
-      artifact: { uri: this.store.uriOf(model.sha256), sha256: model.sha256 },
+      artifact: { uri: this.store.uriOf(graphs.artifact.sha256), sha256: graphs.artifact.sha256 },
+      ...(graphs.encoder === undefined
+        ? {}
+        : { encoder: { uri: this.store.uriOf(graphs.encoder.sha256), sha256: graphs.encoder.sha256 } }),
       externalData:
         externalData === undefined
           ? []
@@ -136,9 +151,52 @@ export class ModelUploadService {
   }
 }
 
+/** The graph files an upload may carry: model.onnx (+ external data), or image-to-text's two graphs. */
+const MODEL_FILES = [MODEL_FILE, EXTERNAL_DATA_FILE, ENCODER_FILE, DECODER_FILE] as const;
+
+/** The graph parts an upload carried. */
+interface GraphParts {
+  model: StoredArtifact | undefined;
+  externalData: StoredArtifact | undefined;
+  encoder: StoredArtifact | undefined;
+  decoder: StoredArtifact | undefined;
+}
+
+/**
+ * The model's artifact (and encoder) from the graph parts, or INVALID_ARGUMENT naming the part
+ * that is missing or does not belong to `task`: image-to-text takes encoder_model.onnx and
+ * decoder_model_merged.onnx (the artifact), every other task model.onnx and its external data.
+ */
+function checkGraphParts(
+  task: ModelTask,
+  parts: GraphParts,
+): { artifact: StoredArtifact; encoder?: StoredArtifact } {
+  const refuse = (field: string, message: string) =>
+    new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${field}: ${message}`, { field });
+  if (task === 'image-to-text') {
+    const misplaced = parts.model !== undefined ? MODEL_FILE : parts.externalData && EXTERNAL_DATA_FILE;
+    if (misplaced !== undefined) {
+      throw refuse(
+        misplaced,
+        `task image-to-text takes ${ENCODER_FILE} and ${DECODER_FILE} (a vision-encoder-decoder export), not ${misplaced}`,
+      );
+    }
+    const required = 'the file is required for task image-to-text';
+    if (parts.encoder === undefined) throw refuse(ENCODER_FILE, required);
+    if (parts.decoder === undefined) throw refuse(DECODER_FILE, required);
+    return { artifact: parts.decoder, encoder: parts.encoder };
+  }
+  const foreign = parts.encoder !== undefined ? ENCODER_FILE : parts.decoder && DECODER_FILE;
+  if (foreign !== undefined) {
+    throw refuse(foreign, `is for image-to-text models only (this one is ${task}); upload ${MODEL_FILE}`);
+  }
+  if (parts.model === undefined) throw refuse(MODEL_FILE, 'the file is required');
+  return { artifact: parts.model };
+}
+
 function fileNameOf(fieldname: string, filename: string): string {
   const byField = basename(fieldname);
-  return byField === MODEL_FILE || byField === EXTERNAL_DATA_FILE || isTokenizerFile(byField)
+  return (MODEL_FILES as readonly string[]).includes(byField) || isTokenizerFile(byField)
     ? byField
     : basename(filename);
 }

@@ -17,6 +17,10 @@ export function toModelView(row: ModelEntity): ModelView {
       row.artifactUri !== null && row.artifactSha256 !== null
         ? { uri: row.artifactUri, sha256: row.artifactSha256 }
         : null,
+    encoder:
+      row.encoderUri !== null && row.encoderSha256 !== null
+        ? { uri: row.encoderUri, sha256: row.encoderSha256 }
+        : null,
     externalData: row.externalData,
     tokenizer:
       row.tokenizerUri !== null && row.tokenizerSha256 !== null

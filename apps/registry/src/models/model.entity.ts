@@ -2,6 +2,7 @@ import {
   type BatchingConfig,
   type ExternalDataRef,
   type GenerationFacts,
+  type ImageFacts,
   type ModelStatus,
   type ModelTask,
   type PreparationTimings,
@@ -14,8 +15,10 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export interface ModelIo {
   inputs: TensorMetadata[];
   outputs: TensorMetadata[];
-  /** text-generation: the positions and vocabulary preparation read (ModelSpec.generation). */
+  /** text-generation and image-to-text: the positions and vocabulary preparation read (ModelSpec.generation). */
   generation?: GenerationFacts;
+  /** image-classification and image-to-text: the size the image processor gives every image (ModelSpec.image). */
+  image?: ImageFacts;
 }
 
 /** A row of `models`: one version of one model. */
@@ -33,7 +36,10 @@ export class ModelEntity {
   @Column('varchar', { length: 32 })
   task!: ModelTask;
 
-  /** The .onnx file; null only while a model registered from `sourceUri` waits for its import. */
+  /**
+   * The .onnx file (an image-to-text model's decoder); null only while a model registered from
+   * `sourceUri` waits for its import.
+   */
   @Column('text', { name: 'artifact_uri', nullable: true })
   artifactUri!: string | null;
 
@@ -43,6 +49,13 @@ export class ModelEntity {
   /** Where preparation imports the files from (`hf://org/name@revision`); null when registered by URI or upload. */
   @Column('text', { name: 'source_uri', nullable: true })
   sourceUri!: string | null;
+
+  /** image-to-text: the encoder graph (encoder_model.onnx); null for other tasks and until an import is done. */
+  @Column('text', { name: 'encoder_uri', nullable: true })
+  encoderUri!: string | null;
+
+  @Column('char', { name: 'encoder_sha256', length: 64, nullable: true })
+  encoderSha256!: string | null;
 
   /** ONNX external data files, placed beside the .onnx file under their names. */
   @Column('jsonb', { name: 'external_data', default: () => "'[]'" })

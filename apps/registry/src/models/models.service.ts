@@ -36,6 +36,7 @@ export class ModelsService {
   async register(actor: Actor, input: RegisterModelInput): Promise<ModelView> {
     if (input.source !== undefined) await this.uriPolicy.checkSource();
     if (input.artifact !== undefined) await this.uriPolicy.check(input.artifact, 'artifact');
+    if (input.encoder !== undefined) await this.uriPolicy.check(input.encoder, 'encoder');
     for (const [index, file] of input.externalData.entries()) {
       await this.uriPolicy.check(file, `externalData[${index}]`);
     }
@@ -55,6 +56,8 @@ export class ModelsService {
         task: input.task,
         artifactUri: input.artifact?.uri ?? null,
         artifactSha256: input.artifact?.sha256 ?? null,
+        encoderUri: input.encoder?.uri ?? null,
+        encoderSha256: input.encoder?.sha256 ?? null,
         sourceUri: input.source ?? null,
         externalData: input.externalData,
         tokenizerUri: input.tokenizer?.uri ?? null,
@@ -79,6 +82,7 @@ export class ModelsService {
           task: input.task,
           ...(input.source === undefined ? {} : { source: input.source }),
           artifact: input.artifact ?? null,
+          ...(input.encoder === undefined ? {} : { encoder: input.encoder }),
           ...(input.externalData.length === 0 ? {} : { externalData: input.externalData }),
           tokenizer: input.tokenizer ?? null,
         },

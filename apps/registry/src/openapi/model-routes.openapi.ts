@@ -31,6 +31,16 @@ const registration: ApiBody = {
         tokenizer: { uri: 'file:///models/sst2/tokenizer.tar', sha256: SHA256 },
       },
     },
+    imageToText: {
+      summary: 'An image captioner: the vision encoder beside the decoder with past',
+      value: {
+        name: 'captioner',
+        task: 'image-to-text',
+        artifact: { uri: 'file:///models/vit-gpt2/onnx/decoder_model_merged.onnx', sha256: SHA256 },
+        encoder: { uri: 'file:///models/vit-gpt2/onnx/encoder_model.onnx', sha256: SHA256 },
+        tokenizer: { uri: 'file:///models/vit-gpt2/tokenizer.tar', sha256: SHA256 },
+      },
+    },
     hub: {
       summary: 'Imported from the Hugging Face Hub',
       value: {
@@ -48,7 +58,25 @@ const upload: ApiBody = {
   // The files come as parts named after them, beside the fields; object fields are JSON strings.
   schema: z.looseObject({
     ...uploadFieldsSchema.shape,
-    'model.onnx': z.string().meta({ format: 'binary' }).describe('The ONNX graph'),
+    'model.onnx': z
+      .string()
+      .meta({ format: 'binary' })
+      .optional()
+      .describe('The ONNX graph; required unless task is image-to-text'),
+    'encoder_model.onnx': z
+      .string()
+      .meta({ format: 'binary' })
+      .optional()
+      .describe(
+        'image-to-text only, and required there: the vision encoder (pixel_values → last_hidden_state)',
+      ),
+    'decoder_model_merged.onnx': z
+      .string()
+      .meta({ format: 'binary' })
+      .optional()
+      .describe(
+        'image-to-text only, and required there: the decoder with past that reads encoder_hidden_states; stored as the artifact',
+      ),
     'tokenizer.json': z
       .string()
       .meta({ format: 'binary' })
@@ -58,7 +86,7 @@ const upload: ApiBody = {
       .string()
       .meta({ format: 'binary' })
       .optional()
-      .describe("The image processor's settings; required for image-classification"),
+      .describe("The image processor's settings; required for image-classification and image-to-text"),
   }),
 };
 
@@ -83,7 +111,8 @@ export const modelRoutes: RegistryRoute[] = [
     tag: 'models',
     summary: 'Register a model version by uploading its files',
     description:
-      'Fields as for `POST /v1/models`, plus `model.onnx`, the tokenizer files and external data as file parts.',
+      'Fields as for `POST /v1/models`, plus `model.onnx`, the tokenizer files and external data as file parts; ' +
+      'an image-to-text model sends `encoder_model.onnx` and `decoder_model_merged.onnx` instead of `model.onnx`.',
     body: upload,
     responses: {
       '202': { description: 'PENDING.', body: modelView },
