@@ -129,7 +129,7 @@ describe('worker: ModelGenerate limits, refusals and faults (tiny-gpt2, 256 posi
       [request('one', [1, 2, 3], 600), /one:1/],
       [
         request('bert', [101, 102], 3),
-        /text-classification model: ModelGenerate serves text-generation models only/,
+        /text-classification model: ModelGenerate serves text-generation and image-to-text models only/,
       ],
     ];
     for (const [body, message] of refusals) {

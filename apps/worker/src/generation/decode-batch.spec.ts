@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { DecodeBatch, type StepFeeds, type StepOutputs, gatherCache } from './decode-batch.js';
+import { gatherCache } from './cache-block.js';
+import { DecodeBatch, type StepFeeds, type StepOutputs } from './decode-batch.js';
 import { type DecoderLayout } from './decoder-layout.js';
 
-const layout: DecoderLayout = { layers: 2, heads: 2, headSize: 2, hasPositionIds: true };
+const plain: DecoderLayout = {
+  layers: 2,
+  heads: 2,
+  headSize: 2,
+  hasPositionIds: true,
+  useCacheBranch: false,
+};
+const layout = plain;
 
 /**
  * A fake decoder: each cache position holds (token, position) in every head and layer, and the
@@ -10,7 +18,7 @@ const layout: DecoderLayout = { layers: 2, heads: 2, headSize: 2, hasPositionIds
  * sees: its unmasked past plus its own tokens. A feed that misaligns the mask, the positions or
  * the cache shows up as a wrong history.
  */
-function fakeDecoder() {
+function fakeDecoder(layout: DecoderLayout = plain) {
   const histories: string[] = [];
   const feedsSeen: StepFeeds[] = [];
   const outputsSeen: StepOutputs[] = [];
@@ -185,6 +193,31 @@ describe('DecodeBatch', () => {
     expect(fake.seenBy(both, 'b')).toEqual(pairs([6, 7]));
   });
 
+  it("feeds a merged decoder's use_cache_branch: false on a prefill (empty past), true on decode steps", async () => {
+    const merged: DecoderLayout = { ...plain, useCacheBranch: true };
+    const fake = fakeDecoder(merged);
+    const batch = new DecodeBatch<string>(merged, fake.runStep);
+    await batch.prefill([{ id: 'a', promptIds: [1, 2] }]);
+    await batch.step(new Map([['a', 3]]));
+    await batch.prefill([{ id: 'b', promptIds: [4] }]);
+    const both = await batch.step(
+      new Map([
+        ['a', 5],
+        ['b', 6],
+      ]),
+    );
+    expect(fake.seenBy(both, 'a')).toEqual(pairs([1, 2, 3, 5]));
+    expect(fake.seenBy(both, 'b')).toEqual(pairs([4, 6]));
+    const branches = fake.feedsSeen.map((feeds) => feeds.use_cache_branch);
+    const bool = (value: number) => ({ datatype: 'BOOL', dims: [1], data: Uint8Array.of(value) });
+    expect(branches).toEqual([bool(0), bool(1), bool(0), bool(1)]);
+    expect(fake.feedsSeen.map((feeds) => feeds['past_key_values.0.key']!.dims[2])).toEqual([0, 2, 0, 3]);
+
+    const unmerged = fakeDecoder();
+    await new DecodeBatch<string>(plain, unmerged.runStep).prefill([{ id: 'a', promptIds: [1] }]);
+    expect(unmerged.feedsSeen[0]).not.toHaveProperty('use_cache_branch');
+  });
+
   it('refuses a step that misses a member’s pending token', async () => {
     const fake = fakeDecoder();
     const batch = new DecodeBatch<string>(layout, fake.runStep);
@@ -193,9 +226,114 @@ describe('DecodeBatch', () => {
   });
 });
 
+describe('DecodeBatch with cross-attention', () => {
+  const cross: DecoderLayout = { ...plain, crossAttention: { sequence: 2, hidden: 1 } };
+  /** An image's states: [value, value + 0.5] (two positions of width one). */
+  const image = (value: number) => ({ data: Float32Array.of(value, value + 0.5), sequence: 2 });
+  /** The first state of each row of a run's encoder_hidden_states, checking its dims. */
+  const imagesFed = (feeds: StepFeeds) => {
+    const states = feeds.encoder_hidden_states!;
+    const [rows = 0] = states.dims;
+    expect(states.dims).toEqual([rows, 2, 1]);
+    return Array.from({ length: rows }, (_, row) => states.data[row * 2]);
+  };
+  const tokens = (entries: Array<[string, number]>) => new Map(entries);
+
+  it('feeds each row its own encoder states through joins, leaves, detaches and absorbs', async () => {
+    const fake = fakeDecoder(cross);
+    const batch = new DecodeBatch<string>(cross, fake.runStep);
+    await batch.prefill([
+      { id: 'a', promptIds: [1], encoderStates: image(10) },
+      { id: 'b', promptIds: [2, 3], encoderStates: image(20) },
+    ]);
+    expect(imagesFed(fake.feedsSeen.at(-1)!)).toEqual([10, 20]);
+    await batch.prefill([{ id: 'c', promptIds: [4], encoderStates: image(30) }]);
+    expect(imagesFed(fake.feedsSeen.at(-1)!)).toEqual([30]);
+    await batch.step(
+      tokens([
+        ['a', 5],
+        ['b', 6],
+        ['c', 7],
+      ]),
+    );
+    expect(imagesFed(fake.feedsSeen.at(-1)!)).toEqual([10, 20, 30]);
+    batch.remove(['b']);
+    await batch.step(
+      tokens([
+        ['a', 5],
+        ['c', 7],
+      ]),
+    );
+    expect(imagesFed(fake.feedsSeen.at(-1)!)).toEqual([10, 30]);
+    const alone = batch.detach('a');
+    await alone.step(tokens([['a', 8]]));
+    expect(imagesFed(fake.feedsSeen.at(-1)!)).toEqual([10]);
+    await batch.step(tokens([['c', 9]]));
+    expect(imagesFed(fake.feedsSeen.at(-1)!)).toEqual([30]);
+    batch.absorb(alone);
+    await batch.step(
+      tokens([
+        ['a', 5],
+        ['c', 7],
+      ]),
+    );
+    expect(batch.ids).toEqual(['c', 'a']);
+    expect(imagesFed(fake.feedsSeen.at(-1)!)).toEqual([30, 10]);
+  });
+
+  it('builds the stacked encoder_hidden_states once per membership change, not at every step', async () => {
+    const fake = fakeDecoder(cross);
+    const batch = new DecodeBatch<string>(cross, fake.runStep);
+    // States lying in order in one buffer (one encoder run's output) are fed as they are.
+    const output = Float32Array.of(1, 1.5, 2, 2.5);
+    const views = [0, 1].map((row) => ({ data: output.subarray(row * 2, row * 2 + 2), sequence: 2 }));
+    await batch.prefill([
+      { id: 'a', promptIds: [1], encoderStates: views[0] },
+      { id: 'b', promptIds: [1], encoderStates: views[1] },
+    ]);
+    const step = () => batch.step(tokens(batch.ids.map((id) => [id, 3])));
+    await step();
+    await step();
+    const fed = () => fake.feedsSeen.map((feeds) => feeds.encoder_hidden_states!.data);
+    expect(fed()[0]!.buffer).toBe(output.buffer);
+    expect(fed()[1]).toBe(fed()[0]);
+    expect(fed()[2]).toBe(fed()[0]);
+    await batch.prefill([{ id: 'c', promptIds: [1], encoderStates: image(3) }]);
+    await step();
+    await step();
+    expect(fed()[4]).not.toBe(fed()[0]);
+    expect(fed()[5]).toBe(fed()[4]);
+    expect(Array.from(fed()[5] as Float32Array)).toEqual([1, 1.5, 2, 2.5, 3, 3.5]);
+    batch.remove(['a']);
+    await step();
+    await step();
+    expect(Array.from(fed()[6] as Float32Array)).toEqual([2, 2.5, 3, 3.5]);
+    expect(fed()[7]).toBe(fed()[6]);
+  });
+
+  it('refuses a joiner without encoder states, or whose image gave another number of states', async () => {
+    const fake = fakeDecoder(cross);
+    const batch = new DecodeBatch<string>(cross, fake.runStep);
+    await expect(batch.prefill([{ id: 'a', promptIds: [1] }])).rejects.toThrow(/has no image encoder states/);
+    const dynamic: DecoderLayout = { ...plain, crossAttention: { sequence: -1, hidden: 1 } };
+    const open = new DecodeBatch<string>(dynamic, fakeDecoder(dynamic).runStep);
+    await open.prefill([{ id: 'a', promptIds: [1], encoderStates: image(1) }]);
+    await expect(
+      open.prefill([{ id: 'b', promptIds: [1], encoderStates: { data: new Float32Array(3), sequence: 3 } }]),
+    ).rejects.toThrow(/an image of 3 encoder states cannot decode beside images of 2/);
+    expect(open.ids).toEqual(['a']);
+  });
+});
+
 describe('gatherCache', () => {
   it('right-aligns each row in the widest one and zero-fills the padding', () => {
-    const one: DecoderLayout = { layers: 1, heads: 1, headSize: 1, hasPositionIds: false };
+    const one: DecoderLayout = {
+      layers: 1,
+      heads: 1,
+      headSize: 1,
+      hasPositionIds: false,
+      useCacheBranch: false,
+    };
     const a = { lengths: [2], width: 3, tensors: [Float32Array.of(0, 1, 2), Float32Array.of(0, 3, 4)] };
     const b = {
       lengths: [1, 3],

@@ -10,15 +10,20 @@
  * pending token at position_ids = its length; `present` (width + 1) becomes the next `past` as it
  * is while the membership does not change. Joining sequences are prefilled on their own and
  * merged in (the narrower side gains left padding); leaving ones are cut out and the width
- * shrinks to the longest remaining sequence.
+ * shrinks to the longest remaining sequence. With cross-attention (image-to-text) each member
+ * keeps its image's encoder states, fed in row order as `encoder_hidden_states` at every step.
+ * A merged decoder also gets `use_cache_branch`: false with an empty past (a prefill), else true.
  */
-import { type DecoderLayout } from './decoder-layout.js';
+import { type CacheBlock, cacheNames, gatherCache } from './cache-block.js';
+import { type DecoderLayout, USE_CACHE_BRANCH } from './decoder-layout.js';
+import { type EncoderStates, EncoderRows } from './encoder-states.js';
 
 /** A tensor fed to or read from a step (OIP datatype names; WorkerTensor-compatible). */
 export interface StepTensor {
   datatype: string;
   dims: number[];
-  data: BigInt64Array | Float32Array;
+  /** INT64: BigInt64Array; FP32: Float32Array; BOOL: Uint8Array of 0/1. */
+  data: BigInt64Array | Float32Array | Uint8Array;
 }
 
 /** Feeds of one step, by input name. */
@@ -37,64 +42,19 @@ export interface StepLogits<Id> {
   offsets: Map<Id, number>;
 }
 
-/** Cache of some sequences: one tensor per layer and part, [rows, heads, width, headSize]. */
-export interface CacheBlock {
-  /** Cached tokens per row (each ≤ width), right-aligned in the row. */
-  lengths: number[];
-  width: number;
-  /** layer 0 key, layer 0 value, layer 1 key, ... */
-  tensors: Float32Array[];
-}
-
-/** Names of the cache inputs and outputs, in CacheBlock.tensors order. */
-export function cacheNames(layout: DecoderLayout): { past: string[]; present: string[] } {
-  const past: string[] = [];
-  const present: string[] = [];
-  for (let layer = 0; layer < layout.layers; layer++) {
-    for (const part of ['key', 'value']) {
-      past.push(`past_key_values.${layer}.${part}`);
-      present.push(`present.${layer}.${part}`);
-    }
-  }
-  return { past, present };
-}
-
-/**
- * Rows `rows` of `blocks` (block index, row index) stacked in that order into one block as wide
- * as its longest sequence; each sequence keeps its last `length` positions, padding is zeros.
- */
-export function gatherCache(
-  layout: DecoderLayout,
-  blocks: readonly CacheBlock[],
-  rows: ReadonlyArray<readonly [block: number, row: number]>,
-): CacheBlock {
-  const { heads, headSize } = layout;
-  const lengths = rows.map(([b, r]) => blocks[b]?.lengths[r] ?? 0);
-  const width = Math.max(0, ...lengths);
-  const count = layout.layers * 2;
-  const tensors: Float32Array[] = [];
-  for (let t = 0; t < count; t++) {
-    const out = new Float32Array(rows.length * heads * width * headSize);
-    rows.forEach(([b, r], dst) => {
-      const block = blocks[b];
-      const source = block?.tensors[t];
-      if (!block || !source) throw new Error(`no cache row ${r} in block ${b}`);
-      const length = block.lengths[r] ?? 0;
-      for (let h = 0; h < heads; h++) {
-        const from = ((r * heads + h) * block.width + block.width - length) * headSize;
-        const to = ((dst * heads + h) * width + width - length) * headSize;
-        out.set(source.subarray(from, from + length * headSize), to);
-      }
-    });
-    tensors.push(out);
-  }
-  return { lengths, width, tensors };
+/** A sequence to prefill: its prompt, and its image's encoder states when the decoder attends to them. */
+export interface Joiner<Id> {
+  id: Id;
+  promptIds: readonly number[];
+  encoderStates?: EncoderStates | undefined;
 }
 
 /** The running sequences of one decoder session and their cache. */
 export class DecodeBatch<Id> {
   private members: Id[] = [];
   private cache: CacheBlock;
+  /** Cross-attention only: the members' encoder states, in row order. */
+  private encoder: EncoderRows | undefined;
   private readonly names: { past: string[]; present: string[] };
 
   constructor(
@@ -103,6 +63,7 @@ export class DecodeBatch<Id> {
   ) {
     this.names = cacheNames(layout);
     this.cache = { lengths: [], width: 0, tensors: this.names.past.map(() => new Float32Array(0)) };
+    this.encoder = layout.crossAttention ? new EncoderRows(layout.crossAttention) : undefined;
   }
 
   /** The sequences in the batch, in row order. */
@@ -129,11 +90,20 @@ export class DecodeBatch<Id> {
   /**
    * Prefills `joiners` together (prompts left-padded to the longest), merges them into the batch
    * (the next step feeds each its first generated token) and returns their next-token logits.
+   * With cross-attention every joiner brings its encoder states, as many as the members'.
    */
-  async prefill(joiners: ReadonlyArray<{ id: Id; promptIds: readonly number[] }>): Promise<StepLogits<Id>> {
+  async prefill(joiners: ReadonlyArray<Joiner<Id>>): Promise<StepLogits<Id>> {
     const rows = joiners.length;
     const width = Math.max(...joiners.map((j) => j.promptIds.length));
     if (rows === 0 || width < 1) throw new Error('prefill needs at least one non-empty prompt');
+    const { crossAttention } = this.layout;
+    const joining = crossAttention
+      ? EncoderRows.of(
+          crossAttention,
+          joiners.map((j) => j.encoderStates),
+        )
+      : undefined;
+    if (joining) this.encoder?.checkJoin(joining);
     const ids = new BigInt64Array(rows * width);
     const mask = new BigInt64Array(rows * width);
     const positions = new BigInt64Array(rows * width).fill(1n); // padding: as transformers fills it
@@ -146,7 +116,7 @@ export class DecodeBatch<Id> {
       });
     });
     const empty = this.emptyCache(rows);
-    const outputs = await this.runStep(this.feeds(ids, mask, positions, [rows, width], empty));
+    const outputs = await this.runStep(this.feeds(ids, mask, positions, [rows, width], empty, joining));
     const logits = this.readLogits(
       outputs,
       joiners.map((j) => j.id),
@@ -164,6 +134,7 @@ export class DecodeBatch<Id> {
       this.cache = gatherCache(this.layout, [this.cache, fresh], [...current, ...joining]);
     }
     this.members = [...this.members, ...joiners.map((j) => j.id)];
+    if (joining) this.encoder?.absorb(joining);
     return logits;
   }
 
@@ -183,7 +154,7 @@ export class DecodeBatch<Id> {
       positions[row] = BigInt(length);
       mask.fill(1n, row * (width + 1) + width - length, (row + 1) * (width + 1));
     });
-    const outputs = await this.runStep(this.feeds(ids, mask, positions, [rows, 1], this.cache));
+    const outputs = await this.runStep(this.feeds(ids, mask, positions, [rows, 1], this.cache, this.encoder));
     const logits = this.readLogits(outputs, this.members);
     // present is [rows, heads, width + 1, headSize] with every sequence still right-aligned.
     this.cache = {
@@ -204,6 +175,7 @@ export class DecodeBatch<Id> {
     if (rows.length === this.members.length) return;
     this.cache = gatherCache(this.layout, [this.cache], rows);
     this.members = rows.map(([, row]) => this.members[row]!);
+    this.encoder = this.encoder?.pick(rows.map(([, row]) => row));
   }
 
   /** Takes `id` out into a batch of its own, its cache row with it (to run it alone). */
@@ -213,6 +185,7 @@ export class DecodeBatch<Id> {
     const alone = new DecodeBatch<Id>(this.layout, this.runStep);
     alone.cache = gatherCache(this.layout, [this.cache], [[0, row]]);
     alone.members = [id];
+    alone.encoder = this.encoder?.pick([row]);
     this.remove([id]);
     return alone;
   }
@@ -220,6 +193,7 @@ export class DecodeBatch<Id> {
   /** Moves `other`'s sequences and their cache in, after this batch's own rows. */
   absorb(other: DecodeBatch<Id>): void {
     if (other.members.length === 0) return;
+    if (other.encoder) this.encoder?.absorb(other.encoder);
     if (this.members.length === 0) {
       this.cache = other.cache;
     } else {
@@ -248,6 +222,7 @@ export class DecodeBatch<Id> {
     positions: BigInt64Array,
     [rows, tokens]: [number, number],
     past: CacheBlock,
+    encoder: EncoderRows | undefined,
   ): StepFeeds {
     const feeds: StepFeeds = {
       input_ids: { datatype: 'INT64', dims: [rows, tokens], data: ids },
@@ -255,6 +230,10 @@ export class DecodeBatch<Id> {
     };
     if (this.layout.hasPositionIds)
       feeds.position_ids = { datatype: 'INT64', dims: [rows, tokens], data: positions };
+    if (encoder) feeds.encoder_hidden_states = encoder.feed();
+    // transformers.js' rule: the with-past branch exactly when the past is not empty.
+    if (this.layout.useCacheBranch)
+      feeds[USE_CACHE_BRANCH] = { datatype: 'BOOL', dims: [1], data: Uint8Array.of(past.width > 0 ? 1 : 0) };
     const dims = [rows, this.layout.heads, past.width, this.layout.headSize];
     this.names.past.forEach((name, t) => {
       feeds[name] = { datatype: 'FP32', dims: [...dims], data: past.tensors[t] ?? new Float32Array(0) };

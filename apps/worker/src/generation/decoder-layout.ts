@@ -4,6 +4,7 @@
  * layer N is fed as `past_key_values.N.key` / `.value` [batch, heads, past_sequence, head_size]
  * and comes back as `present.N.key` / `.value` with one more position per fed token.
  */
+import { ENCODER_HIDDEN_STATES, LAST_HIDDEN_STATE, PIXEL_VALUES } from '@modelgate/contracts';
 import { type GenerationLimits } from '@modelgate/generation';
 import { type TensorDeclaration } from '../model-loading/onnx-session.adapter.js';
 
@@ -21,7 +22,39 @@ export interface DecoderLayout {
    * see {@link limitsForLayout}.
    */
   readonly hasPositionIds: boolean;
+  /**
+   * Whether the graph is a merged decoder (Optimum's decoder_model_merged: an If node over the
+   * no-past and with-past graphs) taking `use_cache_branch` BOOL [1]: false on a step with an
+   * empty past (a prefill), true when the past has positions (a decode step).
+   */
+  readonly useCacheBranch: boolean;
+  /**
+   * image-to-text: the decoder attends to an image encoder's states, fed as
+   * `encoder_hidden_states` [batch, sequence, hidden] at every step. `sequence` is -1 when neither
+   * graph fixes it (it then follows the image's size; the rows of one batch must agree).
+   */
+  readonly crossAttention?: CrossAttention;
 }
+
+/** The shape of the encoder states a decoder with cross-attention takes, per sequence. */
+export interface CrossAttention {
+  /** Encoder positions (image patches and the class token), or -1 when dynamic. */
+  readonly sequence: number;
+  /** Width of one encoder state. */
+  readonly hidden: number;
+}
+
+/** The inputs and outputs of one graph. */
+export interface GraphSignature {
+  readonly inputs: readonly TensorDeclaration[];
+  readonly outputs: readonly TensorDeclaration[];
+}
+
+// The export's tensor names (the decoder's input for the encoder's states, the encoder's image
+// input and its output), named once in contracts; re-exported for the worker's modules.
+export { ENCODER_HIDDEN_STATES, LAST_HIDDEN_STATE, PIXEL_VALUES };
+/** A merged decoder's input choosing its with-past branch (true) or its no-past one (false). */
+export const USE_CACHE_BRANCH = 'use_cache_branch';
 
 const PAST = /^past_key_values\.(\d+)\.(key|value)$/;
 
@@ -33,9 +66,67 @@ export function isDecoderWithPast(inputs: readonly TensorDeclaration[]): boolean
 /**
  * The layout of a decoder graph, or an error message saying why it is not one the worker can
  * run: inputs `input_ids` and `attention_mask`, `past_key_values.{0..L-1}.key/value` FP32 of rank
- * 4 with static heads and head size, and outputs `logits` and `present.{i}.key/value`.
+ * 4 with static heads and head size, and outputs `logits` and `present.{i}.key/value`;
+ * `position_ids` and a merged decoder's `use_cache_branch` (BOOL [1]) are optional. With an
+ * image `encoder` (image-to-text) the decoder must take `encoder_hidden_states` in the shape of
+ * the encoder's `last_hidden_state`; without one it must not take them.
  */
 export function decoderLayoutOf(
+  inputs: readonly TensorDeclaration[],
+  outputs: readonly TensorDeclaration[],
+  encoder?: GraphSignature,
+): DecoderLayout | string {
+  const layout = selfAttentionLayoutOf(inputs, outputs);
+  if (typeof layout === 'string') return layout;
+  const states = inputs.find((input) => input.name === ENCODER_HIDDEN_STATES);
+  if (encoder === undefined) {
+    if (states === undefined) return layout;
+    return `the decoder takes '${ENCODER_HIDDEN_STATES}' (cross-attention on an encoder's states): serve it as an image-to-text model with its encoder`;
+  }
+  if (states === undefined) {
+    return `an image-to-text model's decoder must take '${ENCODER_HIDDEN_STATES}' [batch, encoder_sequence, hidden]; this one does not`;
+  }
+  const crossAttention = crossAttentionOf(states, encoder);
+  return typeof crossAttention === 'string' ? crossAttention : { ...layout, crossAttention };
+}
+
+/**
+ * The cross-attention shape from the decoder's `encoder_hidden_states` and the image encoder's
+ * `pixel_values` → `last_hidden_state`, or why they do not fit together.
+ */
+function crossAttentionOf(states: TensorDeclaration, encoder: GraphSignature): CrossAttention | string {
+  const pixels = encoder.inputs.find((input) => input.name === PIXEL_VALUES);
+  if (pixels?.datatype !== 'FP32' || pixels.dims.length !== 4) {
+    return `the image encoder must take '${PIXEL_VALUES}' FP32 [batch, channels, height, width]`;
+  }
+  const extra = encoder.inputs.filter((input) => input.name !== PIXEL_VALUES).map((input) => input.name);
+  if (extra.length > 0)
+    return `the image encoder takes inputs besides '${PIXEL_VALUES}': ${extra.join(', ')}`;
+  const hidden = encoder.outputs.find((output) => output.name === LAST_HIDDEN_STATE);
+  if (hidden?.datatype !== 'FP32' || hidden.dims.length !== 3) {
+    return `the image encoder must give '${LAST_HIDDEN_STATE}' FP32 [batch, sequence, hidden]`;
+  }
+  if (states.datatype !== 'FP32' || states.dims.length !== 3) {
+    return `the decoder's '${ENCODER_HIDDEN_STATES}' must be FP32 [batch, encoder_sequence, hidden]`;
+  }
+  const agreed = (axis: number, what: string): number | string => {
+    const [ours = -1, theirs = -1] = [hidden.dims[axis], states.dims[axis]];
+    if (ours >= 0 && theirs >= 0 && ours !== theirs) {
+      return `the image encoder's '${LAST_HIDDEN_STATE}' has ${what} ${ours} but the decoder's '${ENCODER_HIDDEN_STATES}' takes ${theirs}`;
+    }
+    return Math.max(ours, theirs);
+  };
+  const sequence = agreed(1, 'sequence');
+  if (typeof sequence === 'string') return sequence;
+  const width = agreed(2, 'hidden size');
+  if (typeof width === 'string') return width;
+  if (width < 1)
+    return `the hidden size of '${ENCODER_HIDDEN_STATES}' must be static in the encoder or the decoder`;
+  return { sequence, hidden: width };
+}
+
+/** The cache layout of a decoder graph, or why it is not a decoder with past the worker can run. */
+function selfAttentionLayoutOf(
   inputs: readonly TensorDeclaration[],
   outputs: readonly TensorDeclaration[],
 ): DecoderLayout | string {
@@ -73,7 +164,19 @@ export function decoderLayoutOf(
       if (!outputNames.has(`present.${layer}.${part}`)) return `output 'present.${layer}.${part}' is missing`;
     }
   }
-  return { layers, heads, headSize, hasPositionIds: names.has('position_ids') };
+  const branch = inputs.find((input) => input.name === USE_CACHE_BRANCH);
+  if (
+    branch !== undefined &&
+    (branch.datatype !== 'BOOL' || branch.dims.length !== 1 || branch.dims[0] === 0)
+  )
+    return `input '${USE_CACHE_BRANCH}' must be BOOL [1] (a merged decoder's branch choice); the graph declares ${branch.datatype} ${JSON.stringify(branch.dims)}`;
+  return {
+    layers,
+    heads,
+    headSize,
+    hasPositionIds: names.has('position_ids'),
+    useCacheBranch: branch !== undefined,
+  };
 }
 
 /**

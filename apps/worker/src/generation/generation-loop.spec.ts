@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { harness } from '../../test/support/generation-loop-harness.js';
+import { TEST_LAYOUT, harness } from '../../test/support/generation-loop-harness.js';
+import { type EncodeImages } from './encoder-states.js';
+import { type ImagePixels } from './generation-protocol.js';
 import { prefillGroups } from './prefill-groups.js';
 
 describe('GenerationLoop', () => {
@@ -70,6 +72,80 @@ describe('GenerationLoop', () => {
     h.loop.handle({ type: 'resume' });
     await h.until(() => h.endOf(1) !== undefined);
     expect(h.tokensOf(1)).toEqual([2, 3, 4]);
+  });
+});
+
+describe('GenerationLoop with an image encoder', () => {
+  const layout = { ...TEST_LAYOUT, crossAttention: { sequence: 2, hidden: 1 } };
+  /** A [1, 2, 2] image whose pixels are all `value`. */
+  const image = (value: number): ImagePixels => ({ data: new Float32Array(4).fill(value), dims: [1, 2, 2] });
+  /** A fake encoder: each image's two states are its first pixel; it records the dims of each run. */
+  function fakeEncoder(runs: number[][]): EncodeImages {
+    return ({ data, dims }) => {
+      runs.push(dims);
+      const rows = dims[0]!;
+      const states = new Float32Array(rows * 2);
+      for (let row = 0; row < rows; row++) states.fill(data[row * 4]!, row * 2, row * 2 + 2);
+      return Promise.resolve({ dims: [rows, 2, 1], data: states });
+    };
+  }
+  /** The first encoder state of each row a run was fed. */
+  const imagesFed = (feeds: { encoder_hidden_states?: { data: ArrayLike<number | bigint> } }) =>
+    Array.from(feeds.encoder_hidden_states!.data).filter((_, i) => i % 2 === 0);
+
+  it('encodes the images of a prefill group in one encoder run, then prefills each row with its own states', async () => {
+    const runs: number[][] = [];
+    const h = harness(4, { layout, encode: fakeEncoder(runs) });
+    [1, 2, 3].forEach((seq) => h.add(seq, [seq], 3, { pixels: image(seq * 10) }));
+    await h.until(() => [1, 2, 3].every((seq) => h.endOf(seq) !== undefined));
+    expect(runs).toEqual([[3, 1, 2, 2]]);
+    expect(h.steps[0]).toEqual([3, 1]); // one prefill of the three
+    expect(imagesFed(h.feeds[0]!)).toEqual([10, 20, 30]);
+    expect(imagesFed(h.feeds.at(-1)!)).toEqual([10, 20, 30]);
+    expect(h.tokensOf(2)).toEqual([3, 4, 5]);
+    const phases = h.events.flatMap((e) => (e.type === 'step' ? [`${e.phase}:${e.sequences}`] : []));
+    expect(phases.slice(0, 2)).toEqual(['encode:3', 'prefill:3']);
+  });
+
+  it('encodes a joiner alone when it joins a running batch, which then decodes every row with its states', async () => {
+    const runs: number[][] = [];
+    const h = harness(4, { layout, encode: fakeEncoder(runs) });
+    h.add(1, [1], 5, { pixels: image(10), pause: { afterTokens: 2, untilWaiting: 1 } });
+    await h.until(() => h.tokensOf(1).length >= 2);
+    h.add(2, [2], 2, { pixels: image(20) });
+    await h.until(() => h.endOf(1) !== undefined && h.endOf(2) !== undefined);
+    expect(runs).toEqual([
+      [1, 1, 2, 2],
+      [1, 1, 2, 2],
+    ]);
+    expect(h.feeds.some((feeds) => imagesFed(feeds).join() === '10,20')).toBe(true);
+    expect(h.tokensOf(1)).toEqual([2, 3, 4, 5, 6]);
+  });
+
+  it('retries a failed prefill one sequence at a time with the states already encoded', async () => {
+    const runs: number[][] = [];
+    const h = harness(4, {
+      layout,
+      encode: fakeEncoder(runs),
+      // Any prefill run holding sequence 2's image (20) fails: 2 fails alone, 1 and 3 go on.
+      before: (feeds) => {
+        if (feeds.input_ids!.dims[1]! > 0 && feeds['past_key_values.0.key']!.dims[2] === 0)
+          if (imagesFed(feeds).includes(20)) throw new Error('bad image');
+      },
+    });
+    [1, 2, 3].forEach((seq) => h.add(seq, [seq], 2, { pixels: image(seq * 10) }));
+    await h.until(() => [1, 2, 3].every((seq) => h.endOf(seq) !== undefined));
+    expect(runs).toHaveLength(1);
+    expect(h.endOf(2)).toMatchObject({
+      type: 'ended',
+      reason: 'failed',
+      message: 'generation failed: bad image',
+    });
+    expect([h.tokensOf(1), h.tokensOf(3)]).toEqual([
+      [2, 3],
+      [4, 5],
+    ]);
+    expect(imagesFed(h.feeds.at(-1)!)).toEqual([10, 30]);
   });
 });
 

@@ -5,48 +5,30 @@
  * (`planGenerationStep`) says who leaves, who is dropped and who joins; joiners are prefilled
  * together and merged into the batch; then one decode step runs for every running sequence.
  * Finished or cancelled sequences leave at the next turn and free their slot and cache. A model
- * run that fails is retried one sequence at a time, so a bad sequence fails alone.
+ * run that fails is retried one sequence at a time, so a bad sequence fails alone. Image-to-text:
+ * a prefill group's images are encoded in one encoder run first, and each sequence's encoder
+ * states go with it into the batch (and into a retry alone).
  */
-import {
-  type GenerationLimits,
-  type RunningSequence,
-  type StepPlan,
-  type TokenSampler,
-  type WaitingSequence,
-  createTokenSampler,
-  planGenerationStep,
-} from '@modelgate/generation';
+import { type GenerationLimits, type StepPlan, planGenerationStep } from '@modelgate/generation';
 import { DecodeBatch, type RunStep, type StepLogits } from './decode-batch.js';
 import { type DecoderLayout, limitsForLayout } from './decoder-layout.js';
+import { type EncodeImages } from './encoder-states.js';
 import { PREFILL_TOKEN_BUDGET, prefillGroups } from './prefill-groups.js';
+import { type GenerationCommand, type GenerationEvent, type StepPhase } from './generation-protocol.js';
 import {
-  type GenerationAdd,
-  type GenerationCommand,
-  type GenerationEvent,
-  type LoopPause,
-} from './generation-protocol.js';
+  type Sequence,
+  encodeSequences,
+  runningViews,
+  sampleNext,
+  sequenceOf,
+  waitingViews,
+} from './loop-sequence.js';
 
-interface Sequence {
-  readonly add: GenerationAdd;
-  readonly eos: ReadonlySet<number>;
-  readonly sampler: TokenSampler;
-  generated: number;
-  /** The last sampled token: fed by the next decode step. */
-  pending?: number;
-  finished?: 'eos' | 'length';
-  cancelled: boolean;
-  computeMicros: number;
-  pause?: LoopPause;
+/** The model runs of a loop: the decoder's step, and the image encoder of an image-to-text model. */
+export interface GenerationModel {
+  step: RunStep;
+  encode?: EncodeImages;
 }
-
-/** What the policy sees of a sequence, waiting or running. */
-const viewOf = (s: Sequence) => ({
-  id: s.add.seq,
-  promptTokens: s.add.promptIds.length,
-  maxNewTokens: s.add.maxNewTokens,
-  cancelled: s.cancelled,
-  ...(s.add.deadlineMs !== undefined ? { deadlineMs: s.add.deadlineMs } : {}),
-});
 
 /** Hands control back to the thread's event loop so queued messages are handled. */
 const yieldToMessages = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -64,29 +46,26 @@ export class GenerationLoop {
   private draining = false;
   private readonly limits: GenerationLimits;
 
+  private readonly runStep: RunStep;
+
   constructor(
     private readonly layout: DecoderLayout,
     limits: GenerationLimits,
-    private readonly runStep: RunStep,
+    private readonly model: GenerationModel,
     private readonly emit: (events: GenerationEvent[]) => void,
     private readonly now: () => number = Date.now,
   ) {
+    if (layout.crossAttention && !model.encode)
+      throw new Error('a decoder with cross-attention needs its image encoder');
     this.limits = limitsForLayout(layout, limits);
-    this.batch = new DecodeBatch(layout, runStep);
+    this.runStep = model.step;
+    this.batch = new DecodeBatch(layout, this.runStep);
   }
 
   /** Takes one command; starts the loop when there is work. */
   handle(command: Exclude<GenerationCommand, { type: 'start' }>): void {
     if (command.type === 'add') {
-      this.waiting.push({
-        add: command,
-        eos: new Set(command.eosTokenIds),
-        sampler: createTokenSampler(command.sampling),
-        generated: 0,
-        cancelled: false,
-        computeMicros: 0,
-        ...(command.pause ? { pause: command.pause } : {}),
-      });
+      this.waiting.push(sequenceOf(command));
     } else if (command.type === 'resume') {
       this.draining = true;
     } else {
@@ -139,7 +118,12 @@ export class GenerationLoop {
 
   /** Plans the step under `limits`, and ends the sequences that leave or are dropped. */
   private planAndLeave(limits: GenerationLimits, nowMs: number): StepPlan<number> {
-    const plan = planGenerationStep(this.runningViews(), this.waitingViews(), limits, nowMs);
+    const plan = planGenerationStep(
+      runningViews(this.running.values()),
+      waitingViews(this.waiting),
+      limits,
+      nowMs,
+    );
     for (const { id, reason } of plan.leave) {
       this.running.delete(id);
       if (reason === 'cancelled' || reason === 'deadline') this.end(id, reason);
@@ -153,11 +137,19 @@ export class GenerationLoop {
     return plan;
   }
 
-  /** Prefills `group` together; when that run fails, each joiner alone (a bad one fails by itself). */
+  /**
+   * Encodes `group`'s images (one encoder run) and prefills it together; when either run fails,
+   * each joiner alone, with the states it already has (a bad one fails by itself).
+   */
   private async prefill(group: readonly Sequence[]): Promise<void> {
     const run = async (sequences: readonly Sequence[]): Promise<void> => {
+      await this.encode(sequences);
       const started = performance.now();
-      const joiners = sequences.map((s) => ({ id: s.add.seq, promptIds: s.add.promptIds }));
+      const joiners = sequences.map((s) => ({
+        id: s.add.seq,
+        promptIds: s.add.promptIds,
+        encoderStates: s.encoderStates,
+      }));
       this.afterStep('prefill', sequences, await this.batch.prefill(joiners), started);
     };
     try {
@@ -166,6 +158,15 @@ export class GenerationLoop {
       if (group.length === 1) return this.failOne(group[0]!, error);
       for (const sequence of group) await run([sequence]).catch((e: unknown) => this.failOne(sequence, e));
     }
+  }
+
+  /** Runs the image encoder once on the images of `sequences` not yet encoded; each keeps its states. */
+  private async encode(sequences: readonly Sequence[]): Promise<void> {
+    const { encode } = this.model;
+    const { crossAttention } = this.layout;
+    if (!encode || !crossAttention) return;
+    const step = await encodeSequences(sequences, encode, crossAttention);
+    if (step) this.send({ type: 'step', phase: 'encode', ...step });
   }
 
   /** One decode step of the batch; when it fails, each sequence alone on its own cache row. */
@@ -203,7 +204,7 @@ export class GenerationLoop {
 
   /** Samples each sequence's next token, reports it, and marks finished sequences. */
   private afterStep(
-    phase: 'prefill' | 'decode',
+    phase: Exclude<StepPhase, 'encode'>,
     sequences: readonly Sequence[],
     logits: StepLogits<number>,
     startedMs: number,
@@ -212,20 +213,9 @@ export class GenerationLoop {
     this.send({ type: 'step', phase, sequences: sequences.length, micros });
     for (const sequence of sequences) {
       sequence.computeMicros += micros;
-      const offset = logits.offsets.get(sequence.add.seq);
-      if (offset === undefined) continue;
-      const token = sequence.sampler.pick(logits.logits, offset, logits.vocabSize);
-      sequence.generated += 1;
-      sequence.pending = token;
-      if (sequence.eos.has(token)) sequence.finished = 'eos';
-      else if (sequence.generated >= sequence.add.maxNewTokens) sequence.finished = 'length';
-      this.send({
-        type: 'tokens',
-        seq: sequence.add.seq,
-        tokenIds: [token],
-        computeMicros: sequence.computeMicros,
-        ...(sequence.finished ? { finishReason: sequence.finished } : {}),
-      });
+      const tokens = sampleNext(sequence, logits);
+      if (!tokens) continue;
+      this.send(tokens);
       if (sequence.pause && !sequence.finished && sequence.generated >= sequence.pause.afterTokens) {
         this.paused = sequence;
       }
@@ -271,18 +261,6 @@ export class GenerationLoop {
     for (const s of [...this.waiting, ...this.running.values()])
       next = Math.min(next, s.add.deadlineMs ?? next);
     return next;
-  }
-
-  private runningViews(): RunningSequence<number>[] {
-    return [...this.running.values()].map((s) => ({
-      ...viewOf(s),
-      generatedTokens: s.generated,
-      ...(s.finished ? { finished: s.finished } : {}),
-    }));
-  }
-
-  private waitingViews(): WaitingSequence<number>[] {
-    return this.waiting.map((s) => ({ ...viewOf(s), enqueuedAtMs: s.add.enqueuedAtMs }));
   }
 
   /** A sequence whose own model run failed ends alone (it is already out of the batch). */

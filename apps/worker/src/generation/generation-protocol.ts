@@ -17,12 +17,23 @@ export interface LoopPause {
   untilWaiting: number;
 }
 
+/**
+ * One image as the vision encoder takes it: FP32 values of [channels, height, width]. Its data
+ * owns its ArrayBuffer, which is transferred (not copied) to the session thread.
+ */
+export interface ImagePixels {
+  data: Float32Array;
+  dims: number[];
+}
+
 /** One sequence to generate. */
 export interface GenerationAdd {
   type: 'add';
   /** Id of the sequence, unique per session. */
   seq: number;
   promptIds: number[];
+  /** image-to-text: the image the decoder attends to (encoded once, at the sequence's prefill). */
+  pixels?: ImagePixels;
   maxNewTokens: number;
   eosTokenIds: number[];
   sampling: SamplingParams;
@@ -58,5 +69,11 @@ export type GenerationEvent =
     }
   /** The sequence ended without finishing (after its `started`, or instead of it). */
   | { type: 'ended'; seq: number; reason: 'cancelled' | 'deadline' | 'failed'; message: string }
-  /** One model run: a prefill of joining sequences or a decode step of the running batch. */
-  | { type: 'step'; phase: 'prefill' | 'decode'; sequences: number; micros: number };
+  /**
+   * One model run: the image encoder on joining sequences' images (image-to-text), a prefill of
+   * joining sequences or a decode step of the running batch.
+   */
+  | { type: 'step'; phase: StepPhase; sequences: number; micros: number };
+
+/** What one model run of the loop was. */
+export type StepPhase = 'encode' | 'prefill' | 'decode';

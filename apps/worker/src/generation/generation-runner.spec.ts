@@ -20,7 +20,7 @@ function fakeSession(lostReason?: string): OnnxSession & { commands: GenerationC
   };
 }
 
-const layout = { layers: 1, heads: 1, headSize: 1, hasPositionIds: true };
+const layout = { layers: 1, heads: 1, headSize: 1, hasPositionIds: true, useCacheBranch: false };
 const limits = generationLimitsOf({ maxBatchSize: 2, maxQueueSize: 4 }, { maxPositions: 16 });
 const request = {
   promptIds: [1, 2],

@@ -12,11 +12,19 @@ import { ErrorCode, type GenerationFacts, ModelgateError } from '@modelgate/cont
 import { type GenerationLimits, type SamplingParams, admitGeneration } from '@modelgate/generation';
 import { type OnnxSession } from '../model-loading/onnx-session.adapter.js';
 import { type DecoderLayout } from './decoder-layout.js';
-import { type GenerationEvent, type LoopPause } from './generation-protocol.js';
+import {
+  type GenerationEvent,
+  type ImagePixels,
+  type LoopPause,
+  type StepPhase,
+} from './generation-protocol.js';
 
 /** A request as the runner takes it (already validated). */
 export interface GenerateRequest {
+  /** image-to-text: the decoder's start token(s). */
   promptIds: number[];
+  /** image-to-text (required there): the image, its data alone in its buffer or a view it may copy once. */
+  pixels?: ImagePixels;
   maxNewTokens: number;
   eosTokenIds: number[];
   sampling: SamplingParams;
@@ -41,7 +49,7 @@ export interface GenerationSink {
 
 /** What a runner reports to its owner, for metrics. */
 export interface GenerationRunnerHooks {
-  onStep?: (phase: 'prefill' | 'decode', sequences: number, seconds: number) => void;
+  onStep?: (phase: StepPhase, sequences: number, seconds: number) => void;
   onTokens?: (count: number) => void;
   onSessionLost?: (reason: string) => void;
 }
@@ -75,7 +83,10 @@ export function generationLimitsOf(
   };
 }
 
-/** Admission and per-request streams of one text-generation model, in front of its sessions' decode loops. */
+/**
+ * Admission and per-request streams of one text-generation or image-to-text model, in front of its
+ * sessions' decode loops (admission counts decoder tokens only; an image costs no cache).
+ */
 export class GenerationRunner {
   private readonly live = new Map<number, Live>();
   private readonly perSession: number[];
@@ -152,6 +163,7 @@ export class GenerationRunner {
       type: 'add',
       seq,
       promptIds: request.promptIds,
+      ...(request.pixels ? { pixels: request.pixels } : {}),
       maxNewTokens: request.maxNewTokens,
       eosTokenIds: request.eosTokenIds,
       sampling: request.sampling,

@@ -131,10 +131,14 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
-  /** Time of one model run of a text-generation model, by phase: `prefill` (joining prompts) or `decode` (one token each). */
+  /**
+   * Time of one model run of a text-generation or image-to-text model, by phase: `encode` (the
+   * image encoder on the images of joining sequences, once per prefill group), `prefill` (joining
+   * prompts) or `decode` (one token each).
+   */
   readonly generationStepDuration = new Histogram({
     name: 'modelgate_generation_step_duration_seconds',
-    help: 'Time of one prefill or decode step of a text-generation model (on its session thread).',
+    help: 'Time of one encode (image encoder), prefill or decode step of a generation model (on its session thread).',
     labelNames: ['model', 'version', 'phase'] as const,
     buckets: LATENCY_BUCKETS_SECONDS,
     registers: [this.registry],

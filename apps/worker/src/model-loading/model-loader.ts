@@ -4,26 +4,29 @@
  * copy comes back READY or the attempt throws with nothing left open.
  */
 import { availableParallelism } from 'node:os';
-import { type ModelSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type ModelSpec, ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
 import { resolveBatchLimits } from '@modelgate/batching';
 import { type Logger, modelLabels } from '@modelgate/observability';
 import { type WorkerMetrics } from '../metrics/worker-metrics.js';
 import { ModelRunner } from '../serving/model-runner.js';
-import { decoderLayoutOf } from '../generation/decoder-layout.js';
+import { PIXEL_VALUES, decoderLayoutOf } from '../generation/decoder-layout.js';
 import { GenerationRunner, generationLimitsOf } from '../generation/generation-runner.js';
 import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
 import { resolveIntraOpThreads } from './intra-op-threads.js';
-import { openOnnxSession } from './onnx-session.adapter.js';
+import { resolveImageDims } from './image-input.js';
+import { type TensorDeclaration, openOnnxSession } from './onnx-session.adapter.js';
 import { type ServedModel } from './served-model.js';
 import { warmUp, warmUpDecoder } from './warm-up.js';
 
 /**
- * Fetches a model's files into local, verified files (the model store) and answers the path
+ * Fetches a model's files into local, verified files (the model store) and answers the paths
  * onnxruntime opens: the model file, with its ONNX external data files beside it under the names
- * the graph records.
+ * the graph records, and an image-to-text model's encoder (`encoderPath`, set iff `encoder` is).
  */
 export interface ArtifactFetcher {
-  fetchModel(files: Pick<ModelSpec, 'artifact' | 'externalData'>): Promise<{ path: string }>;
+  fetchModel(
+    files: Pick<ModelSpec, 'artifact' | 'externalData' | 'encoder'>,
+  ): Promise<{ path: string; encoderPath?: string }>;
 }
 
 export interface ModelLoaderDeps {
@@ -56,7 +59,7 @@ export async function openModel(
     for (let i = 0; i < instances; i++) {
       const opened = await openWithFallback(
         attempts,
-        (attempt) => openOnnxSession(artifact.path, attempt, { intraOpThreads }),
+        (attempt) => openOnnxSession(artifact.path, attempt, { intraOpThreads }, artifact.encoderPath),
         ({ provider, reason }) =>
           logger.warn(
             { model: spec.id, provider, reason },
@@ -70,10 +73,9 @@ export async function openModel(
     if (!first) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'runtime.instances must be at least 1');
     model.inputs = first.inputs;
     model.outputs = first.outputs;
-    const warmUpMs =
-      spec.task === 'text-generation'
-        ? await startGenerator(model, metrics, logger, onSessionLost)
-        : await startBatcher(model, metrics, onSessionLost);
+    const warmUpMs = isGenerativeTask(spec.task)
+      ? await startGenerator(model, metrics, logger, onSessionLost)
+      : await startBatcher(model, metrics, onSessionLost);
     model.state = 'READY';
     metrics.modelLoadDuration.observe({ ...series, outcome: 'loaded' }, loadSeconds());
     logger.info({ model: spec.id, provider: model.provider, warmUpMs: Math.round(warmUpMs) }, 'model ready');
@@ -93,7 +95,7 @@ async function startBatcher(
 ): Promise<number> {
   const { spec } = model;
   const series = modelLabels(spec.id);
-  const warmUpMs = await warmUp(model.sessions);
+  const warmUpMs = await warmUp(model.sessions, imageDimsOf(model.inputs, spec));
   model.runner = new ModelRunner(spec.id, model.sessions, resolveBatchLimits(spec.batching), {
     onBatch: (info) => {
       metrics.batchSize.observe(series, info.size);
@@ -119,8 +121,15 @@ async function startGenerator(
 ): Promise<number> {
   const { spec } = model;
   const series = modelLabels(spec.id);
-  const layout = decoderLayoutOf(model.inputs, model.outputs);
+  const encoder = model.sessions[0]?.encoder;
+  if (spec.task === 'image-to-text' && encoder === undefined)
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      'an image-to-text model needs its image encoder (ModelSpec.encoder)',
+    );
+  const layout = decoderLayoutOf(model.inputs, model.outputs, encoder);
   if (typeof layout === 'string') throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, layout);
+  if (encoder) model.imageDims = imageDimsOf(encoder.inputs, spec);
   if (!layout.hasPositionIds) {
     logger.warn(
       { model: spec.id },
@@ -133,9 +142,10 @@ async function startGenerator(
       "the model's positions are unknown (prepared before they were recorded; prepare it again): prompt + max_new_tokens is not checked against them",
     );
   }
-  const warmUpMs = await warmUpDecoder(model.sessions, layout);
+  const warmUpMs = await warmUpDecoder(model.sessions, layout, model.imageDims);
   const limits = generationLimitsOf(spec.batching, spec.generation);
   model.generator = new GenerationRunner(spec.id, model.sessions, layout, limits, {
+    // phase: 'encode' (image-to-text: the image encoder on joiners' images), 'prefill' or 'decode'.
     onStep: (phase, sequences, seconds) => {
       metrics.generationStepDuration.observe({ ...series, phase }, seconds);
       if (phase === 'decode') metrics.generationStepSize.observe(series, sequences);
@@ -144,6 +154,18 @@ async function startGenerator(
     onSessionLost: (reason) => onSessionLost(model, reason),
   });
   return warmUpMs;
+}
+
+/**
+ * [C, H, W] of the graph's `pixel_values` (dynamic dims from the image processor's size), or
+ * undefined when it takes none; throws when the graph and the image processor disagree.
+ */
+function imageDimsOf(inputs: readonly TensorDeclaration[], spec: ModelSpec): number[] | undefined {
+  const pixels = inputs.find((input) => input.name === PIXEL_VALUES);
+  if (pixels === undefined || pixels.dims.length !== 4) return undefined;
+  const dims = resolveImageDims(pixels.dims, spec.image);
+  if (typeof dims === 'string') throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, dims);
+  return dims;
 }
 
 /** Stops admitting, finishes what the copy holds, and releases its sessions. */

@@ -14,7 +14,8 @@ import {
   RUNTIME_TYPE_BY_DATATYPE,
 } from '@modelgate/contracts';
 import { type ProviderAttempt } from './execution-providers.js';
-import { ownsItsBuffer } from './tensor-transfer.js';
+import { isDetached, planTransfer } from './tensor-transfer.js';
+import { type GraphSignature } from '../generation/decoder-layout.js';
 import { type GenerationCommand, type GenerationEvent } from '../generation/generation-protocol.js';
 
 /** A tensor as the worker handles it: OIP datatype, dims and a typed array in that type. */
@@ -42,6 +43,13 @@ export interface SessionRun {
 export interface OnnxSession {
   readonly inputs: readonly TensorDeclaration[];
   readonly outputs: readonly TensorDeclaration[];
+  /** image-to-text: the image encoder opened beside the decoder on the same thread. */
+  readonly encoder?: GraphSignature | undefined;
+  /**
+   * Runs the image encoder once on `pixels` [n, C, H, W] FP32 (the warm-up; generation encodes on
+   * the thread); its data is handed over (or copied once when it shares its buffer).
+   */
+  runEncoder?(pixels: WorkerTensor): Promise<SessionRun>;
   /**
    * Runs the graph; `outputNames` limits what is computed and fetched. Feeds whose data is alone
    * in its ArrayBuffer are transferred to the session thread, so the caller must not reuse them.
@@ -77,11 +85,15 @@ export interface SessionSettings {
   intraOpThreads: number;
 }
 
-/** Opens `modelPath` with the providers of one attempt, on a thread of its own. */
+/**
+ * Opens `modelPath` with the providers of one attempt, on a thread of its own; with
+ * `encoderPath` (image-to-text) the image encoder too, on the same thread with the same options.
+ */
 export async function openOnnxSession(
   modelPath: string,
   attempt: ProviderAttempt,
   settings: SessionSettings,
+  encoderPath?: string,
 ): Promise<OnnxSession> {
   const options: ort.InferenceSession.SessionOptions = {
     executionProviders: attempt.providers,
@@ -96,7 +108,7 @@ export async function openOnnxSession(
   });
   const session = new ThreadedSession(thread);
   try {
-    await session.open(modelPath, options);
+    await session.open(modelPath, options, encoderPath);
   } catch (error) {
     await thread.terminate();
     throw error;
@@ -107,6 +119,7 @@ export async function openOnnxSession(
 class ThreadedSession implements OnnxSession {
   inputs: TensorDeclaration[] = [];
   outputs: TensorDeclaration[] = [];
+  encoder: GraphSignature | undefined;
   private nextId = 0;
   private readonly pending = new Map<
     number,
@@ -133,7 +146,12 @@ class ThreadedSession implements OnnxSession {
 
   generate(command: GenerationCommand): void {
     if (this.lost === undefined) {
-      this.post({ type: 'generate', command });
+      // An image crosses once: handed over, or copied once when it shares a gRPC message's buffer.
+      const image = command.type === 'add' ? command.pixels : undefined;
+      const { tensors, transfer } = planTransfer(image ? { image } : {});
+      const sent = command.type === 'add' && tensors.image ? { ...command, pixels: tensors.image } : command;
+      const message: ThreadRequest = { type: 'generate', command: sent };
+      this.thread.postMessage(message, transfer);
     } else if (command.type === 'add') {
       // A dead thread never answers: end the sequence now (as the thread would, asynchronously).
       const message = `generation failed: ${this.lost}`;
@@ -147,27 +165,46 @@ class ThreadedSession implements OnnxSession {
     this.generation = listener;
   }
 
-  open(modelPath: string, options: ort.InferenceSession.SessionOptions): Promise<void> {
+  open(modelPath: string, options: ort.InferenceSession.SessionOptions, encoderPath?: string): Promise<void> {
     return new Promise((resolve, reject) => {
       this.opening = { resolve, reject };
-      this.post({ type: 'open', modelPath, options });
+      this.post({ type: 'open', modelPath, options, ...(encoderPath !== undefined ? { encoderPath } : {}) });
+    });
+  }
+
+  runEncoder(pixels: WorkerTensor): Promise<SessionRun> {
+    if (this.lost !== undefined) return Promise.reject(new Error(this.lost));
+    if (!this.encoder) return Promise.reject(new Error('this session has no image encoder'));
+    if (!(pixels.data instanceof Float32Array))
+      return Promise.reject(invalid('the image encoder takes FP32 pixel_values'));
+    const { tensors, transfer } = planTransfer({
+      pixels: { type: 'float32' as const, data: pixels.data, dims: pixels.dims },
+    });
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const message: ThreadRequest = { type: 'encode', id, pixels: tensors.pixels! };
+      this.thread.postMessage(message, transfer);
     });
   }
 
   run(feeds: Record<string, WorkerTensor>, outputNames?: readonly string[]): Promise<SessionRun> {
     // A dead thread never answers: fail at once rather than wait forever.
     if (this.lost !== undefined) return Promise.reject(new Error(this.lost));
-    const serialized: Record<string, SerializedTensor> = {};
-    const transfer: ArrayBuffer[] = [];
+    const typed: Record<string, SerializedTensor> = {};
     for (const [name, tensor] of Object.entries(feeds)) {
       const type = ORT_TYPE_BY_OIP[tensor.datatype];
       if (type === undefined)
         return Promise.reject(invalid(`input '${name}': datatype ${tensor.datatype} is not supported`));
-      serialized[name] = { type, data: tensor.data, dims: tensor.dims };
-      // A view into a larger buffer (a gRPC message) is cloned: only its own bytes cross.
-      if (ownsItsBuffer(tensor.data)) transfer.push((tensor.data as ArrayBufferView).buffer as ArrayBuffer);
-      else if (ArrayBuffer.isView(tensor.data)) serialized[name].data = copyOf(tensor.data);
+      if (isDetached(tensor.data, tensor.dims))
+        return Promise.reject(
+          new Error(`input '${name}' was already handed to a session thread (its buffer is detached)`),
+        );
+      typed[name] = { type, data: tensor.data, dims: tensor.dims };
     }
+    // Feeds alone in their buffer are handed over; a view into a larger one (a gRPC message)
+    // crosses as one copy of its own bytes, transferred too: no feed is copied twice.
+    const { tensors: serialized, transfer } = planTransfer(typed);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
@@ -177,7 +214,7 @@ class ThreadedSession implements OnnxSession {
         feeds: serialized,
         ...(outputNames ? { outputNames: [...outputNames] } : {}),
       };
-      this.thread.postMessage(message, [...new Set(transfer)]);
+      this.thread.postMessage(message, transfer);
     });
   }
 
@@ -201,6 +238,12 @@ class ThreadedSession implements OnnxSession {
       case 'opened':
         this.inputs = message.inputs.map(toDeclaration);
         this.outputs = message.outputs.map(toDeclaration);
+        if (message.encoder) {
+          this.encoder = {
+            inputs: message.encoder.inputs.map(toDeclaration),
+            outputs: message.encoder.outputs.map(toDeclaration),
+          };
+        }
         this.opening?.resolve();
         this.opening = undefined;
         return;
@@ -253,15 +296,6 @@ class ThreadedSession implements OnnxSession {
     this.pending.clear();
     this.releasing?.();
   }
-}
-
-/** %TypedArray%.prototype.slice: copies for every typed array, Node's Buffer (whose slice is a view) included. */
-const typedArraySlice = (Object.getPrototypeOf(Int8Array.prototype) as { slice: (this: unknown) => unknown })
-  .slice;
-
-/** A copy of a typed-array view that owns its buffer (so it can be transferred). */
-function copyOf(data: ort.Tensor['data']): ort.Tensor['data'] {
-  return typedArraySlice.call(data) as ort.Tensor['data'];
 }
 
 function toDeclaration(meta: ort.InferenceSession.ValueMetadata): TensorDeclaration {

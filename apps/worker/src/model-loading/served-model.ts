@@ -25,8 +25,10 @@ export interface ServedModel {
   outputs: readonly TensorDeclaration[];
   /** Encoder models: the dynamic batcher in front of the sessions. */
   runner?: ModelRunner;
-  /** text-generation models: the continuous-batching front of the sessions' decode loops. */
+  /** text-generation and image-to-text models: the continuous-batching front of the sessions' decode loops. */
   generator?: GenerationRunner;
+  /** image-to-text models: the image encoder's pixel_values dims after the batch, [C, H, W] (-1 dynamic). */
+  imageDims?: readonly number[] | undefined;
 }
 
 /** A copy of `spec` with nothing loaded yet. */
@@ -39,7 +41,7 @@ export function readiness(model: ServedModel): number {
   return model.state === 'READY' ? 1 : 0;
 }
 
-/** The two ways to run a model: encoders take ModelInfer, text-generation models ModelGenerate. */
+/** The two ways to run a model: encoders take ModelInfer, text-generation and image-to-text models ModelGenerate. */
 export type ServingMethod = 'ModelInfer' | 'ModelGenerate';
 
 /** Why `model` cannot take a `method` call now (not READY, or the other method's model), or undefined. */
@@ -52,13 +54,13 @@ export function servingRefusal(model: ServedModel, method: ServingMethod): Model
   if (method === 'ModelInfer' && !model.runner) {
     return new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
-      `model '${model.spec.id}' is a text-generation model: use ModelGenerate, not ModelInfer`,
+      `model '${model.spec.id}' is a ${model.spec.task} model: use ModelGenerate, not ModelInfer`,
     );
   }
   if (method === 'ModelGenerate' && !model.generator) {
     return new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
-      `model '${model.spec.id}' is a ${model.spec.task} model: ModelGenerate serves text-generation models only; use ModelInfer`,
+      `model '${model.spec.id}' is a ${model.spec.task} model: ModelGenerate serves text-generation and image-to-text models only; use ModelInfer`,
     );
   }
   return undefined;

@@ -1,5 +1,11 @@
 import { DecodeBatch, type StepFeeds } from '../generation/decode-batch.js';
-import { type DecoderLayout } from '../generation/decoder-layout.js';
+import {
+  type DecoderLayout,
+  ENCODER_HIDDEN_STATES,
+  LAST_HIDDEN_STATE,
+  PIXEL_VALUES,
+} from '../generation/decoder-layout.js';
+import { type EncoderStates } from '../generation/encoder-states.js';
 import { type OnnxSession, type TensorDeclaration, type WorkerTensor } from './onnx-session.adapter.js';
 
 /** Sequence length the warm-up request uses for dynamic non-batch dims. */
@@ -7,13 +13,20 @@ const WARM_UP_SEQUENCE = 8;
 
 /**
  * One small request shaped like the model's inputs: batch 1, dynamic dims 8 long; token ids
- * start with [CLS]-like 101 and masks are all ones. Returns undefined for inputs it cannot
- * fabricate (strings).
+ * start with [CLS]-like 101 and masks are all ones. `imageDims` ([C, H, W], -1 unknown) sizes a
+ * `pixel_values` input whose image dims are dynamic: an image model cannot run on 8×8 pixels.
+ * Returns undefined for inputs it cannot fabricate (strings).
  */
-export function warmUpFeeds(inputs: readonly TensorDeclaration[]): Record<string, WorkerTensor> | undefined {
+export function warmUpFeeds(
+  inputs: readonly TensorDeclaration[],
+  imageDims?: readonly number[],
+): Record<string, WorkerTensor> | undefined {
   const feeds: Record<string, WorkerTensor> = {};
   for (const input of inputs) {
-    const dims = input.dims.map((dim, axis) => (dim >= 0 ? dim : axis === 0 ? 1 : WARM_UP_SEQUENCE));
+    const known = input.name === PIXEL_VALUES ? [-1, ...(imageDims ?? [])] : [];
+    const dims = input.dims.map((dim, axis) =>
+      dim >= 0 ? dim : (known[axis] ?? -1) >= 0 ? known[axis]! : axis === 0 ? 1 : WARM_UP_SEQUENCE,
+    );
     const count = dims.reduce((a, b) => a * b, 1);
     const fill = input.name.includes('mask') ? 1 : input.name === 'input_ids' ? 101 : 0;
     const data = makeArray(input.datatype, count, fill);
@@ -42,10 +55,13 @@ function makeArray(datatype: string, count: number, fill: number): WorkerTensor[
 }
 
 /** Runs the warm-up request once per session; returns the slowest run in ms. */
-export async function warmUp(sessions: readonly OnnxSession[]): Promise<number> {
+export async function warmUp(
+  sessions: readonly OnnxSession[],
+  imageDims?: readonly number[],
+): Promise<number> {
   let slowest = 0;
   for (const session of sessions) {
-    const feeds = warmUpFeeds(session.inputs);
+    const feeds = warmUpFeeds(session.inputs, imageDims);
     if (!feeds) continue;
     const started = performance.now();
     await session.run(feeds);
@@ -55,23 +71,42 @@ export async function warmUp(sessions: readonly OnnxSession[]): Promise<number> 
 }
 
 /**
- * Warms a decoder's sessions up the way generation runs them: a one-token prefill (cache inputs
- * with past_sequence 0), then one decode step on its cache. Returns the slowest session in ms.
+ * Warms a decoder's sessions up the way generation runs them: for image-to-text the image
+ * encoder on one blank image first, then a one-token prefill (cache inputs with past_sequence 0,
+ * attending to those states), then one decode step on its cache. Returns the slowest session in ms.
  */
 export async function warmUpDecoder(
   sessions: readonly OnnxSession[],
   layout: DecoderLayout,
+  imageDims?: readonly number[],
 ): Promise<number> {
   let slowest = 0;
   for (const session of sessions) {
     const started = performance.now();
-    const batch = new DecodeBatch<number>(
-      layout,
-      async (feeds: StepFeeds) => (await session.run(feeds)).outputs,
-    );
-    await batch.prefill([{ id: 0, promptIds: [0] }]);
+    const batch = new DecodeBatch<number>(layout, async (feeds: StepFeeds) => {
+      // `run` hands feeds alone in their buffer over to the thread; the batch feeds the encoder
+      // states again at the next step, so they cross as a copy.
+      const states = feeds[ENCODER_HIDDEN_STATES];
+      const sent = states
+        ? { ...feeds, [ENCODER_HIDDEN_STATES]: { ...states, data: states.data.slice() } }
+        : feeds;
+      return (await session.run(sent)).outputs;
+    });
+    const encoderStates = layout.crossAttention ? await warmUpEncoder(session, imageDims) : undefined;
+    await batch.prefill([{ id: 0, promptIds: [0], encoderStates }]);
     await batch.step(new Map([[0, 0]]));
     slowest = Math.max(slowest, performance.now() - started);
   }
   return slowest;
+}
+
+/** Runs `session`'s image encoder on one blank image shaped like its input; gives the image's states. */
+async function warmUpEncoder(session: OnnxSession, imageDims?: readonly number[]): Promise<EncoderStates> {
+  const feeds = session.encoder ? warmUpFeeds(session.encoder.inputs, imageDims) : undefined;
+  const pixels = feeds ? Object.values(feeds)[0] : undefined;
+  if (!pixels || !session.runEncoder) throw new Error('the session has no image encoder to warm up');
+  const states = (await session.runEncoder(pixels)).outputs[LAST_HIDDEN_STATE];
+  if (!(states?.data instanceof Float32Array) || states.dims.length !== 3)
+    throw new Error(`the image encoder gave no FP32 '${LAST_HIDDEN_STATE}' [batch, sequence, hidden]`);
+  return { data: states.data, sequence: states.dims[1]! };
 }

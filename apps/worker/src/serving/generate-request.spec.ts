@@ -46,4 +46,45 @@ describe('decodeGenerateRequest', () => {
   it('ignores the sampling fields of a greedy request', () => {
     expect(decodeGenerateRequest({ ...base, temperature: 0, top_p: 7 }, 50257).sampling.doSample).toBe(false);
   });
+
+  describe('pixel_values (image-to-text)', () => {
+    const image = { pixel_values_shape: ['3', '2', '2'] };
+    const bytes = (values: number[], offset = 0) => {
+      const buffer = Buffer.alloc(offset + values.length * 4);
+      values.forEach((value, i) => buffer.writeFloatLE(value, offset + i * 4));
+      return buffer.subarray(offset);
+    };
+    const twelve = Array.from({ length: 12 }, (_, i) => i / 2);
+
+    it('reads the image as FP32 [C, H, W], in place when aligned and copied once when not', () => {
+      for (const offset of [0, 4, 1, 3]) {
+        const pixel_values = bytes(twelve, offset);
+        const { pixels } = decodeGenerateRequest({ ...base, ...image, pixel_values }, 50257, [3, -1, 2]);
+        expect(pixels?.dims).toEqual([3, 2, 2]);
+        expect(Array.from(pixels!.data)).toEqual(twelve);
+        expect(pixels!.data.buffer === pixel_values.buffer).toBe(offset % 4 === 0);
+      }
+    });
+
+    it.each([
+      [{}, /pixel_values are required: an image-to-text model captions an image/],
+      [
+        { pixel_values: bytes(twelve), pixel_values_shape: ['3', '4', '1'] },
+        /pixel_values_shape must be \[channels, height, width\] = \[3, \?, 2\] for this model, got \[3, 4, 1\]/,
+      ],
+      [{ pixel_values: bytes(twelve), pixel_values_shape: ['3', '2'] }, /pixel_values_shape must be/],
+      [
+        { pixel_values: bytes(twelve.slice(1)), ...image },
+        /pixel_values must hold 12 FP32 values \(48 bytes\) for shape \[3, 2, 2\], got 44 bytes/,
+      ],
+    ])('refuses a bad image (%j)', (fields, message) => {
+      expect(() => decodeGenerateRequest({ ...base, ...fields }, 50257, [3, -1, 2])).toThrow(message);
+    });
+
+    it('refuses pixel_values on a model that takes no image', () => {
+      expect(() => decodeGenerateRequest({ ...base, ...image, pixel_values: bytes(twelve) }, 50257)).toThrow(
+        'pixel_values are for image-to-text models only; this model takes input_ids alone',
+      );
+    });
+  });
 });

@@ -4,6 +4,7 @@
  */
 import { ErrorCode, type Int64Like, ModelgateError, int64ToBigInt } from '@modelgate/contracts';
 import { MAX_NEW_TOKENS_LIMIT } from '@modelgate/generation';
+import { type ImagePixels } from '../generation/generation-protocol.js';
 import { type GenerateRequest } from '../generation/generation-runner.js';
 
 export interface ModelGenerateRequestMessage {
@@ -19,6 +20,9 @@ export interface ModelGenerateRequestMessage {
   top_p?: number;
   has_seed?: boolean;
   seed?: Int64Like;
+  /** image-to-text: one image's FP32 values, little-endian (a Buffer from the proto loader). */
+  pixel_values?: Uint8Array;
+  pixel_values_shape?: Int64Like[];
 }
 
 export interface ModelGenerateResponseMessage {
@@ -37,12 +41,16 @@ export interface ModelGenerateResponseMessage {
  * The runner's request from `message`, or INVALID_ARGUMENT naming the bad field: at least one
  * input id, every id in [0, vocabSize) when the vocabulary is known (an id out of range would
  * fail the whole running batch), max_new_tokens from 1 to MAX_NEW_TOKENS_LIMIT, and with
- * do_sample a temperature > 0, top_p in [0, 1] and a seed below 2^53.
+ * do_sample a temperature > 0, top_p in [0, 1] and a seed below 2^53. `imageDims` (image-to-text
+ * models: the encoder's [C, H, W], -1 where dynamic) makes pixel_values required; without it they
+ * are refused.
  */
 export function decodeGenerateRequest(
   message: ModelGenerateRequestMessage,
   vocabSize: number | undefined,
+  imageDims?: readonly number[],
 ): GenerateRequest {
+  const pixels = pixelsOf(message, imageDims);
   const promptIds = tokenIds(message.input_ids ?? [], 'input_ids', vocabSize);
   if (promptIds.length === 0) throw invalid('input_ids must hold at least one token id');
   const maxNewTokens = message.max_new_tokens ?? 0;
@@ -68,10 +76,55 @@ export function decodeGenerateRequest(
   }
   return {
     promptIds,
+    ...(pixels ? { pixels } : {}),
     maxNewTokens,
     eosTokenIds,
     sampling: { doSample, temperature, topK, topP, ...(seed === undefined ? {} : { seed }) },
   };
+}
+
+/**
+ * The image of an image-to-text request: pixel_values_shape must be [C, H, W] as the encoder
+ * takes (its static dims), pixel_values exactly their product of FP32 values. The values are read
+ * in place when the bytes are 4-aligned, else copied once into an aligned array of their own.
+ */
+function pixelsOf(
+  message: ModelGenerateRequestMessage,
+  imageDims: readonly number[] | undefined,
+): ImagePixels | undefined {
+  const bytes = message.pixel_values ?? new Uint8Array(0);
+  const shape = message.pixel_values_shape ?? [];
+  if (imageDims === undefined) {
+    if (bytes.byteLength > 0 || shape.length > 0)
+      throw invalid('pixel_values are for image-to-text models only; this model takes input_ids alone');
+    return undefined;
+  }
+  if (bytes.byteLength === 0)
+    throw invalid('pixel_values are required: an image-to-text model captions an image');
+  const dims = shape.map((dim) => Number(int64ToBigInt(dim, 'pixel_values_shape')));
+  const expected = `[${imageDims.map((dim) => (dim >= 0 ? dim : '?')).join(', ')}]`;
+  const fits =
+    dims.length === imageDims.length &&
+    dims.every(
+      (dim, axis) =>
+        Number.isSafeInteger(dim) && dim > 0 && (imageDims[axis]! < 0 || dim === imageDims[axis]),
+    );
+  if (!fits) {
+    throw invalid(
+      `pixel_values_shape must be [channels, height, width] = ${expected} for this model, got [${dims.join(', ')}]`,
+    );
+  }
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (bytes.byteLength !== count * 4) {
+    throw invalid(
+      `pixel_values must hold ${count} FP32 values (${count * 4} bytes) for shape [${dims.join(', ')}], got ${bytes.byteLength} bytes`,
+    );
+  }
+  if (bytes.byteOffset % 4 === 0)
+    return { data: new Float32Array(bytes.buffer, bytes.byteOffset, count), dims };
+  const data = new Float32Array(count);
+  new Uint8Array(data.buffer).set(bytes);
+  return { data, dims };
 }
 
 function tokenIds(values: readonly Int64Like[], field: string, vocabSize: number | undefined): number[] {

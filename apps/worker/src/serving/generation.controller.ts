@@ -77,7 +77,7 @@ export class GenerationController {
       const logits = model.outputs.find((output) => output.name === 'logits')?.dims[2];
       const vocab =
         model.spec.generation?.vocabSize ?? (logits !== undefined && logits > 0 ? logits : undefined);
-      const decoded = decodeGenerateRequest(request, vocab);
+      const decoded = decodeGenerateRequest(request, vocab, model.imageDims);
       const base = {
         model_name: model.spec.name,
         model_version: model.spec.version,

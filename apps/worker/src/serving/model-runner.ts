@@ -9,6 +9,7 @@
  */
 import {
   type BatchInfo,
+  type BatchLayout,
   type BatchLimits,
   type NumericArray,
   type TensorData,
@@ -277,8 +278,14 @@ function packRows(items: readonly RowItem[]) {
   return { feeds, layout: packed.layout };
 }
 
+/**
+ * The batch of `items` stacked along dim 0. A batch of one row is that row's tensors as they are
+ * (no copy): the session adapter transfers a row that is alone in its buffer to the session
+ * thread, which is safe because nothing reads a request's inputs once its rows are queued.
+ */
 function concatRows(items: readonly RowItem[]) {
-  const batch = concatBatch(items.map((item) => item.inputs));
+  const only = items.length === 1 ? items[0] : undefined;
+  const batch = only ? singleRowBatch(only.inputs) : concatBatch(items.map((item) => item.inputs));
   const feeds: Record<string, WorkerTensor> = {};
   for (const [name, tensor] of Object.entries(batch.inputs)) {
     feeds[name] = {
@@ -288,4 +295,12 @@ function concatRows(items: readonly RowItem[]) {
     };
   }
   return { feeds, layout: batch.layout };
+}
+
+/** One row's tensors as a batch of one, in concatBatch's shape. */
+function singleRowBatch(inputs: Record<string, TensorData>): {
+  inputs: Record<string, TensorData>;
+  layout: BatchLayout;
+} {
+  return { inputs, layout: { batch: 1, requests: [{ firstRow: 0, rows: 1 }] } };
 }

@@ -1,11 +1,18 @@
 // A GenerationLoop over a fake decoder, for the loop's unit tests (pure logic: no onnxruntime).
 import { type StepFeeds, type StepOutputs } from '../../src/generation/decode-batch.js';
 import { type DecoderLayout } from '../../src/generation/decoder-layout.js';
+import { type EncodeImages } from '../../src/generation/encoder-states.js';
 import { GenerationLoop } from '../../src/generation/generation-loop.js';
 import { type GenerationAdd, type GenerationEvent } from '../../src/generation/generation-protocol.js';
 
 /** One layer, one head of size one, position_ids fed. */
-export const TEST_LAYOUT: DecoderLayout = { layers: 1, heads: 1, headSize: 1, hasPositionIds: true };
+export const TEST_LAYOUT: DecoderLayout = {
+  layers: 1,
+  heads: 1,
+  headSize: 1,
+  hasPositionIds: true,
+  useCacheBranch: false,
+};
 
 /** The fake decoder's vocabulary. */
 export const TEST_VOCAB = 50;
@@ -37,6 +44,8 @@ export interface HarnessOptions {
   layout?: DecoderLayout;
   /** Runs before the counting decoder; throwing fails the run (a bad sequence, a broken model). */
   before?: (feeds: StepFeeds, events: readonly GenerationEvent[]) => void;
+  /** The image encoder of a layout with cross-attention. */
+  encode?: EncodeImages;
 }
 
 /** A loop with `maxSequences` slots over {@link countingStep}, and helpers to drive and read it. */
@@ -50,9 +59,12 @@ export function harness(maxSequences: number, options: HarnessOptions = {}) {
   const loop = new GenerationLoop(
     options.layout ?? TEST_LAYOUT,
     { maxSequences, maxCacheTokens: 10_000, maxQueue: 100 },
-    (stepFeeds) => {
-      options.before?.(stepFeeds, events);
-      return counting(stepFeeds);
+    {
+      step: (stepFeeds) => {
+        options.before?.(stepFeeds, events);
+        return counting(stepFeeds);
+      },
+      ...(options.encode ? { encode: options.encode } : {}),
     },
     (batch) => {
       events.push(...batch);

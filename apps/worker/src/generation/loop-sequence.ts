@@ -1,0 +1,124 @@
+// A sequence as the generation loop keeps it, and what the step policy sees of it.
+import {
+  type RunningSequence,
+  type TokenSampler,
+  type WaitingSequence,
+  createTokenSampler,
+} from '@modelgate/generation';
+import { type StepLogits } from './decode-batch.js';
+import { type CrossAttention } from './decoder-layout.js';
+import { type EncodeImages, type EncoderStates, encodeImages } from './encoder-states.js';
+import {
+  type GenerationAdd,
+  type GenerationEvent,
+  type ImagePixels,
+  type LoopPause,
+} from './generation-protocol.js';
+
+/** One sequence in the loop, waiting or running. */
+export interface Sequence {
+  /** The command, its image taken out (into `pixels`, dropped once encoded). */
+  readonly add: Omit<GenerationAdd, 'pixels'>;
+  readonly eos: ReadonlySet<number>;
+  readonly sampler: TokenSampler;
+  /** image-to-text: the image until it is encoded (then dropped). */
+  pixels?: ImagePixels;
+  /** image-to-text: the image's encoder states, once encoded (kept for a retry alone). */
+  encoderStates?: EncoderStates;
+  generated: number;
+  /** The last sampled token: fed by the next decode step. */
+  pending?: number;
+  finished?: 'eos' | 'length';
+  cancelled: boolean;
+  computeMicros: number;
+  pause?: LoopPause;
+}
+
+/** A new waiting sequence for `add`. */
+export function sequenceOf(command: GenerationAdd): Sequence {
+  const { pixels, ...add } = command;
+  return {
+    add,
+    eos: new Set(add.eosTokenIds),
+    sampler: createTokenSampler(add.sampling),
+    ...(pixels ? { pixels } : {}),
+    generated: 0,
+    cancelled: false,
+    computeMicros: 0,
+    ...(add.pause ? { pause: add.pause } : {}),
+  };
+}
+
+/** What the policy sees of a sequence, waiting or running. */
+const viewOf = (s: Sequence) => ({
+  id: s.add.seq,
+  promptTokens: s.add.promptIds.length,
+  maxNewTokens: s.add.maxNewTokens,
+  cancelled: s.cancelled,
+  ...(s.add.deadlineMs !== undefined ? { deadlineMs: s.add.deadlineMs } : {}),
+});
+
+/** The policy's view of running sequences. */
+export function runningViews(running: Iterable<Sequence>): RunningSequence<number>[] {
+  return [...running].map((s) => ({
+    ...viewOf(s),
+    generatedTokens: s.generated,
+    ...(s.finished ? { finished: s.finished } : {}),
+  }));
+}
+
+/** The policy's view of waiting sequences. */
+export function waitingViews(waiting: readonly Sequence[]): WaitingSequence<number>[] {
+  return waiting.map((s) => ({ ...viewOf(s), enqueuedAtMs: s.add.enqueuedAtMs }));
+}
+
+/**
+ * Samples `sequence`'s next token from a step's logits, marks it finished at eos or its length,
+ * and returns its tokens event (undefined when the step gave it no logits).
+ */
+export function sampleNext(
+  sequence: Sequence,
+  logits: StepLogits<number>,
+): Extract<GenerationEvent, { type: 'tokens' }> | undefined {
+  const offset = logits.offsets.get(sequence.add.seq);
+  if (offset === undefined) return undefined;
+  const token = sequence.sampler.pick(logits.logits, offset, logits.vocabSize);
+  sequence.generated += 1;
+  sequence.pending = token;
+  if (sequence.eos.has(token)) sequence.finished = 'eos';
+  else if (sequence.generated >= sequence.add.maxNewTokens) sequence.finished = 'length';
+  return {
+    type: 'tokens',
+    seq: sequence.add.seq,
+    tokenIds: [token],
+    computeMicros: sequence.computeMicros,
+    ...(sequence.finished ? { finishReason: sequence.finished } : {}),
+  };
+}
+
+/**
+ * Encodes the images of `sequences` not encoded yet, together (see `encodeImages`); each keeps
+ * its states and drops its image, and counts the run's time. Returns the run's size and time, or
+ * undefined when no image needed it.
+ */
+export async function encodeSequences(
+  sequences: readonly Sequence[],
+  encode: EncodeImages,
+  cross: CrossAttention,
+): Promise<{ sequences: number; micros: number } | undefined> {
+  const images = sequences.filter((s) => s.encoderStates === undefined && s.pixels !== undefined);
+  if (images.length === 0) return undefined;
+  const started = performance.now();
+  const states = await encodeImages(
+    images.map((s) => s.pixels!),
+    encode,
+    cross,
+  );
+  const micros = Math.round((performance.now() - started) * 1000);
+  images.forEach((sequence, index) => {
+    sequence.encoderStates = states[index]!;
+    sequence.computeMicros += micros;
+    delete sequence.pixels;
+  });
+  return { sequences: images.length, micros };
+}

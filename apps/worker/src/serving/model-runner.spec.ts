@@ -1,0 +1,114 @@
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { resolveBatchLimits } from '@modelgate/batching';
+import { describe, expect, it } from 'vitest';
+import {
+  type OnnxSession,
+  type SessionRun,
+  type WorkerTensor,
+} from '../model-loading/onnx-session.adapter.js';
+import { planTransfer } from '../model-loading/tensor-transfer.js';
+import { ModelRunner } from './model-runner.js';
+
+const ROW = 4; // pixel_values [n, 4]
+
+/**
+ * A session that takes its feeds the way the real adapter does (planTransfer, then postMessage to
+ * another thread's port) and answers logits [n, 1] = the sum of each row's pixels, from what
+ * crossed. It records the array each run was given.
+ */
+function crossingSession(): OnnxSession & { given: WorkerTensor['data'][]; batchRows: number[] } {
+  const given: WorkerTensor['data'][] = [];
+  const batchRows: number[] = [];
+  return {
+    given,
+    batchRows,
+    inputs: [{ name: 'pixel_values', datatype: 'FP32', dims: [-1, ROW] }],
+    outputs: [{ name: 'logits', datatype: 'FP32', dims: [-1, 1] }],
+    lostReason: undefined,
+    run(feeds): Promise<SessionRun> {
+      const feed = feeds.pixel_values;
+      if (!feed) throw new Error('no pixel_values');
+      given.push(feed.data);
+      batchRows.push(feed.dims[0] ?? 0);
+      const { tensors, transfer } = planTransfer(feeds);
+      const { port1, port2 } = new MessageChannel();
+      port1.postMessage(tensors, transfer);
+      const received = receiveMessageOnPort(port2)?.message as Record<string, WorkerTensor>;
+      port1.close();
+      const pixels = received.pixel_values?.data as Float32Array;
+      const rows = pixels.length / ROW;
+      const logits = new Float32Array(rows);
+      for (let row = 0; row < rows; row++) {
+        for (let at = row * ROW; at < (row + 1) * ROW; at++)
+          logits[row] = (logits[row] ?? 0) + (pixels[at] ?? 0);
+      }
+      return Promise.resolve({
+        outputs: { logits: { datatype: 'FP32', dims: [rows, 1], data: logits } },
+        runMicros: 1,
+      });
+    },
+    generate: () => undefined,
+    onGeneration: () => undefined,
+    crashForTest: () => undefined,
+    release: () => Promise.resolve(),
+  };
+}
+
+const pixels = (rows: number, first: number): WorkerTensor => ({
+  datatype: 'FP32',
+  dims: [rows, ROW],
+  data: Float32Array.from({ length: rows * ROW }, (_, index) => first + index),
+});
+
+/** A runner whose batches wait for `maxBatchSize` rows (the delay never runs out in these tests). */
+const runner = (session: OnnxSession, maxBatchSize: number) =>
+  new ModelRunner(
+    'vit:1',
+    [session],
+    resolveBatchLimits({
+      maxBatchSize,
+      preferredBatchSizes: [maxBatchSize],
+      maxQueueDelayMicros: 10_000_000,
+    }),
+  );
+
+describe('ModelRunner buffer ownership', () => {
+  it('feeds a lone one-row request to the session as it came, with no batch copy', async () => {
+    const session = crossingSession();
+    const request = pixels(1, 1);
+    const result = await runner(session, 1).infer({ pixel_values: request }, 1, undefined);
+    // The row is a view over all of the request's buffer: that very buffer was handed over.
+    expect((session.given[0] as Float32Array).buffer === (request.data as Float32Array).buffer).toBe(true);
+    expect((request.data as Float32Array).length).toBe(0);
+    expect(Array.from(result.outputs.logits?.data as Float32Array)).toEqual([1 + 2 + 3 + 4]);
+  });
+
+  it("runs each row of a request in its own batch from the request's buffer, intact for every row", async () => {
+    const session = crossingSession();
+    const request = pixels(3, 0);
+    const result = await runner(session, 1).infer({ pixel_values: request }, 3, undefined);
+    expect(session.given).toHaveLength(3);
+    // Every row's view shares the request's buffer: each crossed as a copy, none took the buffer.
+    expect((request.data as Float32Array).length).toBe(3 * ROW);
+    expect(Array.from(result.outputs.logits?.data as Float32Array)).toEqual([6, 22, 38]);
+  });
+
+  it('stacks rows of several requests into a new batch and answers each its own', async () => {
+    const session = crossingSession();
+    const model = runner(session, 3);
+    const first = pixels(1, 0);
+    const second = pixels(2, 100);
+    // The first call finds the instance idle and runs alone; the next two queue behind it.
+    const [, a, b] = await Promise.all([
+      model.infer({ pixel_values: pixels(1, 0) }, 1, undefined),
+      model.infer({ pixel_values: first }, 1, undefined),
+      model.infer({ pixel_values: second }, 2, undefined),
+    ]);
+    expect(Array.from(a?.outputs.logits?.data as Float32Array)).toEqual([6]);
+    expect(Array.from(b?.outputs.logits?.data as Float32Array)).toEqual([406, 422]);
+    expect(session.batchRows).toEqual([1, 3]);
+    // The callers' buffers stay theirs: only the new batch arrays were handed over.
+    expect(Array.from(first.data as Float32Array)).toEqual([0, 1, 2, 3]);
+    expect((second.data as Float32Array).length).toBe(2 * ROW);
+  });
+});
