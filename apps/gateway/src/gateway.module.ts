@@ -36,6 +36,8 @@ import { GenerationService } from './serving/generation/generation.service.js';
 import { generationCalls } from './serving/generation/serve-generation.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
 import { ServeService } from './serving/serve.service.js';
+import { ConcurrencyGate } from './serving/concurrency-gate.js';
+import { IMAGE_DECODE_CONCURRENCY } from './serving/image-classification.js';
 import {
   type Heartbeat,
   createGatewayConfigSource,
@@ -140,8 +142,17 @@ export class GatewayModule {
     metrics.reportEndpointReadiness(() => servability.fresh());
     metrics.reportConfigRevision(() => tables.applied);
     const shadows = new ShadowMirror(metrics);
-    const generation = new GenerationService(tables, client, metrics, shadows);
-    const serve = new ServeService(tables, client, metrics, shadows, generationCalls(generation, metrics));
+    // One bound on image decodes for the whole process: classification and captioning share it.
+    const imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY);
+    const generation = new GenerationService(tables, client, metrics, shadows, imageDecodes);
+    const serve = new ServeService(
+      tables,
+      client,
+      metrics,
+      shadows,
+      generationCalls(generation, metrics),
+      imageDecodes,
+    );
     const asyncInference = config.REDIS_URL
       ? new AsyncInference(
           serve,

@@ -22,3 +22,4 @@ export {
 } from './schedule.js';
 export { StopMatcher } from './stop-sequences.js';
 export { IncrementalDecoder } from './text-stream.js';
+export { type CaptionDecoding, readCaptionDecoding } from './caption-decoding.js';

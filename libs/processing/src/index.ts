@@ -71,10 +71,12 @@ export {
   type ServeTask,
   type ServeTaskSchemas,
   classScoreSchema,
+} from './serve-task-schemas.js';
+export {
   generatedTextSchema,
   generationEventSchema,
   textGenerationRequestSchema,
-} from './serve-task-schemas.js';
+} from './generation-schemas.js';
 export {
   AGGREGATION_STRATEGIES,
   type AggregationStrategy,
@@ -161,6 +163,7 @@ export {
   type ImagePreprocessing,
   type Resample,
   type ResizeTarget,
+  pixelValuesGeometry,
   readPreprocessorConfig,
 } from './image/preprocessor-config.js';
 export { type ImageProcessor, type PixelValues, loadImageProcessor } from './image/image-processor.js';
@@ -169,3 +172,9 @@ export {
   imageClassificationRequestSchema,
   parseImageClassificationRequest,
 } from './image/image-classification-request.js';
+export {
+  type ImageToTextRequest,
+  imageToTextRequestSchema,
+  parseImageToTextRequest,
+} from './image/image-to-text-request.js';
+export { TrimmedTextStream } from './postprocessing/trimmed-text-stream.js';

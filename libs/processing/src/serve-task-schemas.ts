@@ -1,9 +1,14 @@
 // What `POST /serve/:endpoint` takes and answers per task, as zod schemas: the gateway's OpenAPI
 // document is generated from this table, so a task documents itself by having an entry here.
 import { type ModelTask } from '@modelgate/contracts';
-import { textGenerationParametersSchema } from '@modelgate/generation';
 import { z } from 'zod';
+import {
+  generatedTextSchema,
+  generationEventSchema,
+  textGenerationRequestSchema,
+} from './generation-schemas.js';
 import { imageClassificationRequestSchema } from './image/image-classification-request.js';
+import { imageToTextRequestSchema } from './image/image-to-text-request.js';
 import { rankedTextSchema } from './postprocessing/rank.js';
 import { groupedEntitySchema, tokenEntitySchema } from './postprocessing/token-classify.js';
 import {
@@ -42,73 +47,6 @@ export const classScoreSchema = z.object({
 });
 
 const parametersSchema = serveRequestSchema.shape.parameters.unwrap();
-
-/**
- * The /serve body of a text-generation endpoint: one prompt, TGI's parameters, and `stream`
- * (strict: unknown fields are refused).
- */
-export const textGenerationRequestSchema = z.strictObject({
-  text: z.string({ error: 'must be a string (one prompt)' }).describe('The prompt to continue'),
-  parameters: textGenerationParametersSchema.optional().describe('Decoding parameters (TGI names)'),
-  stream: z
-    .boolean({ error: 'must be true or false' })
-    .optional()
-    .describe(
-      'true: answer Server-Sent Events, one `data: {"text", "token_ids"}` per delta, then `event: end`; false (default): one JSON answer',
-    ),
-});
-
-const finishReasonSchema = z
-  .enum(['length', 'eos', 'stop'])
-  .describe('length: max_new_tokens reached; eos: the end-of-sequence token; stop: a stop string');
-
-/** The answer of a text-generation endpoint for one prompt, and the data of a stream's `end` event. */
-export const generatedTextSchema = z.object({
-  generated_text: z
-    .string()
-    .describe('The generated text (after the prompt when return_full_text), a stop string excluded'),
-  finish_reason: finishReasonSchema,
-  prompt_tokens: z.int().describe('Tokens in the prompt'),
-  generated_tokens: z.int().describe('Tokens generated'),
-});
-
-/**
- * The `data` of one Server-Sent Event of a streamed generation: a delta (unnamed event), the
- * `end` event, or an `error` event (an error after the stream began, in the gateway's error body).
- */
-export const generationEventSchema = z.union([
-  z
-    .object({
-      text: z.string().describe('The text the new tokens completed (never a split character)'),
-      token_ids: z.array(z.int()).describe('The token ids read since the previous delta'),
-    })
-    .meta({ title: 'delta', description: 'A text delta' }),
-  generatedTextSchema
-    .extend({
-      timings: z
-        .object({
-          queue_ms: z.number().describe('Time waiting for a decode slot on the worker'),
-          time_to_first_token_ms: z.number().describe('From the request to the first generated token'),
-          total_ms: z.number().describe('From the request to the last token'),
-        })
-        .describe('Where the time went, in ms (also the Server-Timing trailer)'),
-    })
-    .meta({ title: 'end', description: '`event: end`: how the generation ended' }),
-  z
-    .object({
-      error: z
-        .object({
-          code: z.string().describe('The error code, as in the error schema'),
-          message: z.string().describe('What went wrong'),
-          request_id: z.string().describe("The request's id"),
-        })
-        .describe('The error body'),
-    })
-    .meta({
-      title: 'error',
-      description: '`event: error`: an error after the stream began (status already 200)',
-    }),
-]);
 
 /**
  * The serve contract of each task, in the order the docs list them (the first one's example
@@ -262,6 +200,41 @@ export const SERVE_TASK_SCHEMAS = {
           { label: 'tiger cat', score: 0.0931 },
         ],
       ],
+    },
+  },
+  'image-to-text': {
+    summary:
+      'image (JPEG, PNG or WebP: base64, a data URL, or the raw body with an image content type) → a caption, ' +
+      'decoded as text-generation is; `stream: true` answers Server-Sent Events of text deltas',
+    request: imageToTextRequestSchema,
+    prediction: generatedTextSchema,
+    example: {
+      summary: 'A caption of at most 16 tokens, greedy',
+      request: { image: `data:image/png;base64,${EXAMPLE_PNG_BASE64}`, parameters: { max_new_tokens: 16 } },
+      predictions: [
+        {
+          generated_text: 'a cat sitting on a wooden table',
+          finish_reason: 'eos',
+          prompt_tokens: 1,
+          generated_tokens: 8,
+        },
+      ],
+    },
+    events: {
+      schema: generationEventSchema,
+      examples: {
+        delta: { summary: 'A text delta (no event name)', value: { text: ' cat', token_ids: [3797] } },
+        end: {
+          summary: 'The last event, `event: end`',
+          value: {
+            finish_reason: 'eos',
+            generated_text: 'a cat sitting on a wooden table',
+            prompt_tokens: 1,
+            generated_tokens: 8,
+            timings: { queue_ms: 0.4, time_to_first_token_ms: 14.2, total_ms: 48.9 },
+          },
+        },
+      },
     },
   },
 } satisfies Record<ServeTask, ServeTaskSchemas>;

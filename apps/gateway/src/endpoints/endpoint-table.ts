@@ -9,8 +9,9 @@ import {
   describeVersionPolicy,
   selectLoadedVersions,
 } from '@modelgate/contracts';
+import { type CaptionDecoding } from '@modelgate/generation';
 import { TEXT_INPUT_NAMES, type TextTokenizer } from '@modelgate/processing';
-import { type ImageModelFiles } from './tokenizer-loader.js';
+import { type CaptionModelFiles, type ImageModelFiles } from './tokenizer-loader.js';
 
 /** How a table gets each model's preprocessing: a tokenizer, or an image model's processor. */
 export interface PreprocessingLoader {
@@ -18,15 +19,19 @@ export interface PreprocessingLoader {
   load(spec: ModelSpec): Promise<TextTokenizer>;
   /** The preprocessor_config.json (and config.json) of an image-classification model. */
   loadImage(spec: ModelSpec): Promise<ImageModelFiles>;
+  /** The image processor, tokenizer and decoder facts of an image-to-text model. */
+  loadCaptioner(spec: ModelSpec): Promise<CaptionModelFiles>;
 }
 
 /** A model as the gateway serves it: its spec, tokenizer and the inputs to build. */
 export interface ServableModel {
   readonly spec: ModelSpec;
-  /** Absent for `raw` models, which take tensors, and image models. */
+  /** Absent for `raw` models, which take tensors, and image-classification models. */
   readonly tokenizer?: TextTokenizer;
-  /** image-classification: the image preprocessing (instead of a tokenizer). */
+  /** image-classification (instead of a tokenizer) and image-to-text: the image preprocessing. */
   readonly image?: ImageModelFiles;
+  /** image-to-text: how its decoder starts and stops (config.json, generation_config.json). */
+  readonly caption?: CaptionDecoding;
   /** The model's declared input names (a DistilBERT export has no token_type_ids). */
   readonly inputNames: readonly string[];
   /** Labels: the spec's, else config.json's id2label. */
@@ -81,9 +86,14 @@ export async function buildEndpointTable(
 
 /**
  * What the gateway needs to serve `spec`: its tokenizer (an image model: its preprocessor_config.json
- * and config.json; a raw model: nothing), input names and labels.
+ * and config.json; an image-to-text model: both, and its decoder's start and end ids; a raw model:
+ * nothing), input names and labels.
  */
 export async function loadServable(spec: ModelSpec, loader: PreprocessingLoader): Promise<ServableModel> {
+  if (spec.task === 'image-to-text') {
+    const { tokenizer, image, decoding } = await loader.loadCaptioner(spec);
+    return { spec, tokenizer, image, caption: decoding, inputNames: spec.inputs.map((input) => input.name) };
+  }
   if (spec.task === 'image-classification') {
     const image = await loader.loadImage(spec);
     const labels = spec.labels?.length ? spec.labels : image.modelConfig.labels;

@@ -94,7 +94,7 @@ export class V2GenerateController {
     }
     const target = version === undefined ? { model } : { model, version };
     const stream = await this.generation
-      .start(target, parsed.prompt, parsed.params, {
+      .start(target, { kind: 'text', prompt: parsed.prompt }, parsed.params, {
         signal: clientGoneSignal(request.raw.socket),
         headers: request.headers,
         requestId: request.id,

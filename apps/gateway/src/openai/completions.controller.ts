@@ -149,7 +149,7 @@ export class CompletionsController {
     const stickyKey = stickyRouteKey(request.headers, endpoint) ?? completionId;
     const started = await Promise.allSettled(
       parsed.prompts.map((prompt) =>
-        this.generation.start({ endpoint: parsed.model }, prompt, parsed.params, {
+        this.generation.start({ endpoint: parsed.model }, { kind: 'text', prompt }, parsed.params, {
           signal,
           headers: request.headers,
           requestId: request.id,

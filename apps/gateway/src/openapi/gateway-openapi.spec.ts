@@ -11,6 +11,7 @@ import {
   SERVE_TASKS,
   SERVE_TASK_SCHEMAS,
   parseImageClassificationRequest,
+  parseImageToTextRequest,
   parseServeRequest,
 } from '@modelgate/processing';
 import { nestControllerRoutes, refusedOpenApiExamples } from '@modelgate/testing';
@@ -76,11 +77,14 @@ describe('the gateway OpenAPI document', () => {
       else if (task === 'image-classification') {
         const source = { contentType: 'application/json', body: example };
         expect(() => parseImageClassificationRequest(source, DEFAULT_IMAGE_LIMITS)).not.toThrow();
+      } else if (task === 'image-to-text') {
+        const source = { contentType: 'application/json', body: example };
+        expect(() => parseImageToTextRequest(source, DEFAULT_IMAGE_LIMITS)).not.toThrow();
       } else expect(() => parseServeRequest(example, limits, { task })).not.toThrow();
     }
   });
 
-  it('documents the raw image bodies of image-classification endpoints beside the JSON body', () => {
+  it('documents the raw image bodies of the image endpoints beside the JSON body', () => {
     for (const path of ['/serve/{endpoint}', '/serve/{endpoint}/{version}']) {
       const body = document.paths[path]?.post?.requestBody as { content: Record<string, unknown> };
       expect(Object.keys(body.content)).toEqual([
@@ -103,6 +107,7 @@ describe('the gateway OpenAPI document', () => {
       'header:x-request-id',
       'header:x-modelgate-route-key',
       'header:Prefer',
+      'header:Accept',
     ]);
     expect(Object.keys(operation.responses)).toEqual(
       expect.arrayContaining(['200', '202', '400', '404', '413', '415', '422', '429', '503', '504']),
@@ -123,7 +128,10 @@ describe('the gateway OpenAPI document', () => {
     expect(media('/v2/models/{model}/generate')).toEqual(['application/json']);
     expect(media('/v2/models/{model}/versions/{version}/generate_stream')).toEqual(['text/event-stream']);
     const events = document.components.schemas.ServeEvent as { anyOf: { title: string }[] };
-    expect(events.anyOf.map((alternative) => alternative.title)).toEqual(['text-generation']);
+    expect(events.anyOf.map((alternative) => alternative.title)).toEqual([
+      'text-generation',
+      'image-to-text',
+    ]);
   });
 
   it('describes every field, at any depth, of every request body and 200 answer, so Swagger UI shows what each one means', () => {

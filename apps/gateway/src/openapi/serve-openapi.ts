@@ -72,10 +72,13 @@ export const serveRequestBody: ApiBody = {
 
 const rawImageSchema = z
   .string()
-  .describe('The image file itself (JPEG, PNG or WebP) as the body: an image-classification endpoint')
+  .describe(
+    'The image file itself (JPEG, PNG or WebP) as the body: an image-classification or image-to-text endpoint ' +
+      "(its default parameters; `Accept: text/event-stream` streams an image-to-text endpoint's caption)",
+  )
   .meta({ format: 'binary' });
 
-/** The raw image body of an image-classification endpoint, one per accepted media type. */
+/** The raw image body of the image endpoints, one per accepted media type. */
 export const rawImageBodies: ApiBody[] = Object.values(IMAGE_MEDIA_TYPES).map((contentType) => ({
   name: 'ServeImage',
   contentType,
@@ -121,7 +124,7 @@ export const serveAnswerBody: ApiBody = {
   ),
 };
 
-/** The `data` of each Server-Sent Event of a streamed answer (`stream: true`; text-generation only). */
+/** The `data` of each Server-Sent Event of a streamed answer (`stream: true`; text-generation and image-to-text). */
 export const serveEventBody: ApiBody = {
   name: 'ServeEvent',
   contentType: 'text/event-stream',
@@ -161,6 +164,12 @@ const requestHeaders: ApiHeader[] = [
     description: '`respond-async` queues the request and answers 202 with a job to poll (needs Redis).',
     schema: z.enum(['respond-async']),
   },
+  {
+    name: 'Accept',
+    description:
+      '`text/event-stream` with a raw image body on an image-to-text endpoint streams the caption as ' +
+      'Server-Sent Events (a JSON body asks with `"stream": true`).',
+  },
 ];
 
 function serveRoute(pinned: boolean): ApiRoute {
@@ -178,10 +187,13 @@ function serveRoute(pinned: boolean): ApiRoute {
       'for a batch. The answer holds one prediction per input, in order. A text-generation endpoint takes ' +
       'one prompt; with `"stream": true` it answers Server-Sent Events: `data: {"text", "token_ids"}` per ' +
       'delta, then `event: end` with the finish reason and token counts (`event: error` for an error after ' +
-      'the stream began). An image-classification endpoint takes `{"image": "<base64 or data URL>"}`, or ' +
-      'the image itself as the body with Content-Type image/jpeg, image/png or image/webp ' +
-      "(`curl --data-binary @cat.jpg -H 'content-type: image/jpeg'`); 413 over its size limits, 415 for " +
-      'another format.',
+      'the stream began). The image endpoints (image-classification, image-to-text) take ' +
+      '`{"image": "<base64 or data URL>"}`, or the image itself as the body with Content-Type image/jpeg, ' +
+      "image/png or image/webp (`curl --data-binary @cat.jpg -H 'content-type: image/jpeg'`); 413 over " +
+      'their size limits, 415 for another format. An image-to-text endpoint answers a caption as ' +
+      "text-generation answers text (leading and trailing whitespace trimmed, as transformers.js' " +
+      'pipeline; the streamed deltas add up to the same text): `"stream": true`, or ' +
+      '`Accept: text/event-stream` with a raw image, streams it; `parameters.return_full_text` is refused.',
     pathParams: pinned
       ? z.object({ endpoint: endpointName, version: z.string().regex(/^\d+$/).describe('A model version') })
       : z.object({ endpoint: endpointName }),
@@ -190,7 +202,8 @@ function serveRoute(pinned: boolean): ApiRoute {
     bodyAlternatives: rawImageBodies,
     responses: {
       '200': {
-        description: 'The predictions, or Server-Sent Events when a text-generation request streams.',
+        description:
+          'The predictions, or Server-Sent Events when a text-generation or image-to-text request streams.',
         body: serveAnswerBody,
         alternatives: [serveEventBody],
         headers: [
@@ -199,8 +212,8 @@ function serveRoute(pinned: boolean): ApiRoute {
           {
             name: 'Server-Timing',
             description:
-              'tokenize, queue, infer, post and total durations in ms: `tokenize;dur=0.12, …` (text generation: ' +
-              'queue, ttft and total; an HTTP trailer of a streamed answer).',
+              'tokenize, queue, infer, post and total durations in ms: `tokenize;dur=0.12, …` (text-generation ' +
+              'and image-to-text: queue, ttft and total; an HTTP trailer of a streamed answer).',
           },
         ],
       },
@@ -224,7 +237,7 @@ const tokenizeRoute: ApiRoute = {
   tag: 'serving',
   summary: "The tokens the endpoint's model would read (ids, tokens, offsets), without running it",
   pathParams: z.object({ endpoint: endpointName }),
-  headers: requestHeaders.filter((header) => header.name !== 'Prefer'),
+  headers: requestHeaders.filter((header) => header.name !== 'Prefer' && header.name !== 'Accept'),
   body: {
     name: 'TokenizeRequest',
     schema: tokenizeRequestSchema,

@@ -82,8 +82,12 @@ export function postProcess(
         'question-answering answers are decoded by prepareQuestions',
       );
     case 'text-generation':
+    case 'image-to-text':
       // Generated text streams from the worker's ModelGenerate, never as one ModelInfer answer.
-      throw new ModelgateError(ErrorCode.INTERNAL, 'text-generation answers come from the generation path');
+      throw new ModelgateError(
+        ErrorCode.INTERNAL,
+        `${model.spec.task} answers come from the generation path`,
+      );
     case 'raw':
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,

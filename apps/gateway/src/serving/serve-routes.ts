@@ -1,13 +1,15 @@
-import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError, isGenerativeTask, isModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AsyncInference } from '../async-jobs/async-inference.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { clientGoneSignal } from '../http/client-gone.js';
+import { RawImageBody } from '../http/image-body.js';
 import { sendErrorReply } from '../http/http-exception.filter.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { type GenerationService } from './generation/generation.service.js';
-import { parseServeGenerationBody } from './generation/serve-generation-body.js';
+import { parseServeGenerationCall } from './generation/serve-generation-body.js';
+import { refuseRawImage } from './image-classification.js';
 import { streamServeGeneration } from './generation/serve-generation-stream.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
 import { stickyRouteKey } from './sticky-key.js';
@@ -26,7 +28,7 @@ export interface ServeRouteDeps {
   metrics: GatewayMetrics;
   asyncInference: AsyncInference | undefined;
   logger: Logger;
-  /** Streams `"stream": true` calls of text-generation endpoints (without it, they answer 500). */
+  /** Streams `"stream": true` calls of generative endpoints (without it, they answer 500). */
   generation?: GenerationService;
 }
 
@@ -90,8 +92,9 @@ class ServeRoutes {
     call.signal = signal;
     let routed: RoutedTo | undefined;
     try {
-      if (spec?.task === 'text-generation' && isStreamRequest(request.body)) {
-        const parsed = parseServeGenerationBody(request.body, spec.preprocessing);
+      if (spec && isGenerativeTask(spec.task) && isStreamRequest(request.body, headers.accept)) {
+        refuseRawImage(spec, request.body);
+        const parsed = parseServeGenerationCall(spec, request.body, true);
         const deps = { ...this.deps, generation: this.requireGeneration() };
         await streamServeGeneration(deps, request, reply, { ...call, signal }, spec, parsed, (to) => {
           routed = to;
@@ -134,7 +137,11 @@ class ServeRoutes {
   }
 }
 
-/** True for a body asking for a streamed answer (`"stream": true`). */
-function isStreamRequest(body: unknown): boolean {
+/**
+ * True for a request asking for a streamed answer: a JSON body with `"stream": true`, or a raw
+ * image body (which has no fields) with `Accept: text/event-stream`.
+ */
+function isStreamRequest(body: unknown, accept: string | undefined): boolean {
+  if (body instanceof RawImageBody) return accept?.toLowerCase().includes('text/event-stream') === true;
   return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
 }

@@ -1,4 +1,4 @@
-import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type EndpointSpec, ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
 import { type InferRequest, type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
 import {
@@ -54,8 +54,8 @@ export interface ServeAnswer {
 }
 
 /**
- * The `/serve` calls of text-generation endpoints, whose body and answer are not the encoders'
- * (serving/generation/serve-generation.ts implements it).
+ * The `/serve` calls of generative endpoints (text-generation, image-to-text), whose body and
+ * answer are not the encoders' (serving/generation/serve-generation.ts implements it).
  */
 export interface GenerationCalls {
   /** Checks a call of `endpoint` without running it (an asynchronous one cannot stream). */
@@ -69,15 +69,14 @@ export interface GenerationCalls {
  * post-process, timing each stage for Server-Timing and the stage histogram.
  */
 export class ServeService {
-  /** Image decodes of this process at once (serving/concurrency-gate.ts). */
-  private readonly imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY);
-
   constructor(
     private readonly tables: EndpointTables,
     private readonly client: InferenceClient,
     private readonly metrics: GatewayMetrics,
     private readonly shadows: ShadowMirror,
     private readonly generation?: GenerationCalls,
+    /** Image decodes of this process at once (serving/concurrency-gate.ts), shared with generation's. */
+    private readonly imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY),
   ) {}
 
   /**
@@ -88,7 +87,7 @@ export class ServeService {
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
     refuseRawImage(endpoint, call.body);
-    if (endpoint.task === 'text-generation') {
+    if (isGenerativeTask(endpoint.task)) {
       this.requireGeneration().validate(call, endpoint);
       return;
     }
@@ -106,7 +105,7 @@ export class ServeService {
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
     refuseRawImage(endpoint, call.body);
-    if (endpoint.task === 'text-generation') return this.requireGeneration().serve(call, endpoint, onRouted);
+    if (isGenerativeTask(endpoint.task)) return this.requireGeneration().serve(call, endpoint, onRouted);
     const choice = this.chooseModel(table, endpoint, call);
     // The chosen model's own numbers, failures included, for rollouts (metrics/rollout-traffic.ts).
     const record = (failed: boolean, until: number) =>
@@ -281,7 +280,7 @@ export class ServeService {
   }
 
   private requireGeneration(): GenerationCalls {
-    if (!this.generation) throw new ModelgateError(ErrorCode.INTERNAL, 'text generation is not wired');
+    if (!this.generation) throw new ModelgateError(ErrorCode.INTERNAL, 'generation is not wired');
     return this.generation;
   }
 

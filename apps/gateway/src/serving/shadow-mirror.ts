@@ -80,7 +80,7 @@ export class ShadowMirror {
         answer.map((row) => (row as { embedding: number[] }).embedding);
       const similarities = compareEmbeddings(rows(job.primary), rows(predictions));
       this.metrics.recordEmbeddingSimilarity(job.endpoint, job.model, similarities);
-    } else if (job.task === 'text-generation') {
+    } else if (job.task === 'text-generation' || job.task === 'image-to-text') {
       // Agreement is the identical generated text (greedy decoding makes it comparable).
       const text = (row: unknown) => (row as { generated_text: string }).generated_text;
       const rows = Math.min(job.primary.length, predictions.length);

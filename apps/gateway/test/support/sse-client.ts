@@ -57,7 +57,7 @@ async function* readEvents(response: IncomingMessage): AsyncGenerator<SseEvent> 
   }
 }
 
-/** POSTs JSON to `url` and starts reading its answer as an event stream. */
+/** POSTs JSON (bytes as they are: set their content-type in `headers`) to `url` and starts reading its answer as an event stream. */
 export function postSse(
   url: string,
   body: unknown,
@@ -84,6 +84,6 @@ export function postSse(
         hangUp: () => outgoing.destroy(),
       });
     });
-    outgoing.end(JSON.stringify(body));
+    outgoing.end(body instanceof Uint8Array ? body : JSON.stringify(body));
   });
 }

@@ -6,18 +6,20 @@ import { PARAMETERS_DESCRIPTION, requestIssues } from '../preprocessing/request-
 import { type ImageInput, decodeImageField, parseImageRequest } from './image-request.js';
 import { type ImageLimits } from './raw-pixels.js';
 
+/** The `image` field of an image task's JSON body (image-classification, image-to-text). */
+export const imageFieldSchema = z
+  .string({
+    error: (issue) => (issue.input === undefined ? 'is required' : 'must be a base64 string or a data URL'),
+  })
+  .describe(
+    'The image (JPEG, PNG or WebP): base64, or a data URL `data:image/png;base64,...`. Or send the ' +
+      'image itself as the body with Content-Type image/jpeg, image/png or image/webp',
+  );
+
 /** The JSON body of an image-classification endpoint; unknown keys are refused. */
 export const imageClassificationRequestSchema = z.strictObject(
   {
-    image: z
-      .string({
-        error: (issue) =>
-          issue.input === undefined ? 'is required' : 'must be a base64 string or a data URL',
-      })
-      .describe(
-        'The image (JPEG, PNG or WebP): base64, or a data URL `data:image/png;base64,...`. Or send the ' +
-          'image itself as the body with Content-Type image/jpeg, image/png or image/webp',
-      ),
+    image: imageFieldSchema,
     parameters: z
       .strictObject({
         top_k: z

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { centerCrop, resizeOutputSize, settleChannels, toPixelValues, toRgb } from './image-ops.js';
+import {
+  centerCrop,
+  pixelValueTable,
+  resizeOutputSize,
+  settleChannels,
+  toPixelValues,
+  toRgb,
+} from './image-ops.js';
+import { type ImagePreprocessing } from './preprocessor-config.js';
 import { type RawPixels } from './raw-pixels.js';
 
 const image = (width: number, height: number, channels: number, data: number[]): RawPixels => ({
@@ -82,12 +90,15 @@ describe('toPixelValues', () => {
   const rgb = image(2, 1, 3, [0, 51, 255, 102, 204, 255]);
 
   it('rescales, normalizes per channel and lays out channel-major', () => {
-    const values = toPixelValues(rgb, {
-      convertRgb: true,
-      rescaleFactor: 1 / 255,
-      normalize: { mean: [0.5, 0.5, 0.5], std: [0.5, 0.25, 1] },
-      flipChannelOrder: false,
-    });
+    const values = toPixelValues(
+      rgb,
+      pixelValueTable({
+        convertRgb: true,
+        rescaleFactor: 1 / 255,
+        normalize: { mean: [0.5, 0.5, 0.5], std: [0.5, 0.25, 1] },
+        flipChannelOrder: false,
+      }),
+    );
     const expected = [-1, -0.2, -1.2, 1.2, 0.5, 0.5].map((value) => Math.fround(value));
     expect(Array.from(values).map((value) => Number(value.toFixed(6)))).toEqual(
       expected.map((value) => Number(value.toFixed(6))),
@@ -95,7 +106,81 @@ describe('toPixelValues', () => {
   });
 
   it('flips RGB to BGR when asked, and keeps raw samples without rescale', () => {
-    const values = toPixelValues(rgb, { convertRgb: true, flipChannelOrder: true });
+    const values = toPixelValues(rgb, pixelValueTable({ convertRgb: true, flipChannelOrder: true }));
     expect(Array.from(values)).toEqual([255, 255, 51, 204, 0, 102]);
+  });
+
+  /** The reference's formula, pixel by pixel: each step stored as float32, then flip and HWC → CHW. */
+  function referencePixelValues(source: RawPixels, steps: ImagePreprocessing): Float32Array {
+    const hwc = Float32Array.from(source.data);
+    for (let index = 0; index < hwc.length; index += 1) {
+      const channel = index % 3;
+      if (steps.rescaleFactor !== undefined) hwc[index] = steps.rescaleFactor * (hwc[index] ?? 0);
+      if (steps.normalize !== undefined) {
+        const { mean, std } = steps.normalize;
+        hwc[index] = ((hwc[index] ?? 0) - mean[channel]!) / std[channel]!;
+      }
+    }
+    const plane = source.width * source.height;
+    const chw = new Float32Array(hwc.length);
+    for (let pixel = 0; pixel < plane; pixel += 1) {
+      for (let channel = 0; channel < 3; channel += 1) {
+        const from = steps.flipChannelOrder ? 2 - channel : channel;
+        chw[channel * plane + pixel] = hwc[pixel * 3 + from] ?? 0;
+      }
+    }
+    return chw;
+  }
+
+  /** Deterministic pseudo-random bytes (a 32-bit LCG), every value 0–255 likely present. */
+  function randomImage(width: number, height: number, seed: number): RawPixels {
+    const data = new Uint8Array(width * height * 3);
+    let state = seed;
+    for (let index = 0; index < data.length; index += 1) {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      data[index] = state >>> 24;
+    }
+    return { data, width, height, channels: 3 };
+  }
+
+  const CASES: [string, ImagePreprocessing][] = [
+    [
+      'ImageNet mean/std after 1/255',
+      {
+        convertRgb: true,
+        rescaleFactor: 1 / 255,
+        normalize: { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] },
+        flipChannelOrder: false,
+      },
+    ],
+    [
+      'CLIP mean/std, BGR',
+      {
+        convertRgb: true,
+        rescaleFactor: 0.00392156862745098,
+        normalize: {
+          mean: [0.48145466, 0.4578275, 0.40821073],
+          std: [0.26862954, 0.26130258, 0.27577711],
+        },
+        flipChannelOrder: true,
+      },
+    ],
+    [
+      'normalize without rescale',
+      {
+        convertRgb: true,
+        normalize: { mean: [127.5, 100, 3], std: [127.5, 0.7, 33] },
+        flipChannelOrder: false,
+      },
+    ],
+    ['rescale only, odd factor', { convertRgb: true, rescaleFactor: 0.0123, flipChannelOrder: false }],
+  ];
+
+  it.each(CASES)('agrees to the bit with the per-pixel formula on random pixels (%s)', (_name, steps) => {
+    const source = randomImage(61, 37, 7);
+    const ours = toPixelValues(source, pixelValueTable(steps));
+    const reference = referencePixelValues(source, steps);
+    expect(ours.length).toBe(reference.length);
+    expect(Buffer.from(ours.buffer).equals(Buffer.from(reference.buffer))).toBe(true);
   });
 });

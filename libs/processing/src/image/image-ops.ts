@@ -77,29 +77,49 @@ export function centerCrop(image: RawPixels, width: number, height: number): Raw
 }
 
 /**
- * Float pixel values [3, H, W] of an RGB image: each sample times `rescaleFactor`, then
- * (x − mean) / std per channel, then RGB → BGR when asked; every step stored as float32 as the
- * reference stores it, so results agree to the bit.
+ * What each 8-bit sample becomes, per source channel (R, G, B): rescale then normalize, each step
+ * stored as float32 as the reference stores it. A sample's value depends only on its channel and
+ * its 8 bits, so the 768 results are computed once per processor and the per-pixel pass only looks
+ * them up: the same bits as computing every pixel, for a table lookup each.
  */
-export function toPixelValues(image: RawPixels, steps: ImagePreprocessing): Float32Array {
-  const { data, width, height } = image;
-  const hwc = Float32Array.from(data);
-  if (steps.rescaleFactor !== undefined) {
-    for (let index = 0; index < hwc.length; index += 1) hwc[index] = steps.rescaleFactor * (hwc[index] ?? 0);
-  }
-  if (steps.normalize !== undefined) {
-    const { mean, std } = steps.normalize;
-    for (let index = 0; index < hwc.length; index += 1) {
-      const channel = index % 3;
-      hwc[index] = ((hwc[index] ?? 0) - (mean[channel] ?? 0)) / (std[channel] ?? 1);
+export interface PixelValueTable {
+  /** 3 × 256 float32 values: `values[channel * 256 + sample]`. */
+  readonly values: Float32Array;
+  /** Lay the channels out B, G, R. */
+  readonly flipChannelOrder: boolean;
+}
+
+/** The {@link PixelValueTable} of a preprocessing's rescale, normalize and channel order. */
+export function pixelValueTable(steps: ImagePreprocessing): PixelValueTable {
+  const values = new Float32Array(3 * 256);
+  for (let channel = 0; channel < 3; channel += 1) {
+    const mean = steps.normalize?.mean[channel] ?? 0;
+    const std = steps.normalize?.std[channel] ?? 1;
+    for (let sample = 0; sample < 256; sample += 1) {
+      let value = sample;
+      if (steps.rescaleFactor !== undefined) value = Math.fround(steps.rescaleFactor * value);
+      if (steps.normalize !== undefined) value = Math.fround((value - mean) / std);
+      values[channel * 256 + sample] = value;
     }
   }
+  return { values, flipChannelOrder: steps.flipChannelOrder };
+}
+
+/**
+ * Float pixel values [3, H, W] of an RGB image: each sample through `table` (rescale → normalize,
+ * see pixelValueTable), channels flipped to BGR when it says so, HWC to CHW; one pass per output
+ * channel over the 8-bit samples, writing the result array once.
+ */
+export function toPixelValues(image: RawPixels, table: PixelValueTable): Float32Array {
+  const { data, width, height } = image;
   const plane = width * height;
-  const chw = new Float32Array(hwc.length);
-  const order = steps.flipChannelOrder ? [2, 1, 0] : [0, 1, 2];
-  for (let pixel = 0; pixel < plane; pixel += 1) {
-    for (let channel = 0; channel < 3; channel += 1) {
-      chw[channel * plane + pixel] = hwc[pixel * 3 + (order[channel] ?? channel)] ?? 0;
+  const chw = new Float32Array(3 * plane);
+  for (let channel = 0; channel < 3; channel += 1) {
+    const source = table.flipChannelOrder ? 2 - channel : channel;
+    const lookup = table.values.subarray(source * 256, source * 256 + 256);
+    const out = chw.subarray(channel * plane, (channel + 1) * plane);
+    for (let pixel = 0, at = source; pixel < plane; pixel += 1, at += 3) {
+      out[pixel] = lookup[data[at] ?? 0] ?? 0;
     }
   }
   return chw;

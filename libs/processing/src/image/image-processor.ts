@@ -2,7 +2,14 @@
 // float pixel values [3, H, W], step for step as transformers.js' ImageProcessor in Node.
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { checkImageBytes } from './image-request.js';
-import { centerCrop, resizeOutputSize, settleChannels, toPixelValues, toRgb } from './image-ops.js';
+import {
+  centerCrop,
+  pixelValueTable,
+  resizeOutputSize,
+  settleChannels,
+  toPixelValues,
+  toRgb,
+} from './image-ops.js';
 import { type ImagePreprocessing, readPreprocessorConfig } from './preprocessor-config.js';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './raw-pixels.js';
 import { decodeImage, resizeImage } from './sharp-codec.js';
@@ -35,6 +42,7 @@ export function loadImageProcessor(
   limits: ImageLimits = DEFAULT_IMAGE_LIMITS,
 ): ImageProcessor {
   const steps = readPreprocessorConfig(preprocessorConfig);
+  const table = pixelValueTable(steps);
   return {
     steps,
     async process(bytes) {
@@ -56,7 +64,7 @@ export function loadImageProcessor(
       if (steps.centerCrop !== undefined) {
         image = centerCrop(image, steps.centerCrop.width, steps.centerCrop.height);
       }
-      return { data: toPixelValues(image, steps), dims: [3, image.height, image.width] };
+      return { data: toPixelValues(image, table), dims: [3, image.height, image.width] };
     },
   };
 }

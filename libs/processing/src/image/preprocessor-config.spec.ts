@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPreprocessorConfig } from './preprocessor-config.js';
+import { pixelValuesGeometry, readPreprocessorConfig } from './preprocessor-config.js';
 
 const VIT = {
   image_processor_type: 'ViTImageProcessor',
@@ -125,5 +125,33 @@ describe('readPreprocessorConfig', () => {
     expect(issuesOf({ ...VIT, image_mean: [0.5, 0.5] })).toEqual(['image_mean']);
     expect(issuesOf({ ...VIT, data_format: 'channels_last' })).toEqual(['data_format']);
     expect(issuesOf([1, 2]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('pixelValuesGeometry', () => {
+  it('is the exact resize of a ViT processor', () => {
+    const steps = readPreprocessorConfig({
+      image_processor_type: 'ViTImageProcessor',
+      size: { height: 384, width: 384 },
+    });
+    expect(pixelValuesGeometry(steps)).toEqual({ channels: 3, height: 384, width: 384 });
+  });
+
+  it('is the center crop when one follows an edge resize', () => {
+    const steps = readPreprocessorConfig({
+      image_processor_type: 'CLIPImageProcessor',
+      size: { shortest_edge: 224 },
+      do_center_crop: true,
+      crop_size: { height: 224, width: 200 },
+    });
+    expect(pixelValuesGeometry(steps)).toEqual({ channels: 3, height: 224, width: 200 });
+  });
+
+  it('is unknown when the size follows the image', () => {
+    const steps = readPreprocessorConfig({
+      image_processor_type: 'ViTImageProcessor',
+      size: { shortest_edge: 224 },
+    });
+    expect(pixelValuesGeometry(steps)).toBeUndefined();
   });
 });

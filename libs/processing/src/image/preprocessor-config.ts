@@ -198,3 +198,15 @@ export function readPreprocessorConfig(json: unknown): ImagePreprocessing {
     flipChannelOrder: config.do_flip_channel_order ?? false,
   };
 }
+
+/**
+ * The [channels, height, width] every image leaves the steps with, when the steps fix it: the
+ * center crop, else an exact resize. Undefined when the size follows the image (edge resizes
+ * without a crop, or no resize).
+ */
+export function pixelValuesGeometry(
+  steps: ImagePreprocessing,
+): { channels: number; height: number; width: number } | undefined {
+  const fixed = steps.centerCrop ?? (steps.resize?.target.kind === 'exact' ? steps.resize.target : undefined);
+  return fixed ? { channels: 3, height: fixed.height, width: fixed.width } : undefined;
+}

@@ -61,11 +61,17 @@ class RecordingRecorder implements GenerationRecorder {
   }
 }
 
-function run(call: GenerateCall, stop: string[] = [], recorder = new RecordingRecorder()) {
+function run(
+  call: GenerateCall,
+  stop: string[] = [],
+  recorder = new RecordingRecorder(),
+  caption: { prefixIds?: number[]; trim?: boolean } = {},
+) {
   let clock = 100;
   return generationEvents(call, {
     decode: decodeBytes,
     stop,
+    ...caption,
     promptTokens: 2,
     now: () => (clock += 10),
     startedAt: 0,
@@ -176,5 +182,35 @@ describe('generationEvents', () => {
     expect(recorder.gaps[0]).toBeUndefined();
     expect(recorder.gaps.slice(1).every((gap) => gap !== undefined && gap > 0)).toBe(true);
     expect(recorder.endings).toEqual(['length']);
+  });
+
+  it('trims a caption as transformers.js does, its deltas adding up to the trimmed text', async () => {
+    const events = await collect(
+      run(new ScriptedCall(chunksOf(bytesOf(' a cat \n on a mat \n'))), [], undefined, { trim: true }),
+    );
+    expect(deltas(events).join('')).toBe('a cat \n on a mat');
+    // Whitespace waits for the text after it: no delta is whitespace alone.
+    expect(deltas(events).filter((delta) => delta.trim() === '')).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'end', text: 'a cat \n on a mat', finishReason: 'length' });
+  });
+
+  it('cuts a trimmed caption at a stop string before trimming its end', async () => {
+    const events = await collect(
+      run(new ScriptedCall(chunksOf(bytesOf(' a cat. on a mat'))), ['on'], undefined, { trim: true }),
+    );
+    expect(deltas(events).join('')).toBe('a cat.');
+    expect(events.at(-1)).toMatchObject({ type: 'end', text: 'a cat.', finishReason: 'stop' });
+  });
+
+  it("starts the text with the prefix ids' text, none for a skipped special id", async () => {
+    const special = await collect(
+      run(new ScriptedCall(chunksOf(bytesOf('hi'))), [], undefined, { prefixIds: [999] }),
+    );
+    expect(special.at(-1)).toMatchObject({ type: 'end', text: 'hi' });
+    const plain = await collect(
+      run(new ScriptedCall(chunksOf(bytesOf('hi'))), [], undefined, { prefixIds: bytesOf('>') }),
+    );
+    expect(deltas(plain).join('')).toBe('>hi');
+    expect(plain.at(-1)).toMatchObject({ type: 'end', text: '>hi' });
   });
 });

@@ -1,5 +1,6 @@
 import { type GenerateCall } from '@modelgate/inference-client';
 import { IncrementalDecoder, StopMatcher } from '@modelgate/generation';
+import { TrimmedTextStream } from '@modelgate/processing';
 import { type GenerationRecorder } from '../../metrics/generation-metrics.js';
 
 /** A text delta: the text the new tokens completed, and the ids whose text it is. */
@@ -13,7 +14,7 @@ export interface GenerationDelta {
 export interface GenerationEnd {
   type: 'end';
   finishReason: 'length' | 'eos' | 'stop';
-  /** The whole generated text (a stop string excluded). */
+  /** The whole generated text (a stop string excluded; trimmed when the context says so). */
   text: string;
   promptTokens: number;
   generatedTokens: number;
@@ -29,6 +30,17 @@ export interface GenerationEventsContext {
   decode: (ids: readonly number[]) => string;
   /** Stop strings: the text ends before the first one, and the worker call is cancelled. */
   stop: readonly string[];
+  /**
+   * Ids decoded ahead of the generated ones (image-to-text: the decoder's start token, as
+   * transformers.js decodes its whole output); their text, if any, starts the generated text.
+   */
+  prefixIds?: readonly number[];
+  /**
+   * Trim the text (String.prototype.trim, after the stop strings): leading whitespace is never
+   * sent, and whitespace is held back until text follows it, so the deltas still add up to the
+   * end's text. image-to-text's answer, as transformers.js' pipeline gives it.
+   */
+  trim?: boolean;
   promptTokens: number;
   /** Monotonic clock in ms (performance.now in production). */
   now: () => number;
@@ -43,7 +55,7 @@ export interface GenerationEventsContext {
 /**
  * The events of a running generation: the worker's token ids turned into text deltas (incremental
  * detokenization that never splits a character), cut at the first stop string (which cancels the
- * worker call), then one `end`. A delta is yielded only when it has text; its `tokenIds` are the
+ * worker call), trimmed when asked, then one `end`. A delta is yielded only when it has text; its `tokenIds` are the
  * ids read since the previous delta. Ending early (the consumer breaks out or `return`s, even
  * before its first `next`) cancels the worker call. A stream cancelled by the caller's signal just
  * ends, without an `end`; a worker failure mid-stream throws its ModelgateError.
@@ -83,6 +95,10 @@ async function* runGeneration(
 ): AsyncGenerator<GenerationEvent, void, undefined> {
   const decoder = new IncrementalDecoder(context.decode);
   const matcher = new StopMatcher(context.stop);
+  const trimmer = context.trim === true ? new TrimmedTextStream() : undefined;
+  const shape = (piece: string): string => (trimmer ? trimmer.push(piece) : piece);
+  // The prefix's text (empty for a special token) leads the first generated text.
+  let lead = context.prefixIds?.length ? decoder.push(context.prefixIds) : '';
   let text = '';
   let pendingIds: number[] = [];
   let generatedTokens = 0;
@@ -104,8 +120,10 @@ async function* runGeneration(
       queueMs ??= chunk.queueMs;
       generatedTokens += chunk.tokenIds.length;
       pendingIds.push(...chunk.tokenIds);
-      const piece = matcher.push(decoder.push(chunk.tokenIds));
-      if (piece.text !== '') yield delta(piece.text);
+      const piece = matcher.push(lead + decoder.push(chunk.tokenIds));
+      lead = '';
+      const shaped = shape(piece.text);
+      if (shaped !== '') yield delta(shaped);
       if (piece.stopped) {
         finishReason = 'stop';
         call.cancel(); // the worker frees the slot at its next step
@@ -120,8 +138,8 @@ async function* runGeneration(
     if (finishReason !== 'stop') {
       // The held-back tail: an incomplete character (decoded lossily, as a full decode would) or a
       // possible start of a stop string that never completed.
-      const tail = matcher.push(decoder.flush());
-      const rest = tail.stopped ? tail.text : tail.text + matcher.flush();
+      const tail = matcher.push(lead + decoder.flush());
+      const rest = shape(tail.stopped ? tail.text : tail.text + matcher.flush()) + (trimmer?.flush() ?? '');
       if (tail.stopped) finishReason = 'stop';
       if (rest !== '') yield delta(rest);
     }

@@ -1,4 +1,4 @@
-import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type EndpointSpec, ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
 import { type GenerationParams } from '@modelgate/generation';
 import { type InferenceClient } from '@modelgate/inference-client';
 import { checkTextLengths } from '@modelgate/processing';
@@ -9,14 +9,17 @@ import { workerGroupFor } from '../../endpoints/worker-discovery.js';
 import { findV2Model } from '../../kserve/v2-models.js';
 import { type GatewayMetrics, type RoutedTo } from '../../metrics/gateway-metrics.js';
 import { chooseRoute } from '../choose-route.js';
+import { ConcurrencyGate } from '../concurrency-gate.js';
+import { IMAGE_DECODE_CONCURRENCY } from '../image-classification.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { publicWorkerError, requireEndpoint } from '../serve.service.js';
 import { type ShadowMirror } from '../shadow-mirror.js';
 import { stickyRouteKey } from '../sticky-key.js';
 import { type GenerationEnd, type GenerationEvent, generationEvents } from './generation-events.js';
-import { decodeSkippingSpecial, fitPrompt } from './prompt-limits.js';
+import { type GenerationInput, prepareGeneration, taskOfInput } from './generation-input.js';
 
 export { type GenerationDelta, type GenerationEnd, type GenerationEvent } from './generation-events.js';
+export { type GenerationInput } from './generation-input.js';
 
 /** A started generation: where it was routed, and its events. */
 export interface GenerationStream {
@@ -58,9 +61,9 @@ interface Resolved {
 }
 
 /**
- * Text generation for every HTTP surface (/serve, Triton's generate, OpenAI's completions):
- * routing, tokenization, limits, the worker's ModelGenerate stream, incremental detokenization,
- * stop strings, metrics, and shadow mirrors of endpoint calls.
+ * Generation for every HTTP surface (/serve, Triton's generate, OpenAI's completions): routing,
+ * tokenization (image-to-text: image preprocessing), limits, the worker's ModelGenerate stream,
+ * incremental detokenization, stop strings, metrics, and shadow mirrors of endpoint calls.
  */
 export class GenerationService {
   constructor(
@@ -68,13 +71,17 @@ export class GenerationService {
     private readonly client: InferenceClient,
     private readonly metrics: GatewayMetrics,
     private readonly shadows: ShadowMirror,
+    /** Image decodes of this process at once, shared with the serve service's. */
+    private readonly imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY),
   ) {}
 
   /**
    * Routes (endpoint: primary/canary/pinned like /serve; model: Triton's /v2/models/<model>,
-   * optional version), tokenizes `prompt`, starts the worker call and resolves once the first
+   * optional version), prepares `input` (a prompt: tokenized; an image: preprocessed, the decoder
+   * starting from its start token), starts the worker call and resolves once the first
    * tokens are in. Throws a ModelgateError BEFORE returning for everything known up front (unknown
-   * endpoint/model 404, not a text-generation model 400, a prompt over the endpoint's
+   * endpoint/model 404, a model or endpoint of another task than the input's 400, a bad image
+   * 400/413/415, a prompt over the endpoint's
    * maxInputChars 413, prompt + max_new_tokens over n_positions 422, queue full 429, no worker or
    * no tokenizer on this gateway 503, deadline 504). Aborting `signal` (client went away)
    * cancels the worker call; iterating to the end or breaking out also frees the worker slot.
@@ -83,23 +90,23 @@ export class GenerationService {
    */
   async start(
     target: GenerationTarget,
-    prompt: string,
+    input: GenerationInput,
     params: GenerationParams,
     options: GenerationCallOptions,
   ): Promise<GenerationStream> {
     const startedAt = performance.now();
-    const resolved = this.resolve(target, options);
+    const resolved = this.resolve(target, options, taskOfInput(input));
     // Every surface gets the endpoint's prompt limit (/serve also checks it on the body).
-    if (resolved.endpoint) {
-      checkTextLengths([prompt], 'text', false, resolved.endpoint.preprocessing.maxInputChars);
+    if (resolved.endpoint && input.kind === 'text') {
+      checkTextLengths([input.prompt], 'text', false, resolved.endpoint.preprocessing.maxInputChars);
     }
-    return this.run(resolved, prompt, params, options, startedAt);
+    return this.run(resolved, input, params, options, startedAt);
   }
 
   /** Starts the generation on the model `resolved` names. */
   private async run(
     resolved: Resolved,
-    prompt: string,
+    input: GenerationInput,
     params: GenerationParams,
     options: GenerationCallOptions,
     startedAt: number,
@@ -107,25 +114,10 @@ export class GenerationService {
     const { model, route, endpoint } = resolved;
     const spec = model.spec;
     options.onRouted?.({ modelId: spec.id, route });
-    if (spec.task !== 'text-generation') {
-      throw new ModelgateError(
-        ErrorCode.INVALID_ARGUMENT,
-        `model ${spec.id} has task ${spec.task}, not text-generation: it cannot generate text`,
-      );
-    }
-    const tokenizer = model.tokenizer;
-    if (!tokenizer) {
-      // A gateway-side problem (the model's tokenizer did not load here), not the request's.
-      throw new ModelgateError(
-        ErrorCode.UNAVAILABLE,
-        `model ${spec.id} cannot generate on this gateway: its tokenizer is not loaded`,
-      );
-    }
-    const inputIds = fitPrompt(tokenizer.tokenize(prompt), params.maxNewTokens, tokenizer, {
-      maxPositions: tokenizer.modelConfig.maxPositionEmbeddings,
-      maxPromptTokens: endpoint?.preprocessing.maxTokens,
-      truncation: endpoint?.preprocessing.truncation ?? false,
-    });
+    // The deadline bounds the whole call, an image's decoding included.
+    const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint ?? {}, spec);
+    const prepared = await prepareGeneration(model, endpoint, input, params, this.imageDecodes);
+    const inputIds = prepared.inputIds;
     const requestId = options.requestId ?? resolveRequestId(options.headers['x-request-id']);
     const call = await this.client
       .generate({
@@ -133,14 +125,15 @@ export class GenerationService {
         modelVersion: spec.version,
         id: requestId,
         inputIds,
-        maxNewTokens: params.maxNewTokens,
-        eosTokenIds: tokenizer.modelConfig.eosTokenIds ?? [],
+        pixelValues: prepared.pixelValues,
+        maxNewTokens: prepared.maxNewTokens,
+        eosTokenIds: prepared.eosTokenIds,
         doSample: params.doSample,
         temperature: params.temperature,
         topK: params.topK,
         topP: params.topP,
         seed: params.seed,
-        deadlineEpochMs: Date.now() + requestTimeoutMs(endpoint ?? {}, spec),
+        deadlineEpochMs,
         workerGroup: workerGroupFor(this.client, spec),
         metadata: { 'x-request-id': requestId },
         signal: options.signal,
@@ -153,14 +146,16 @@ export class GenerationService {
     const recorder = this.metrics.generation.recorder(endpoint?.name, spec.id);
     recorder.firstToken((firstTokenAt - startedAt) / 1000);
     const events = generationEvents(call, {
-      decode: decodeSkippingSpecial(tokenizer),
+      decode: prepared.decode,
       stop: params.stop,
+      prefixIds: prepared.prefixIds,
+      trim: prepared.trim,
       promptTokens: inputIds.length,
       now: () => performance.now(),
       startedAt,
       firstTokenAt,
       recorder,
-      onEnd: (end) => this.mirror(resolved, prompt, params, end, requestId),
+      onEnd: (end) => this.mirror(resolved, input, params, end, requestId),
     });
     return {
       model: spec.name,
@@ -172,18 +167,28 @@ export class GenerationService {
     };
   }
 
-  /** The model, route and shadows `target` resolves to. */
-  private resolve(target: GenerationTarget, options: GenerationCallOptions): Resolved {
+  /** The model, route and shadows `target` resolves to; 400 for an endpoint of another task than `task`. */
+  private resolve(
+    target: GenerationTarget,
+    options: GenerationCallOptions,
+    task: 'text-generation' | 'image-to-text',
+  ): Resolved {
     const table = this.requireTable();
     if ('model' in target) {
       const spec = findV2Model(table, target.model, target.version);
       return { model: servableModel(table, spec.id), route: 'model', endpoint: undefined, shadows: [] };
     }
     const endpoint = requireEndpoint(table, target.endpoint);
-    if (endpoint.task !== 'text-generation') {
+    if (endpoint.task !== task) {
+      const why =
+        endpoint.task === 'image-to-text'
+          ? `: it captions an image and takes no text prompt; POST the image to /serve/${endpoint.name}`
+          : isGenerativeTask(endpoint.task)
+            ? ''
+            : ': it does not generate';
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,
-        `endpoint ${endpoint.name} serves ${endpoint.task}, not text-generation`,
+        `endpoint ${endpoint.name} serves ${endpoint.task}, not ${task}${why}`,
       );
     }
     const stickyKey = options.stickyKey ?? stickyRouteKey(options.headers, endpoint);
@@ -197,7 +202,7 @@ export class GenerationService {
    */
   private mirror(
     resolved: Resolved,
-    prompt: string,
+    input: GenerationInput,
     params: GenerationParams,
     end: GenerationEnd,
     requestId: string,
@@ -214,7 +219,7 @@ export class GenerationService {
         predict: async () => {
           const target: Resolved = { model: shadow, route: 'shadow', endpoint, shadows: [] };
           const options = { signal: new AbortController().signal, headers: {}, requestId };
-          const stream = await this.run(target, prompt, params, options, performance.now());
+          const stream = await this.run(target, input, params, options, performance.now());
           const text = await collectText(stream.events);
           return [{ generated_text: text.text }];
         },

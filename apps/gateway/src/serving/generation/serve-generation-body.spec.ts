@@ -11,7 +11,7 @@ describe('parseServeGenerationBody', () => {
       limits,
     );
     expect(parsed).toMatchObject({
-      prompt: 'Hello',
+      input: { kind: 'text', prompt: 'Hello' },
       returnFullText: true,
       stream: true,
       params: { maxNewTokens: 5, doSample: false, stop: ['.'] },

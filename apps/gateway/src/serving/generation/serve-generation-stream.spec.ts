@@ -21,14 +21,19 @@ function recordingMetrics() {
 /** A generation service that routes to gpt:1, then fails with `error` before the first token. */
 function failingGeneration(error: Error): GenerationService {
   return {
-    start: (_target: unknown, _prompt: string, _params: unknown, options: GenerationCallOptions) => {
+    start: (_target: unknown, _input: unknown, _params: unknown, options: GenerationCallOptions) => {
       options.onRouted?.({ modelId: 'gpt:1', route: 'primary' });
       return Promise.reject(error);
     },
   } as unknown as GenerationService;
 }
 
-const parsed = { prompt: 'Hi', params: {}, returnFullText: false, stream: true } as ServeGenerationRequest;
+const parsed = {
+  input: { kind: 'text', prompt: 'Hi' },
+  params: {},
+  returnFullText: false,
+  stream: true,
+} as ServeGenerationRequest;
 const endpoint = { name: 'writer' } as EndpointSpec;
 const request = { headers: {}, id: 'req-1' } as FastifyRequest;
 const call = { endpoint: 'writer', body: {}, requestId: 'req-1', signal: new AbortController().signal };

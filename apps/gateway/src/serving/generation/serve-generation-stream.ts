@@ -9,7 +9,7 @@ import { countsAsModelFailure } from '../../metrics/rollout-traffic.js';
 import { type ServeCall } from '../serve.service.js';
 import { type GenerationService } from './generation.service.js';
 import { generationServerTiming } from './serve-generation.js';
-import { type ServeGenerationRequest } from './serve-generation-body.js';
+import { type ServeGenerationRequest, answerText } from './serve-generation-body.js';
 
 /** What the streamed `/serve` answer needs. */
 export interface StreamGenerationDeps {
@@ -22,7 +22,8 @@ export interface StreamGenerationDeps {
 type ServeGenerationEvent = z.infer<typeof generationEventSchema>;
 
 /**
- * `POST /serve/<endpoint>` with `"stream": true` on a text-generation endpoint: Server-Sent Events.
+ * `POST /serve/<endpoint>` with `"stream": true` on a text-generation or image-to-text endpoint (or
+ * a raw image with `Accept: text/event-stream`): Server-Sent Events.
  * Each delta is `data: {"text": "<delta>", "token_ids": [...]}`; the last event is `event: end`
  * with `{finish_reason, generated_text, prompt_tokens, generated_tokens, timings}` (the prompt
  * prefixed to generated_text when return_full_text), and Server-Timing (queue, ttft, total) comes
@@ -53,7 +54,7 @@ export async function streamServeGeneration(
       call.version === undefined
         ? { endpoint: endpoint.name }
         : { endpoint: endpoint.name, version: call.version },
-      parsed.prompt,
+      parsed.input,
       parsed.params,
       {
         signal: call.signal,
@@ -102,7 +103,7 @@ function serveEvents(parsed: ServeGenerationRequest): GenerationSseFormat {
     end: (end) => [
       data({
         finish_reason: end.finishReason,
-        generated_text: parsed.returnFullText ? parsed.prompt + end.text : end.text,
+        generated_text: answerText(parsed, end.text),
         prompt_tokens: end.promptTokens,
         generated_tokens: end.generatedTokens,
         timings: {

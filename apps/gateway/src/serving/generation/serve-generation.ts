@@ -6,7 +6,11 @@ import { type GatewayMetrics, type RoutedTo } from '../../metrics/gateway-metric
 import { countsAsModelFailure } from '../../metrics/rollout-traffic.js';
 import { type GenerationCalls, type ServeAnswer, type ServeCall } from '../serve.service.js';
 import { type GenerationEnd, type GenerationService, collectText } from './generation.service.js';
-import { type ServeGenerationRequest, parseServeGenerationBody } from './serve-generation-body.js';
+import {
+  type ServeGenerationRequest,
+  answerText,
+  parseServeGenerationCall,
+} from './serve-generation-body.js';
 
 /** One prediction of a non-streamed `/serve` generation answer (the OpenAPI document's schema). */
 export type GenerationPrediction = z.infer<typeof generatedTextSchema>;
@@ -22,15 +26,15 @@ export function generationServerTiming(timings: GenerationEnd['timings']): strin
 }
 
 /**
- * Checks a `/serve` call of a text-generation endpoint as far as it can be checked without running
- * it; an asynchronous call (`Prefer: respond-async`) cannot stream.
+ * Checks a `/serve` call of a generative endpoint (text-generation, image-to-text) as far as it can
+ * be checked without running it; an asynchronous call (`Prefer: respond-async`) cannot stream.
  */
 export function validateGenerationCall(
   call: ServeCall,
   endpoint: EndpointSpec,
   mode: 'sync' | 'async',
 ): ServeGenerationRequest {
-  const request = parseServeGenerationBody(call.body, endpoint.preprocessing);
+  const request = parseServeGenerationCall(endpoint, call.body);
   if (mode === 'async' && request.stream) {
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
@@ -42,9 +46,10 @@ export function validateGenerationCall(
 }
 
 /**
- * Serves a `/serve` call of a text-generation endpoint as one JSON answer (also the path of its
+ * Serves a `/serve` call of a generative endpoint as one JSON answer (also the path of its
  * asynchronous jobs): `{endpoint, model, version, route, predictions: [{generated_text,
- * finish_reason, prompt_tokens, generated_tokens}]}`, the prompt prefixed when return_full_text.
+ * finish_reason, prompt_tokens, generated_tokens}]}`, the prompt prefixed when return_full_text
+ * (image-to-text: the caption, trimmed; prompt_tokens counts the decoder's start token).
  * Counts the call in the routed model's rollout traffic.
  */
 export async function serveGenerationCall(
@@ -71,7 +76,7 @@ export async function serveGenerationCall(
       call.version === undefined
         ? { endpoint: endpoint.name }
         : { endpoint: endpoint.name, version: call.version },
-      request.prompt,
+      request.input,
       request.params,
       {
         signal: call.signal ?? new AbortController().signal,
@@ -87,7 +92,7 @@ export async function serveGenerationCall(
     const end = await collectText(stream.events);
     record(false);
     const prediction: GenerationPrediction = {
-      generated_text: request.returnFullText ? request.prompt + end.text : end.text,
+      generated_text: answerText(request, end.text),
       finish_reason: end.finishReason,
       prompt_tokens: end.promptTokens,
       generated_tokens: end.generatedTokens,

@@ -1,0 +1,115 @@
+// What a generation starts from, made ready for the worker: a text prompt (text-generation:
+// tokenized, fitted to the endpoint's and the model's limits) or an image (image-to-text: decoded
+// and preprocessed into pixel_values, the decoder starting from its decoder_start_token_id).
+import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type GenerationParams } from '@modelgate/generation';
+import { type ImageInput, type PixelValues } from '@modelgate/processing';
+import { type ServableModel } from '../../endpoints/endpoint-table.js';
+import { type ConcurrencyGate } from '../concurrency-gate.js';
+import { preprocessImage } from '../image-classification.js';
+import { decodeSkippingSpecial, fitPrompt } from './prompt-limits.js';
+
+/** What a generation continues: a text prompt (text-generation), or an image to caption (image-to-text). */
+export type GenerationInput =
+  | { kind: 'text'; prompt: string }
+  /** `lengthGiven`: the request named max_new_tokens (else the model's default length). */
+  | { kind: 'image'; image: ImageInput; lengthGiven: boolean };
+
+/** The generative task that reads `input`. */
+export function taskOfInput(input: GenerationInput): 'text-generation' | 'image-to-text' {
+  return input.kind === 'text' ? 'text-generation' : 'image-to-text';
+}
+
+/** A generation ready for the worker, and how its ids become the answer's text. */
+export interface PreparedGeneration {
+  /** The prompt's ids; image-to-text: the decoder's start token. */
+  inputIds: number[];
+  /** Most new tokens: the request's, or for a caption that names none the model's default length. */
+  maxNewTokens: number;
+  /** image-to-text: the image, [3, H, W]. */
+  pixelValues?: PixelValues;
+  /** Ids that end the sequence. */
+  eosTokenIds: number[];
+  /** Ids decoded ahead of the generated ones, whose text (if any) starts the answer. */
+  prefixIds: number[];
+  /** The tokenizer's decode of ids, special tokens skipped. */
+  decode: (ids: readonly number[]) => string;
+  /** Trim the text's leading and trailing whitespace (as transformers.js' image-to-text pipeline). */
+  trim: boolean;
+}
+
+/** A template that adds nothing: a decoder start token is the whole prompt. */
+const NO_SPECIAL_TOKENS = {
+  addSpecialTokens: (first: readonly number[]) => ({ ids: first }),
+  specialTokenCount: () => 0,
+};
+
+/**
+ * Prepares `input` for `model`: 400 when the model's task reads another kind of input (a text
+ * prompt for an image-to-text model names the route that takes its image), 503 when its tokenizer
+ * is not loaded on this gateway, the prompt limits of fitPrompt (400, 422), and an image's
+ * decoding errors (400, 413, 415). `endpoint` supplies the prompt and image limits (an image
+ * always comes through one).
+ */
+export async function prepareGeneration(
+  model: ServableModel,
+  endpoint: EndpointSpec | undefined,
+  input: GenerationInput,
+  params: GenerationParams,
+  imageDecodes: ConcurrencyGate,
+): Promise<PreparedGeneration> {
+  const spec = model.spec;
+  if (spec.task !== taskOfInput(input)) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      spec.task === 'image-to-text'
+        ? `model ${spec.id} is an image-to-text model: it captions an image and takes no text prompt; ` +
+            'POST the image to /serve/<endpoint> of an endpoint that routes to it'
+        : `model ${spec.id} has task ${spec.task}, not ${taskOfInput(input)}: it cannot ` +
+            (input.kind === 'text' ? 'generate text' : 'caption an image'),
+    );
+  }
+  const tokenizer = model.tokenizer;
+  if (!tokenizer) {
+    // A gateway-side problem (the model's tokenizer did not load here), not the request's.
+    throw new ModelgateError(
+      ErrorCode.UNAVAILABLE,
+      `model ${spec.id} cannot generate on this gateway: its tokenizer is not loaded`,
+    );
+  }
+  const decode = decodeSkippingSpecial(tokenizer);
+  if (input.kind === 'text') {
+    const inputIds = fitPrompt(tokenizer.tokenize(input.prompt), params.maxNewTokens, tokenizer, {
+      maxPositions: tokenizer.modelConfig.maxPositionEmbeddings,
+      maxPromptTokens: endpoint?.preprocessing.maxTokens,
+      truncation: endpoint?.preprocessing.truncation ?? false,
+    });
+    const eosTokenIds = tokenizer.modelConfig.eosTokenIds ?? [];
+    return { inputIds, maxNewTokens: params.maxNewTokens, eosTokenIds, prefixIds: [], decode, trim: false };
+  }
+  const caption = model.caption;
+  if (!caption || !endpoint) {
+    throw new ModelgateError(
+      ErrorCode.INTERNAL,
+      `model ${spec.id}: an image reached generation without its setup`,
+    );
+  }
+  const start = [caption.decoderStartTokenId];
+  const maxNewTokens = input.lengthGiven ? params.maxNewTokens : caption.defaultMaxNewTokens;
+  const inputIds = fitPrompt(start, maxNewTokens, NO_SPECIAL_TOKENS, {
+    // The worker checks preparation's figure (the decoder's n_positions): the same limit, the same answer.
+    maxPositions: spec.generation?.maxPositions ?? caption.maxPositions,
+    truncation: false,
+  });
+  const pixelValues = await preprocessImage(model, endpoint, input.image, imageDecodes);
+  // transformers.js decodes the whole output, start token included (special: skipped), then trims.
+  return {
+    inputIds,
+    maxNewTokens,
+    pixelValues,
+    eosTokenIds: caption.eosTokenIds,
+    prefixIds: start,
+    decode,
+    trim: true,
+  };
+}
