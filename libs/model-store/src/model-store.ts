@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { type ArtifactRef, ErrorCode, type ExternalDataRef, ModelgateError } from '@modelgate/contracts';
+import { type ArtifactRef, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
 import { extractBundle, isDirectory } from './bundle-extract.js';
 import { openFileSource, type SourceStream } from './file-source.js';
@@ -13,6 +13,12 @@ import { type S3Options, createS3Client, openS3Source, parseS3Uri } from './s3-s
 import { type S3Client } from '@aws-sdk/client-s3';
 import { redactUri } from './redact-uri.js';
 import { describeFailure, digestMeter, normalizeSha256 } from './transfer-checks.js';
+import {
+  type FetchedArtifact,
+  type FetchedBundle,
+  type FetchedModel,
+  type ModelFiles,
+} from './fetched-files.js';
 
 /** Where a model store keeps artifacts and where it may fetch them from. */
 export interface ModelStoreOptions {
@@ -43,47 +49,7 @@ export interface ModelStoreOptions {
 /** An artifact to fetch: where it is and the sha256 (hex) its bytes must have. */
 export type { ArtifactRef };
 
-/** A model's files: the .onnx file, the external data files its graph reads and an image-to-text model's encoder. */
-export interface ModelFiles {
-  /** The model file (an image-to-text model's decoder). */
-  artifact: ArtifactRef;
-  /** Placed beside the model file under their names. @defaultValue [] */
-  externalData?: readonly ExternalDataRef[] | undefined;
-  /** image-to-text: the encoder graph, placed beside the model file as `encoder_model.onnx`. */
-  encoder?: ArtifactRef | undefined;
-}
-
-/** A model ready for onnxruntime to open by path. */
-export interface FetchedModel {
-  /**
-   * The model file: `<cacheDir>/sha256/<hex>` without external data or encoder, else
-   * `<cacheDir>/models/<key>/model.onnx` beside its external data files and encoder.
-   */
-  path: string;
-  /** With an encoder: `<cacheDir>/models/<key>/encoder_model.onnx`, in the directory of `path`. */
-  encoderPath?: string;
-  /** True when every file was already in the cache. */
-  cached: boolean;
-}
-
-/** A verified artifact in the cache. */
-export interface FetchedArtifact {
-  /** `<cacheDir>/sha256/<hex>`. */
-  path: string;
-  /** Lower-case hex digest of the file. */
-  sha256: string;
-  bytes: number;
-  /** True when the file was already in the cache and the source was not touched. */
-  cached: boolean;
-}
-
-/** A verified bundle extracted in the cache. */
-export interface FetchedBundle {
-  /** `<cacheDir>/bundles/<hex>/`, holding the bundle's files. */
-  dir: string;
-  sha256: string;
-  cached: boolean;
-}
+export type { FetchedArtifact, FetchedBundle, FetchedModel, ModelFiles } from './fetched-files.js';
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
