@@ -30,22 +30,11 @@ export class V2GenerateController {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  @Post(':model/generate')
+  @Post([':model/generate', ':model/versions/:version/generate'])
   @HttpCode(200)
   generate(
     @Param('model') model: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    return this.run(model, undefined, body, false, request, reply);
-  }
-
-  @Post(':model/versions/:version/generate')
-  @HttpCode(200)
-  generateVersion(
-    @Param('model') model: string,
-    @Param('version') version: string,
+    @Param('version') version: string | undefined,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
@@ -53,22 +42,11 @@ export class V2GenerateController {
     return this.run(model, version, body, false, request, reply);
   }
 
-  @Post(':model/generate_stream')
+  @Post([':model/generate_stream', ':model/versions/:version/generate_stream'])
   @HttpCode(200)
   generateStream(
     @Param('model') model: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    return this.run(model, undefined, body, true, request, reply);
-  }
-
-  @Post(':model/versions/:version/generate_stream')
-  @HttpCode(200)
-  generateStreamVersion(
-    @Param('model') model: string,
-    @Param('version') version: string,
+    @Param('version') version: string | undefined,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,

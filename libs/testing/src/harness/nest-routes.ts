@@ -8,9 +8,11 @@ const METHOD_NAMES = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'ALL', 'OPTIONS',
 const metadataOf = (key: string, target: object): unknown =>
   (Reflect as unknown as { getMetadata(key: string, target: object): unknown }).getMetadata(key, target);
 
+/** The paths a decorator's `path` metadata names: one, or each of an array. */
+const alternatives = (path: unknown): unknown[] => (Array.isArray(path) ? (path as unknown[]) : [path]);
+
 function joinPath(...parts: unknown[]): string {
   const segments = parts
-    .flatMap((part): unknown[] => (Array.isArray(part) ? (part as unknown[]) : [part]))
     .filter((part): part is string => typeof part === 'string')
     .flatMap((part) => part.split('/'))
     .filter((segment) => segment !== '');
@@ -41,8 +43,15 @@ export function nestControllerRoutes(
       if (name === 'constructor' || typeof handler !== 'function') return [];
       const method = metadataOf('method', handler);
       if (typeof method !== 'number') return [];
-      const path = joinPath(globalPrefix, base, metadataOf('path', handler));
-      return [{ method: METHOD_NAMES[method] ?? String(method), path, handler, controller }];
+      // A decorator may name several paths (`@Post(['a', 'b'])`): one route each.
+      return alternatives(base).flatMap((prefix) =>
+        alternatives(metadataOf('path', handler)).map((own) => ({
+          method: METHOD_NAMES[method] ?? String(method),
+          path: joinPath(globalPrefix, prefix, own),
+          handler,
+          controller,
+        })),
+      );
     });
   });
 }
