@@ -23,3 +23,4 @@ export {
 export { StopMatcher } from './stop-sequences.js';
 export { IncrementalDecoder } from './text-stream.js';
 export { type CaptionDecoding, readCaptionDecoding } from './caption-decoding.js';
+export { TokenizationSpacesCleaner, cleanUpTokenizationSpaces } from './tokenization-spaces.js';

@@ -3,6 +3,7 @@
 // same ids, and both must decode the ids back to the text, byte for byte.
 import { dirname } from 'node:path';
 import { AutoTokenizer, env, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { cleanUpTokenizationSpaces } from '@modelgate/generation';
 import { GPT2_END_OF_TEXT, ensureFixture } from '@modelgate/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TextTokenizer, loadTokenizerFromDir } from '../src/index.js';
@@ -83,5 +84,16 @@ describe('GPT-2 fixture tokenizer', () => {
 
   it('reads the length limit from n_positions', () => {
     expect(ours.maxLength).toBe(256);
+  });
+
+  it("cleans tokenization spaces as transformers' decode does when asked", () => {
+    const spaced =
+      "Hello , world . I do n't know ! He 's here ? we 're sure they 've gone , I 'm told ' yes '";
+    for (const text of [...TEXTS, spaced]) {
+      const ids = referenceIds(text);
+      expect(cleanUpTokenizationSpaces(ourDecode(ids))).toBe(
+        reference.decode(ids, { clean_up_tokenization_spaces: true }),
+      );
+    }
   });
 });

@@ -45,6 +45,14 @@ describe('loadTokenizer', () => {
     expect(capped.maxLength).toBe(128);
   });
 
+  it('cleans tokenization spaces unless tokenizer_config.json says false, as the tokenizers decode', () => {
+    expect(loadTokenizer({ tokenizerJson: miniTokenizerJson() }).cleanUpTokenizationSpaces).toBe(true);
+    const kept = loadTokenizer(
+      miniTokenizerFiles({ tokenizerConfig: { clean_up_tokenization_spaces: false } }),
+    );
+    expect(kept.cleanUpTokenizationSpaces).toBe(false);
+  });
+
   it('reads the "unbounded" model_max_length of transformers as absent, and defaults to 512', () => {
     const unbounded = loadTokenizer(
       miniTokenizerFiles({

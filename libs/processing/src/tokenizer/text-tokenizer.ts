@@ -48,6 +48,11 @@ export interface TextTokenizer {
   readonly unknownId: ContentTokenizer['unknownId'];
   /** Prefix of word-continuation tokens (WordPiece "##"). */
   readonly continuingSubwordPrefix: ContentTokenizer['continuingSubwordPrefix'];
+  /**
+   * tokenizer_config.json's `clean_up_tokenization_spaces` (true when absent, as the Hugging Face
+   * tokenizers decode): generated text drops the space before punctuation and contractions.
+   */
+  readonly cleanUpTokenizationSpaces: boolean;
 }
 
 /** The files of a tokenizer bundle, as JSON text or parsed. */
@@ -175,6 +180,7 @@ export function loadTokenizer(files: TokenizerFiles): TextTokenizer {
     specialIds: content.specialIds,
     unknownId: content.unknownId,
     continuingSubwordPrefix: content.continuingSubwordPrefix,
+    cleanUpTokenizationSpaces: tokenizerConfig.clean_up_tokenization_spaces !== false,
     encode: (text, pair) =>
       applySpecialTokensTemplate(
         template,

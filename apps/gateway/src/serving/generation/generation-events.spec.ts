@@ -65,7 +65,7 @@ function run(
   call: GenerateCall,
   stop: string[] = [],
   recorder = new RecordingRecorder(),
-  caption: { prefixIds?: number[]; trim?: boolean } = {},
+  caption: { prefixIds?: number[]; trim?: boolean; cleanUpSpaces?: boolean } = {},
 ) {
   let clock = 100;
   return generationEvents(call, {
@@ -212,5 +212,27 @@ describe('generationEvents', () => {
     );
     expect(deltas(plain).join('')).toBe('>hi');
     expect(plain.at(-1)).toMatchObject({ type: 'end', text: '>hi' });
+  });
+
+  it("cleans tokenization spaces as the tokenizer's decode does, deltas adding up to the cleaned text", async () => {
+    const raw = "I do n't know , he 's here .";
+    const events = await collect(
+      run(new ScriptedCall(chunksOf(bytesOf(raw))), [], undefined, { cleanUpSpaces: true }),
+    );
+    expect(deltas(events).join('')).toBe("I don't know, he's here.");
+    expect(events.at(-1)).toMatchObject({ type: 'end', text: "I don't know, he's here." });
+    // Off (tokenizer_config.json says false): the text as decoded.
+    const kept = await collect(run(new ScriptedCall(chunksOf(bytesOf(raw)))));
+    expect(kept.at(-1)).toMatchObject({ type: 'end', text: raw });
+  });
+
+  it('matches stop strings in the cleaned text, then trims a caption', async () => {
+    const events = await collect(
+      run(new ScriptedCall(chunksOf(bytesOf(' a cat , on a mat'))), [', on'], undefined, {
+        cleanUpSpaces: true,
+        trim: true,
+      }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'end', text: 'a cat', finishReason: 'stop' });
   });
 });

@@ -1,5 +1,5 @@
 import { type GenerateCall } from '@modelgate/inference-client';
-import { IncrementalDecoder, StopMatcher } from '@modelgate/generation';
+import { IncrementalDecoder, StopMatcher, TokenizationSpacesCleaner } from '@modelgate/generation';
 import { TrimmedTextStream } from '@modelgate/processing';
 import { type GenerationRecorder } from '../../metrics/generation-metrics.js';
 
@@ -28,6 +28,11 @@ export type GenerationEvent = GenerationDelta | GenerationEnd;
 export interface GenerationEventsContext {
   /** The tokenizer's decode of generated ids (special tokens skipped). */
   decode: (ids: readonly number[]) => string;
+  /**
+   * Clean the decoded text as the tokenizer's `clean_up_tokenization_spaces` says (before the stop
+   * strings see it): no space before punctuation and contractions.
+   */
+  cleanUpSpaces?: boolean;
   /** Stop strings: the text ends before the first one, and the worker call is cancelled. */
   stop: readonly string[];
   /**
@@ -97,8 +102,10 @@ async function* runGeneration(
   const matcher = new StopMatcher(context.stop);
   const trimmer = context.trim === true ? new TrimmedTextStream() : undefined;
   const shape = (piece: string): string => (trimmer ? trimmer.push(piece) : piece);
+  const cleaner = context.cleanUpSpaces === true ? new TokenizationSpacesCleaner() : undefined;
+  const clean = (decoded: string): string => (cleaner ? cleaner.push(decoded) : decoded);
   // The prefix's text (empty for a special token) leads the first generated text.
-  let lead = context.prefixIds?.length ? decoder.push(context.prefixIds) : '';
+  let lead = context.prefixIds?.length ? clean(decoder.push(context.prefixIds)) : '';
   let text = '';
   let pendingIds: number[] = [];
   let generatedTokens = 0;
@@ -120,7 +127,7 @@ async function* runGeneration(
       queueMs ??= chunk.queueMs;
       generatedTokens += chunk.tokenIds.length;
       pendingIds.push(...chunk.tokenIds);
-      const piece = matcher.push(lead + decoder.push(chunk.tokenIds));
+      const piece = matcher.push(lead + clean(decoder.push(chunk.tokenIds)));
       lead = '';
       const shaped = shape(piece.text);
       if (shaped !== '') yield delta(shaped);
@@ -138,7 +145,7 @@ async function* runGeneration(
     if (finishReason !== 'stop') {
       // The held-back tail: an incomplete character (decoded lossily, as a full decode would) or a
       // possible start of a stop string that never completed.
-      const tail = matcher.push(lead + decoder.flush());
+      const tail = matcher.push(lead + clean(decoder.flush()) + (cleaner?.flush() ?? ''));
       const rest = shape(tail.stopped ? tail.text : tail.text + matcher.flush()) + (trimmer?.flush() ?? '');
       if (tail.stopped) finishReason = 'stop';
       if (rest !== '') yield delta(rest);

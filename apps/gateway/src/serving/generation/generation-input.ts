@@ -34,6 +34,8 @@ export interface PreparedGeneration {
   prefixIds: number[];
   /** The tokenizer's decode of ids, special tokens skipped. */
   decode: (ids: readonly number[]) => string;
+  /** Clean the text's tokenization spaces (tokenizer_config.json's clean_up_tokenization_spaces). */
+  cleanUpSpaces: boolean;
   /** Trim the text's leading and trailing whitespace (as transformers.js' image-to-text pipeline). */
   trim: boolean;
 }
@@ -85,7 +87,15 @@ export async function prepareGeneration(
       truncation: endpoint?.preprocessing.truncation ?? false,
     });
     const eosTokenIds = tokenizer.modelConfig.eosTokenIds ?? [];
-    return { inputIds, maxNewTokens: params.maxNewTokens, eosTokenIds, prefixIds: [], decode, trim: false };
+    return {
+      inputIds,
+      maxNewTokens: params.maxNewTokens,
+      eosTokenIds,
+      prefixIds: [],
+      decode,
+      cleanUpSpaces: tokenizer.cleanUpTokenizationSpaces,
+      trim: false,
+    };
   }
   const caption = model.caption;
   if (!caption || !endpoint) {
@@ -110,6 +120,7 @@ export async function prepareGeneration(
     eosTokenIds: caption.eosTokenIds,
     prefixIds: start,
     decode,
+    cleanUpSpaces: tokenizer.cleanUpTokenizationSpaces,
     trim: true,
   };
 }

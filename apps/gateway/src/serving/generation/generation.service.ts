@@ -147,6 +147,7 @@ export class GenerationService {
     recorder.firstToken((firstTokenAt - startedAt) / 1000);
     const events = generationEvents(call, {
       decode: prepared.decode,
+      cleanUpSpaces: prepared.cleanUpSpaces,
       stop: params.stop,
       prefixIds: prepared.prefixIds,
       trim: prepared.trim,
