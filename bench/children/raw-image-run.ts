@@ -11,9 +11,7 @@ import * as ort from 'onnxruntime-node';
 import { type PixelValues, loadImageProcessor } from '@modelgate/processing';
 import { readChildConfig, reportResult } from '../child-process.js';
 import { type ImageWorkload, imageJpegs } from '../image-workload.js';
-import { NOISY_OTHER_CORES, machineBusyCpuMs, waitForQuietMachine } from '../process-cpu.js';
-import { summarizeLatencies } from '../stats.js';
-import { type RawBatchResult } from './raw-session-run.js';
+import { type RawBatchResult, measureBatches, openRawSession } from './raw-session-loop.js';
 
 /** Settings from the parent. */
 export interface RawImageRunConfig {
@@ -45,13 +43,7 @@ const processor = loadImageProcessor(
 const jpegs = await imageJpegs(config.images);
 const pixels: PixelValues[] = [];
 for (const jpeg of jpegs) pixels.push(await processor.process(jpeg));
-const session = await ort.InferenceSession.create(join(config.fixtureDir, 'onnx', 'model.onnx'), {
-  executionProviders: ['cpu'],
-  graphOptimizationLevel: 'all',
-  ...(config.intraOpThreads > 0 ? { intraOpNumThreads: config.intraOpThreads } : {}),
-  extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
-  logSeverityLevel: 3,
-});
+const session = await openRawSession(join(config.fixtureDir, 'onnx', 'model.onnx'), config.intraOpThreads);
 const inputName = session.inputNames[0] ?? 'pixel_values';
 
 /** The feeds of consecutive `size`-image slices over the images (as the worker stacks rows). */
@@ -64,44 +56,6 @@ function buildFeeds(size: number): Record<string, ort.Tensor>[] {
     rows.forEach((row, i) => data.set(row?.data ?? [], i * per));
     return { [inputName]: new ort.Tensor('float32', data, [size, 3, height, width]) };
   });
-}
-
-async function runFor(
-  seconds: number,
-  feeds: Record<string, ort.Tensor>[],
-  latencies?: number[],
-): Promise<number> {
-  const end = performance.now() + seconds * 1000;
-  let runs = 0;
-  while (performance.now() < end) {
-    const started = performance.now();
-    await session.run(feeds[runs % feeds.length] ?? {});
-    latencies?.push(performance.now() - started);
-    runs++;
-  }
-  return runs;
-}
-
-/** One timed pass over `feeds`, with the CPU other processes used meanwhile. */
-async function measureBatch(size: number, feeds: Record<string, ort.Tensor>[]): Promise<RawBatchResult> {
-  const latencies: number[] = [];
-  const machineBefore = machineBusyCpuMs();
-  const ownBefore = process.cpuUsage();
-  const started = performance.now();
-  const runs = await runFor(config.durationS, feeds, latencies);
-  const elapsedMs = performance.now() - started;
-  const own = process.cpuUsage(ownBefore);
-  const ownMs = (own.user + own.system) / 1000;
-  const otherMs = machineBusyCpuMs() - machineBefore - ownMs;
-  return {
-    batchSize: size,
-    runs,
-    inferPerSec: (runs * size) / (elapsedMs / 1000),
-    latency: summarizeLatencies(latencies),
-    cpuMsPerRow: ownMs / (runs * size),
-    otherCores: Math.max(0, otherMs) / elapsedMs,
-    attempts: 1,
-  };
 }
 
 /** CPU ms per image of the gateway's preprocessing, one image at a time. */
@@ -117,18 +71,7 @@ async function timePreprocessing(seconds: number): Promise<number> {
   return (used.user + used.system) / 1000 / images;
 }
 
-const batches: RawBatchResult[] = [];
-for (const size of config.batchSizes) {
-  const feeds = buildFeeds(size);
-  await runFor(config.warmupS, feeds);
-  let result = await measureBatch(size, feeds);
-  if (result.otherCores > NOISY_OTHER_CORES) {
-    await waitForQuietMachine(30_000);
-    const again = await measureBatch(size, feeds);
-    result = { ...(again.otherCores < result.otherCores ? again : result), attempts: 2 };
-  }
-  batches.push(result);
-}
+const batches = await measureBatches(session, config.batchSizes, buildFeeds, config);
 const result: RawImageRunResult = {
   intraOpThreads: config.intraOpThreads,
   batches,

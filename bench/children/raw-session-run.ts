@@ -10,8 +10,7 @@ import * as ort from 'onnxruntime-node';
 import { encodeInputs, loadTokenizerFromDir, packRows } from '@modelgate/processing';
 import { readChildConfig, reportResult } from '../child-process.js';
 import { type QaWorkload, qaBodies, qaWindows } from '../qa-bodies.js';
-import { NOISY_OTHER_CORES, machineBusyCpuMs, waitForQuietMachine } from '../process-cpu.js';
-import { type LatencySummary, summarizeLatencies } from '../stats.js';
+import { type RawBatchResult, measureBatches, openRawSession } from './raw-session-loop.js';
 
 /** Settings from the parent. */
 export interface RawSessionRunConfig {
@@ -29,21 +28,7 @@ export interface RawSessionRunConfig {
   questionAnswering?: QaWorkload;
 }
 
-/** One batch size's numbers. */
-export interface RawBatchResult {
-  batchSize: number;
-  runs: number;
-  /** Rows (sentences) per second. */
-  inferPerSec: number;
-  /** Per session.run call, ms. */
-  latency: LatencySummary;
-  /** CPU (all onnxruntime threads, user+system) per row, ms. */
-  cpuMsPerRow: number;
-  /** Cores' worth of CPU other processes used meanwhile. */
-  otherCores: number;
-  /** 2 when the first pass was noisy and the batch size was measured again. */
-  attempts: number;
-}
+export type { RawBatchResult };
 
 /** What the child reports. */
 export interface RawSessionRunResult {
@@ -57,13 +42,7 @@ export interface RawSessionRunResult {
 
 const config = readChildConfig<RawSessionRunConfig>();
 const tokenizer = await loadTokenizerFromDir(config.fixtureDir);
-const session = await ort.InferenceSession.create(join(config.fixtureDir, 'onnx', 'model.onnx'), {
-  executionProviders: ['cpu'],
-  graphOptimizationLevel: 'all',
-  ...(config.intraOpThreads > 0 ? { intraOpNumThreads: config.intraOpThreads } : {}),
-  extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
-  logSeverityLevel: 3,
-});
+const session = await openRawSession(join(config.fixtureDir, 'onnx', 'model.onnx'), config.intraOpThreads);
 const inputNames = [...session.inputNames];
 const qaRows = config.questionAnswering
   ? qaWindows(tokenizer, qaBodies(config.sentences, config.questionAnswering))
@@ -91,22 +70,6 @@ function buildFeeds(size: number): Record<string, ort.Tensor>[] {
   });
 }
 
-async function runFor(
-  seconds: number,
-  feeds: Record<string, ort.Tensor>[],
-  latencies?: number[],
-): Promise<number> {
-  const end = performance.now() + seconds * 1000;
-  let runs = 0;
-  while (performance.now() < end) {
-    const started = performance.now();
-    await session.run(feeds[runs % feeds.length] ?? {});
-    latencies?.push(performance.now() - started);
-    runs++;
-  }
-  return runs;
-}
-
 function timeTokenization(seconds: number): number {
   const end = performance.now() + seconds * 1000;
   let calls = 0;
@@ -119,40 +82,7 @@ function timeTokenization(seconds: number): number {
   return calls / ((performance.now() - started) / 1000);
 }
 
-/** One timed pass over `feeds`, with the CPU other processes used meanwhile. */
-async function measureBatch(size: number, feeds: Record<string, ort.Tensor>[]): Promise<RawBatchResult> {
-  const latencies: number[] = [];
-  const machineBefore = machineBusyCpuMs();
-  const ownBefore = process.cpuUsage();
-  const started = performance.now();
-  const runs = await runFor(config.durationS, feeds, latencies);
-  const elapsedMs = performance.now() - started;
-  const own = process.cpuUsage(ownBefore);
-  const ownMs = (own.user + own.system) / 1000;
-  const otherMs = machineBusyCpuMs() - machineBefore - ownMs;
-  return {
-    batchSize: size,
-    runs,
-    inferPerSec: (runs * size) / (elapsedMs / 1000),
-    latency: summarizeLatencies(latencies),
-    cpuMsPerRow: ownMs / (runs * size),
-    otherCores: Math.max(0, otherMs) / elapsedMs,
-    attempts: 1,
-  };
-}
-
-const batches: RawBatchResult[] = [];
-for (const size of config.batchSizes) {
-  const feeds = buildFeeds(size);
-  await runFor(config.warmupS, feeds);
-  let result = await measureBatch(size, feeds);
-  if (result.otherCores > NOISY_OTHER_CORES) {
-    await waitForQuietMachine(30_000);
-    const again = await measureBatch(size, feeds);
-    result = { ...(again.otherCores < result.otherCores ? again : result), attempts: 2 };
-  }
-  batches.push(result);
-}
+const batches = await measureBatches(session, config.batchSizes, buildFeeds, config);
 const meanTokens = qaRows
   ? qaRows.reduce((sum, row) => sum + row.ids.length, 0) / qaRows.length
   : config.sentences.reduce((sum, text) => sum + tokenizer.encode(text).ids.length, 0) /

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeImageField, mediaTypeOf, parseImageRequest } from './image-request.js';
+import { LIMITS, png } from '../../test/image-headers.js';
 
-const LIMITS = { maxImageBytes: 1000, maxImagePixels: 10_000 };
-
-/** A PNG header (enough for every check before decoding) of the given size. */
-function png(width: number, height: number, padTo = 0): Buffer {
-  const header = Buffer.alloc(Math.max(33, padTo));
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).copy(header);
-  header.write('IHDR', 12, 'latin1');
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  return header;
-}
 const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xc0, 0, 17, 8, 0, 10, 0, 20, 3]);
 const gif = Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1');
 

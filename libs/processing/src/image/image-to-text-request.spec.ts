@@ -1,26 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseImageToTextRequest } from './image-to-text-request.js';
-
-const LIMITS = { maxImageBytes: 1000, maxImagePixels: 10_000 };
-
-/** A PNG header (enough for every check before decoding) of the given size. */
-function png(width: number, height: number): Buffer {
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).copy(header);
-  header.write('IHDR', 12, 'latin1');
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  return header;
-}
-
-const refusal = (run: () => unknown): { code?: string; message?: string } => {
-  try {
-    run();
-    return {};
-  } catch (error) {
-    return error as { code?: string; message?: string };
-  }
-};
+import { LIMITS, png, refusal } from '../../test/image-headers.js';
 
 describe('parseImageToTextRequest', () => {
   it('reads a JSON image, its decoding parameters and stream flag', () => {

@@ -1,0 +1,106 @@
+/**
+ * The raw reference's timing loop, shared by the raw children (text and image): an onnxruntime
+ * session opened with the worker's settings, and a timed pass per batch size over feeds the child
+ * builds, measured again after a quiet moment when other processes took the cores.
+ */
+import * as ort from 'onnxruntime-node';
+import { NOISY_OTHER_CORES, machineBusyCpuMs, waitForQuietMachine } from '../process-cpu.js';
+import { type LatencySummary, summarizeLatencies } from '../stats.js';
+
+/** One batch size's figures. */
+export interface RawBatchResult {
+  batchSize: number;
+  runs: number;
+  /** Rows (sentences, images) per second. */
+  inferPerSec: number;
+  /** Per session.run call, ms. */
+  latency: LatencySummary;
+  /** CPU (all onnxruntime threads, user+system) per row, ms. */
+  cpuMsPerRow: number;
+  /** Cores' worth of CPU other processes used meanwhile. */
+  otherCores: number;
+  /** 2 when the first pass was noisy and the batch size was measured again. */
+  attempts: number;
+}
+
+/** A session with the worker's settings: graph optimisation `all`, spinning off, `intraOpThreads` (0 = onnxruntime's default). */
+export function openRawSession(modelPath: string, intraOpThreads: number): Promise<ort.InferenceSession> {
+  return ort.InferenceSession.create(modelPath, {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    ...(intraOpThreads > 0 ? { intraOpNumThreads: intraOpThreads } : {}),
+    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    logSeverityLevel: 3,
+  });
+}
+
+/** Runs `session` over `feeds` in turn for `seconds`; the number of runs (latencies pushed when given). */
+async function runFor(
+  session: ort.InferenceSession,
+  seconds: number,
+  feeds: Record<string, ort.Tensor>[],
+  latencies?: number[],
+): Promise<number> {
+  const end = performance.now() + seconds * 1000;
+  let runs = 0;
+  while (performance.now() < end) {
+    const started = performance.now();
+    await session.run(feeds[runs % feeds.length] ?? {});
+    latencies?.push(performance.now() - started);
+    runs++;
+  }
+  return runs;
+}
+
+/** One timed pass over `feeds`, with the CPU other processes used meanwhile. */
+async function measureBatch(
+  session: ort.InferenceSession,
+  size: number,
+  feeds: Record<string, ort.Tensor>[],
+  durationS: number,
+): Promise<RawBatchResult> {
+  const latencies: number[] = [];
+  const machineBefore = machineBusyCpuMs();
+  const ownBefore = process.cpuUsage();
+  const started = performance.now();
+  const runs = await runFor(session, durationS, feeds, latencies);
+  const elapsedMs = performance.now() - started;
+  const own = process.cpuUsage(ownBefore);
+  const ownMs = (own.user + own.system) / 1000;
+  const otherMs = machineBusyCpuMs() - machineBefore - ownMs;
+  return {
+    batchSize: size,
+    runs,
+    inferPerSec: (runs * size) / (elapsedMs / 1000),
+    latency: summarizeLatencies(latencies),
+    cpuMsPerRow: ownMs / (runs * size),
+    otherCores: Math.max(0, otherMs) / elapsedMs,
+    attempts: 1,
+  };
+}
+
+/**
+ * Each batch size of `batchSizes`: its feeds (`buildFeeds`) warmed up for `warmupS`, then timed for
+ * `durationS`; a pass with other processes over NOISY_OTHER_CORES is measured once more after a
+ * quiet moment, keeping the quieter one.
+ */
+export async function measureBatches(
+  session: ort.InferenceSession,
+  batchSizes: readonly number[],
+  buildFeeds: (size: number) => Record<string, ort.Tensor>[],
+  timing: { durationS: number; warmupS: number },
+): Promise<RawBatchResult[]> {
+  const batches: RawBatchResult[] = [];
+  for (const size of batchSizes) {
+    const feeds = buildFeeds(size);
+    await runFor(session, timing.warmupS, feeds);
+    let result = await measureBatch(session, size, feeds, timing.durationS);
+    if (result.otherCores > NOISY_OTHER_CORES) {
+      await waitForQuietMachine(30_000);
+      const again = await measureBatch(session, size, feeds, timing.durationS);
+      result = { ...(again.otherCores < result.otherCores ? again : result), attempts: 2 };
+    }
+    batches.push(result);
+  }
+  return batches;
+}
