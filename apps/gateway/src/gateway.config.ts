@@ -75,6 +75,12 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
+  /**
+   * Whether /serve calls for the same model that arrive in the same event-loop turn share one
+   * ModelInfer (up to the model's maxBatchSize rows; each keeps its own deadline, cancellation and
+   * answer): fewer gRPC calls per request under load. `false`: one ModelInfer per call.
+   */
+  GATEWAY_MERGE_CALLS: booleanFromEnv.default(true),
   /** Largest request body accepted, in bytes (larger → 413). */
   GATEWAY_BODY_LIMIT_BYTES: z.coerce
     .number()

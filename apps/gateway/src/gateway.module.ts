@@ -135,7 +135,10 @@ export class GatewayModule {
       ),
     });
     // Snapshots that list workerGroups replace these static ones (EndpointTables.apply).
-    const client = new InferenceClient({ workerGroups: config.GATEWAY_WORKER_ADDRESSES });
+    const client = new InferenceClient({
+      workerGroups: config.GATEWAY_WORKER_ADDRESSES,
+      mergeCalls: config.GATEWAY_MERGE_CALLS,
+    });
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
     const lifecycle = new GatewayLifecycle();
     const servability = new EndpointServabilityMonitor(tables, client);

@@ -17,6 +17,7 @@ export {
   encodeInferRequest,
   workerTimings,
 } from './infer-codec.js';
+export { type RowLayout, modelRowLayout } from './merge-calls.js';
 export { type GrpcChannelSettings, GrpcWorkerChannel, grpcChannelOptions } from './grpc-worker-channel.js';
 export { type OutlierEjectorOptions, type WorkerHealth, OutlierEjector } from './outlier-ejector.js';
 export { type PickOptions, type WorkerLoad, type WorkerPick, pickWorker } from './pick-worker.js';

@@ -1,5 +1,6 @@
 import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
 import { type GenerateCall, type GenerateRequest, startGeneration } from './generate-call.js';
+import { CallMerger } from './call-merger.js';
 import { type GrpcChannelSettings, GrpcWorkerChannel } from './grpc-worker-channel.js';
 import {
   type DecodedInferResponse,
@@ -9,6 +10,7 @@ import {
   encodeInferRequest,
   workerTimings,
 } from './infer-codec.js';
+import { type RowLayout } from './merge-calls.js';
 import { type OutlierEjectorOptions, OutlierEjector, type WorkerHealth } from './outlier-ejector.js';
 import { type WorkerPick, pickWorker } from './pick-worker.js';
 import { type RetryBudgetOptions, RetryBudget } from './retry-budget.js';
@@ -35,6 +37,8 @@ export interface InferenceClientOptions {
   channel?: GrpcChannelSettings;
   /** Timeout of the readiness calls (ServerReady, ModelReady), in ms. @defaultValue 1000 */
   healthTimeoutMs?: number;
+  /** Whether calls given a `merge` layout may share a ModelInfer (call-merger.ts). @defaultValue true */
+  mergeCalls?: boolean;
   /** Monotonic clock in ms, for ejection, the retry budget and durations. @defaultValue `performance.now` */
   now?: () => number;
   /** Makes the channel of an address (unit tests pass fakes). @defaultValue a GrpcWorkerChannel */
@@ -57,6 +61,11 @@ export interface InferRequest extends InferMessageFields {
   metadata?: Readonly<Record<string, string>>;
   /** Aborting it cancels the call (CANCELLED); the gateway ties it to the HTTP request. */
   signal?: AbortSignal;
+  /**
+   * Lets the call share one ModelInfer with other calls of this event-loop turn that stack with it
+   * (call-merger.ts); absent: the call goes alone.
+   */
+  merge?: RowLayout;
 }
 
 /** A successful inference call; `queueMs`/`computeMs` when the worker reported them. */
@@ -93,6 +102,7 @@ export class InferenceClient {
   private readonly maxAttempts: number;
   private readonly healthTimeoutMs: number;
   private readonly now: () => number;
+  private readonly merger: CallMerger | undefined;
   private turn = 0;
 
   constructor(options: InferenceClientOptions = {}) {
@@ -105,6 +115,9 @@ export class InferenceClient {
     this.budget = new RetryBudget(options.retryBudget, this.now);
     this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 2));
     this.healthTimeoutMs = options.healthTimeoutMs ?? 1000;
+    if (options.mergeCalls !== false) {
+      this.merger = new CallMerger((request) => this.inferAlone(request), this.now);
+    }
     if (options.workerGroups !== undefined) this.setWorkerGroups(options.workerGroups);
   }
 
@@ -133,8 +146,15 @@ export class InferenceClient {
    * refused or dropped before the answer) is retried once on another worker while the retry
    * budget allows; every other failure is final. Rejects with a ModelgateError: UNAVAILABLE
    * (no ready worker), QUEUE_FULL (retryAfterSeconds 1), DEADLINE_EXCEEDED, INVALID_ARGUMENT, ...
+   * With `merge`, the call may share its ModelInfer with others of the same turn.
    */
-  async infer(request: InferRequest): Promise<InferResult> {
+  infer(request: InferRequest): Promise<InferResult> {
+    const { merge, ...alone } = request;
+    if (merge === undefined || this.merger === undefined) return this.inferAlone(alone);
+    return this.merger.infer(alone, merge);
+  }
+
+  private async inferAlone(request: InferRequest): Promise<InferResult> {
     const startedAt = this.now();
     const model = request.modelVersion ? `${request.modelName}:${request.modelVersion}` : request.modelName;
     if (!Number.isFinite(request.deadlineEpochMs)) {

@@ -25,6 +25,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     GATEWAY_ARTIFACT_ALLOWED_HOSTS: 'models.internal',
     S3_ENDPOINT_URL: 'http://minio:9000',
     GATEWAY_BODY_LIMIT_BYTES: 2048,
+    GATEWAY_MERGE_CALLS: false,
     GATEWAY_SHUTDOWN_DELAY_MS: 0,
     GATEWAY_DRAIN_TIMEOUT_MS: 1000,
     GATEWAY_DOCS: false,

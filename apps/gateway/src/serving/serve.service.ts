@@ -9,7 +9,6 @@ import {
 } from '@modelgate/processing';
 import { type EndpointTable, type ServableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
-import { workerGroupFor } from '../endpoints/worker-discovery.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
 import { type RouteChoice, chooseRoute } from './choose-route.js';
@@ -24,6 +23,7 @@ import { postProcess } from './post-process.js';
 import { prepareQuestions } from './question-answering.js';
 import { requestTimeoutMs } from './request-timeout.js';
 import { type ShadowMirror } from './shadow-mirror.js';
+import { type InferOptions, callWorker } from './worker-call.js';
 
 /** Endpoint names: lower-case DNS-label style; checked before any lookup (no `..%2f`). */
 const ENDPOINT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -257,21 +257,7 @@ export class ServeService {
     inputs: InferRequest['inputs'],
     options: InferOptions,
   ): Promise<InferResult> {
-    const spec = model.spec;
-    return this.client
-      .infer({
-        modelName: spec.name,
-        modelVersion: spec.version,
-        id: options.requestId,
-        inputs,
-        workerGroup: workerGroupFor(this.client, spec),
-        deadlineEpochMs: options.deadlineEpochMs,
-        metadata: { 'x-request-id': options.requestId },
-        ...(options.signal ? { signal: options.signal } : {}),
-      })
-      .catch((error: unknown) => {
-        throw publicWorkerError(error, spec.id);
-      });
+    return callWorker(this.client, model, inputs, options);
   }
 
   /** The route a call resolves to (for metrics labels even when the call then fails), and the shadows it mirrors to. */
@@ -289,13 +275,6 @@ export class ServeService {
     if (!table) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the gateway has no configuration yet');
     return table;
   }
-}
-
-/** Per-call options of a worker call. */
-interface InferOptions {
-  deadlineEpochMs: number;
-  requestId: string;
-  signal?: AbortSignal;
 }
 
 /** What one model answered a call, and when each stage ended (`tokenizedAt`: inputs built). */
@@ -322,22 +301,4 @@ export function requireEndpoint(table: EndpointTable, name: string): EndpointSpe
   const endpoint = ENDPOINT_NAME.test(name) ? table.endpoints.get(name) : undefined;
   if (!endpoint) throw new ModelgateError(ErrorCode.NOT_FOUND, `unknown endpoint '${name.slice(0, 80)}'`);
   return endpoint;
-}
-
-/**
- * Worker-side failures as a client should see them: UNAVAILABLE messages from the transport name
- * internal addresses, so they are replaced (the gateway logs the original through the filter).
- */
-export function publicWorkerError(error: unknown, modelId: string): unknown {
-  if (error instanceof ModelgateError && error.code === ErrorCode.UNAVAILABLE) {
-    return new ModelgateError(
-      ErrorCode.UNAVAILABLE,
-      `no worker can serve model ${modelId} right now`,
-      error.details,
-      {
-        cause: error,
-      },
-    );
-  }
-  return error;
 }
