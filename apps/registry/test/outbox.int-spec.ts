@@ -1,10 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ApiErrorBody, parseConfigSnapshot } from '@modelgate/contracts';
-import { waitFor } from '@modelgate/testing';
+import { metricValue, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSubscriber } from './support/config-subscriber.js';
 import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
-import { type Isolation, isolate, startRegistryProcess } from './support/registry-harness.js';
+import {
+  type Isolation,
+  type RunningRegistry,
+  isolate,
+  startRegistryProcess,
+} from './support/registry-harness.js';
 
 interface EventRow {
   revision: string;
@@ -14,6 +19,12 @@ interface EventRow {
 
 /** Longer than several relay passes (REGISTRY_RELAY_INTERVAL_MS is 200 in tests). */
 const QUIET_WINDOW_MS = 1500;
+
+/** modelgate_registry_config_revision as `registry` reports it. */
+async function configRevisionGauge(registry: Pick<RunningRegistry, 'client'>): Promise<number> {
+  const metrics = await registry.client().get<string>('/metrics');
+  return metricValue(metrics.body, 'modelgate_registry_config_revision');
+}
 
 describe('config outbox', () => {
   let isolation: Isolation;
@@ -73,6 +84,17 @@ describe('config outbox', () => {
     expect(subscriber.revisions.at(-1)).toBe(Number(rows.at(-1)!.revision));
   });
 
+  it('reports the latest committed revision on a restarted registry with nothing to relay', async () => {
+    const latest = Number((await events()).at(-1)!.revision);
+    const registry = await startRegistryProcess(isolation.env);
+    try {
+      await waitFor(async () => (await configRevisionGauge(registry)) === latest, { timeoutMs: 5_000 });
+      expect(subscriber.revisions.at(-1)).toBe(latest);
+    } finally {
+      await registry.stop();
+    }
+  });
+
   it('publishes nothing for a mutation rolled back inside its transaction', async () => {
     const registry = await startRegistryProcess(isolation.env);
     try {
@@ -116,6 +138,7 @@ describe('config outbox', () => {
     const restarted = await startRegistryProcess(isolation.env);
     try {
       await waitFor(() => subscriber.revisions.includes(revision), { timeoutMs: 10_000 });
+      expect(await configRevisionGauge(restarted)).toBe(revision);
       await waitFor(async () => (await events()).every((row) => row.published_at !== null), {
         timeoutMs: 5_000,
       });

@@ -62,15 +62,19 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return this.#chain;
   }
 
-  /** One relay pass: announces the newest unpublished revision, if any. */
+  /**
+   * One relay pass: announces the newest unpublished revision, if any. One round trip, also when
+   * nothing is pending (the usual pass): the latest committed revision, for the gauge, comes along.
+   */
   async relayPending(): Promise<void> {
     try {
-      const rows = await this.dataSource.query<{ revision: string | null }[]>(
-        'SELECT max(revision) AS revision FROM config_events WHERE published_at IS NULL',
+      const rows = await this.dataSource.query<{ pending: string | null; latest: string }[]>(
+        `SELECT (SELECT max(revision) FROM config_events WHERE published_at IS NULL) AS pending,
+                (SELECT coalesce(max(revision), 0) FROM config_events) AS latest`,
       );
-      const pending = rows[0]?.revision;
+      const pending = rows[0]?.pending;
       if (pending === null || pending === undefined) {
-        this.#noteRevision(await this.#latestRevision());
+        this.#noteRevision(Number(rows[0]?.latest ?? 0));
         return;
       }
       this.logger.info({ revision: Number(pending) }, 'relaying unannounced config revision');
@@ -83,12 +87,5 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   #noteRevision(revision: number): void {
     this.#latest = Math.max(this.#latest, revision);
     this.metrics.configRevision.set(this.#latest);
-  }
-
-  async #latestRevision(): Promise<number> {
-    const rows = await this.dataSource.query<{ revision: string }[]>(
-      'SELECT coalesce(max(revision), 0) AS revision FROM config_events',
-    );
-    return Number(rows[0]?.revision ?? 0);
   }
 }
