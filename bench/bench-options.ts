@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { REGISTRY_MODES, type RegistryMode } from './control-plane.js';
 
@@ -46,10 +47,16 @@ export interface BenchOptions {
   batchSizes: number[];
   /** Requests of the fixed-size step that measures gateway CPU per request (gateway suite). */
   cpuRequests: number;
-  /** GATEWAY_WORKERS of the shared-cores stack and the profiled one. @defaultValue auto (one event loop per core) */
+  /** GATEWAY_WORKERS of the shared-cores stack and the profiled one. @defaultValue 1 (one event loop, as standalone runs it) */
   gatewayWorkers: string;
   /** ModelSpec.runtime.intraOpThreads off the pinned split (which always runs 1). @defaultValue 0 */
   intraOpThreads: number;
+  /**
+   * ModelSpec.runtime.instances of the shared deployment (and of those built from it: gateway,
+   * mixed, profile, qa); the pinned split always runs 1, generation and image their own.
+   * @defaultValue os.availableParallelism(): one session per core
+   */
+  instances: number;
   /** ModelSpec.batching.maxBatchSize of every deployment. @defaultValue 32 (the schema's default) */
   maxBatchSize: number;
   /** The decoder fixture of the generation suite. @defaultValue distilgpt2-like */
@@ -60,9 +67,9 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: npm run bench -- [--suite full|<suite>[,<suite>...]] [--profile] [--quick]
-  [--repeats <n>] [--duration <s>] [--warmup <s>] [--gateway-workers auto|<n>]
-  [--intra-op-threads <n>] [--max-batch-size <n>] [--generation-fixture <fixture>]
-  [--registry auto|live|off] [--out <dir>]
+  [--repeats <n>] [--duration <s>] [--warmup <s>] [--gateway-workers <n>|auto (default 1)]
+  [--intra-op-threads <n>] [--instances <n> (default: one per core)] [--max-batch-size <n>]
+  [--generation-fixture <fixture>] [--registry auto|live|off] [--out <dir>]
 suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
 
 /** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
@@ -70,6 +77,8 @@ const OPTION_USERS: Record<string, readonly Suite[]> = {
   repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa', 'generation', 'image'],
   'gateway-workers': ['shared', 'profile', 'qa', 'generation', 'image'],
   'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa', 'generation', 'image'],
+  // The pinned split runs one instance on its one core; generation and image deploy their own model.
+  instances: ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa'],
   // The image suite's batching is its own (image-suite.ts).
   'max-batch-size': ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'profile', 'qa', 'generation'],
   'generation-fixture': ['generation'],
@@ -117,6 +126,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
       quick: { type: 'boolean', default: false },
       'gateway-workers': { type: 'string' },
       'intra-op-threads': { type: 'string' },
+      instances: { type: 'string' },
       'max-batch-size': { type: 'string' },
       'generation-fixture': { type: 'string' },
       registry: { type: 'string', default: 'auto' },
@@ -144,7 +154,9 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
   const registry = values.registry as RegistryMode;
   if (!REGISTRY_MODES.includes(registry))
     throw new Error(`--registry must be one of ${REGISTRY_MODES.join(', ')}\n${USAGE}`);
-  const gatewayWorkers = values['gateway-workers'] ?? 'auto';
+  // One event loop, as standalone mode runs the gateway beside the worker: on cores the model
+  // shares, a second loop only takes CPU from it (the gateway suite compares 1 and 2).
+  const gatewayWorkers = values['gateway-workers'] ?? '1';
   if (gatewayWorkers !== 'auto' && !/^[1-9][0-9]*$/.test(gatewayWorkers)) {
     throw new Error(`--gateway-workers must be auto or a positive integer\n${USAGE}`);
   }
@@ -160,6 +172,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
     cpuRequests: quick ? 200 : 1000,
     gatewayWorkers,
     intraOpThreads: numberOption(values['intra-op-threads'], 'intra-op-threads', 0, 0, true),
+    instances: numberOption(values.instances, 'instances', availableParallelism(), 1, true),
     maxBatchSize: numberOption(values['max-batch-size'], 'max-batch-size', 32, 1, true),
     generationFixture: values['generation-fixture'] ?? 'distilgpt2-like',
     registry,

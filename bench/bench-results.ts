@@ -31,8 +31,32 @@ export interface BenchMeta {
   commit?: string;
 }
 
-/** Raw session.run over its batch sizes, with the best one (the throughput limit). */
-export type RawLimit = RawSessionRunResult & { best: RawBatchResult };
+/** A layout of the raw reference: `sessions` processes side by side, `intraOpThreads` each (0 = onnxruntime's default). */
+export interface RawLayout {
+  sessions: number;
+  intraOpThreads: number;
+}
+
+/**
+ * The worker's layout of `instances` sessions, as raw session.run: that many processes started
+ * together, every batch size begun by all at once; per batch size rows/s summed, CPU per row =
+ * all their CPU ÷ all their rows, each latency percentile the worse session's.
+ */
+export interface RawSideBySide extends RawLayout {
+  batches: RawBatchResult[];
+}
+
+/**
+ * Raw session.run over its batch sizes: one session with the ModelSpec's threads (`batches`) and,
+ * when the deployment runs several instances, the worker's layout (`sideBySide`). `best` is the
+ * highest rows/s over batch sizes and layouts (the throughput limit every "× raw best" divides
+ * by), `bestLayout` the layout it came from.
+ */
+export type RawLimit = RawSessionRunResult & {
+  best: RawBatchResult;
+  bestLayout: RawLayout;
+  sideBySide?: RawSideBySide;
+};
 
 /** One interleaved round on shared cores: raw, then naive, then modelgate, then the worker alone. */
 export interface SharedRound {

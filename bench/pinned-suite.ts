@@ -20,7 +20,10 @@ const GATEWAY_CPUS = '1';
 /** Enough requests in flight to fill the worker's batches. */
 const PINNED_CONCURRENCY = 64;
 
-/** The shared deployment as the pinned split runs it: its own model, worker group and endpoint, one thread. */
+/**
+ * The shared deployment as the pinned split runs it: its own model, worker group and endpoint, one
+ * instance of one thread (whatever --instances and --intra-op-threads say: the split has one core).
+ */
 export function pinnedDeployment(shared: Deployment): Deployment {
   return {
     ...shared,
@@ -28,6 +31,7 @@ export function pinnedDeployment(shared: Deployment): Deployment {
     workerGroup: 'pinned',
     endpoint: `${shared.endpoint ?? 'sentiment'}-pinned`,
     intraOpThreads: 1,
+    instances: 1,
   };
 }
 

@@ -73,6 +73,7 @@ export async function runQaSuite(
       const raw = await measureRawLimit(stepOptions, fixtureDir, {
         batchSizes: [...new Set(batchSizes)],
         intraOpThreads: options.intraOpThreads,
+        instances: shared.instances,
         label: '(a) raw session.run (windows)',
         questionAnswering: WORKLOAD,
       });

@@ -1,4 +1,5 @@
 /** Number and table formatting shared by the results page's sections. */
+import { type RawLayout } from './bench-results.js';
 import { type Spread } from './stats.js';
 
 /** `value` with `digits` decimals, or n/a. */
@@ -30,4 +31,11 @@ export function spreadCell(spread: Spread, digits = 2, suffix = ''): string {
   return spread.samples.length > 1
     ? `${median} (${fmt(spread.min, digits)}–${fmt(spread.max, digits)})`
     : median;
+}
+
+/** A raw layout as `2 sessions × 1 thread`; intra-op threads 0 (onnxruntime's default) count as one per core. */
+export function layoutLabel(layout: RawLayout, cores: number): string {
+  const threads = layout.intraOpThreads > 0 ? layout.intraOpThreads : cores;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(layout.sessions, 'session')} × ${plural(threads, 'thread')}`;
 }

@@ -47,7 +47,7 @@ function minilmLines(results: BenchResults): string[] {
       `${results.shared?.rounds[0] ? ` (mean ${fmt(results.shared.rounds[0].raw.meanTokens, 1)} tokens with [CLS]/[SEP])` : ''}; ` +
       'the mixed-length workload has its own texts.',
     `- Deployment (shared cores): intraOpThreads ${d.intraOpThreads} (0 = the worker's default, cores ÷ instances), instances ` +
-      `${d.instances}, batching ${JSON.stringify(d.batching)} (other fields: schema defaults), GATEWAY_WORKERS ${o.gatewayWorkers}; ` +
+      `${d.instances} (--instances; default one per core), batching ${JSON.stringify(d.batching)} (other fields: schema defaults), GATEWAY_WORKERS ${o.gatewayWorkers}; ` +
       'intra-op spinning off in the worker and raw (DESIGN §7); the naive server runs onnxruntime with ' +
       "transformers.js's defaults (spinning on).",
   ];

@@ -12,7 +12,7 @@ import {
   medianSteps,
   overRounds,
 } from './bench-results.js';
-import { fmt, spreadCell, table } from './report-format.js';
+import { fmt, layoutLabel, spreadCell, table } from './report-format.js';
 
 export function qaSection(results: BenchResults): string {
   const qa = results.qa;
@@ -29,7 +29,11 @@ export function qaSection(results: BenchResults): string {
       `${fmt(qa.meanContextTokens, 0)} tokens: the gateway cuts it into ${fmt(windowsPerRequest)} windows of ` +
       `${qa.windowTokens} tokens (doc_stride ${qa.docStride}) and sends them as the rows of one ModelInfer; the ` +
       "worker's batcher merges the windows of concurrent requests. Raw session.run runs the same windows, " +
-      `${raw.map((b) => b.batchSize).join(' and ')} rows per run (the windows of one request and of four).`,
+      `${raw.map((b) => b.batchSize).join(' and ')} rows per run (the windows of one request and of four), in one ` +
+      'session (the table) and, when the deployment runs several instances, as many sessions side by side ' +
+      `(rows/s summed); raw best per round: ${rounds
+        .map((r) => `b${r.raw.best.batchSize} (${layoutLabel(r.raw.bestLayout, results.meta.cores)})`)
+        .join(', ')}.`,
     '',
     table(
       [

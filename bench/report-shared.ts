@@ -14,7 +14,7 @@ import {
   overRounds,
 } from './bench-results.js';
 import { type StepResult } from './load-step.js';
-import { fmt, otherCell, spreadCell, table } from './report-format.js';
+import { fmt, layoutLabel, otherCell, spreadCell, table } from './report-format.js';
 import { type Spread } from './stats.js';
 
 type SeriesOf = (round: SharedRound) => StepResult[] | undefined;
@@ -36,44 +36,76 @@ function ratioOverRounds(
   });
 }
 
+/** Each round's raw best as `b32 (2 sessions × 1 thread)`, in round order. */
+export function rawBestPerRound(rounds: readonly SharedRound[], cores: number): string {
+  return rounds.map((r) => `b${r.raw.best.batchSize} (${layoutLabel(r.raw.bestLayout, cores)})`).join(', ');
+}
+
 export function rawSection(results: BenchResults): string {
   const rounds = results.shared?.rounds ?? [];
-  if (rounds.length === 0) return '';
-  const batches = medianRawBatches(rounds);
   const first = rounds[0]?.raw;
-  const bestSizes = rounds.map((r) => r.raw.best.batchSize).join(', ');
+  if (first === undefined) return '';
+  const cores = results.meta.cores;
+  const single = { sessions: 1, intraOpThreads: first.intraOpThreads };
+  const layouts = [
+    { label: layoutLabel(single, cores), batchesOf: (r: SharedRound) => r.raw.batches },
+    ...(first.sideBySide
+      ? [
+          {
+            label: layoutLabel(first.sideBySide, cores),
+            batchesOf: (r: SharedRound) => r.raw.sideBySide?.batches,
+          },
+        ]
+      : []),
+  ];
+  const rows = layouts.flatMap(({ label, batchesOf }) =>
+    medianRawBatches(rounds.map((r) => ({ raw: { batches: batchesOf(r) ?? [] } }))).map((b) => [
+      label,
+      String(b.batchSize),
+      spreadCell(
+        overRounds(rounds, (r) => batchesOf(r)?.find((x) => x.batchSize === b.batchSize)?.inferPerSec),
+        1,
+      ),
+      fmt(b.latency.p50),
+      fmt(b.latency.p99),
+      fmt(b.latency.p50 / b.batchSize),
+      fmt(b.cpuMsPerRow),
+      fmt((cores * 1000) / b.cpuMsPerRow, 0),
+      otherCell(b.otherCores, b.attempts),
+    ]),
+  );
   const best = overRounds(rounds, (r) => r.raw.best.inferPerSec);
+  const layoutNote = first.sideBySide
+    ? ` "${layouts[1]?.label ?? ''}" is the worker's layout (instances ${first.sideBySide.sessions}): as many processes ` +
+      'started together, every batch size begun by all at once; infer/s summed, CPU per row = all their CPU ÷ all ' +
+      "their rows, run p50/p99 the worse session's."
+    : '';
+  const defaultThreads =
+    first.intraOpThreads === 0 ? ` One session's threads: onnxruntime's default (one per core).` : '';
   return [
     '## (a) raw onnxruntime-node session.run (own process, pre-tokenized)',
     '',
+    `Same batches and step lengths in every layout.${layoutNote}${defaultThreads}`,
+    '',
     table(
       [
+        'layout',
         'batch',
         'infer/s',
         'run p50 ms',
         'run p99 ms',
         'ms per row (p50)',
         'CPU ms per row',
-        `CPU ceiling infer/s (${results.meta.cores} cores)`,
+        `CPU ceiling infer/s (${cores} cores)`,
         'other cores',
       ],
-      batches.map((b) => [
-        String(b.batchSize),
-        spreadCell(
-          overRounds(rounds, (r) => r.raw.batches.find((x) => x.batchSize === b.batchSize)?.inferPerSec),
-          1,
-        ),
-        fmt(b.latency.p50),
-        fmt(b.latency.p99),
-        fmt(b.latency.p50 / b.batchSize),
-        fmt(b.cpuMsPerRow),
-        fmt((results.meta.cores * 1000) / b.cpuMsPerRow, 0),
-        otherCell(b.otherCores, b.attempts),
-      ]),
+      rows,
     ),
     '',
-    `Best batch per round: ${bestSizes} → **${spreadCell(best, 1)} infer/s**, the limit on this machine (each round's ` +
-      `ratios use that round's best). Tokenization alone (encodeInputs, one sentence): ${fmt(first?.tokenizePerSec, 0)} texts/s on one core.`,
+    `Raw best per round (over batch sizes and layouts): ${rawBestPerRound(rounds, cores)} → ` +
+      `**${spreadCell(best, 1)} infer/s**, the limit on this machine (each round's "× raw best" ratios use that ` +
+      `round's best). The c=1 floor is one session's batch-1 p50. Tokenization alone (encodeInputs, one sentence): ` +
+      `${fmt(first.tokenizePerSec, 0)} texts/s on one core.`,
   ].join('\n');
 }
 
@@ -116,7 +148,7 @@ export function ladderSection(results: BenchResults): string {
   const b1OfBest = overRounds(rounds, (r) => (b1(r)?.inferPerSec ?? NaN) / best(r));
   rows.push(
     [
-      'raw batch 1',
+      'raw batch 1 (1 session)',
       '1',
       spreadCell(
         overRounds(rounds, (r) => b1(r)?.inferPerSec),
@@ -131,7 +163,19 @@ export function ladderSection(results: BenchResults): string {
       '',
       '',
     ],
-    ['raw best batch', '-', spreadCell(overRounds(rounds, best), 1), '1.00×', '', '', '', '', '', '', ''],
+    [
+      'raw best (batch, layout)',
+      '-',
+      spreadCell(overRounds(rounds, best), 1),
+      '1.00×',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+    ],
   );
   return [
     '## Concurrency ladder on shared cores: (b) naive vs (c) modelgate, load from a separate autocannon process',

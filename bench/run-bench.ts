@@ -36,7 +36,7 @@ function deploymentOf(options: BenchOptions): Deployment {
     endpoint: 'sentiment',
     batching: { maxBatchSize: options.maxBatchSize },
     intraOpThreads: options.intraOpThreads,
-    instances: 1,
+    instances: options.instances,
   };
 }
 

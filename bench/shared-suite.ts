@@ -53,6 +53,7 @@ export async function runSharedSuite(
         raw: await measureRawLimit(options, fixtureDir, {
           batchSizes: options.batchSizes,
           intraOpThreads: options.intraOpThreads,
+          instances: deployment.instances,
           label: '(a) raw session.run',
         }),
       };

@@ -3,15 +3,22 @@
  * batch sizes, the naive server, an HTTP step against modelgate, a gRPC step against a worker
  * alone. Each prints one line per measured thing; suites decide the order (interleaved rounds).
  */
+import { availableParallelism } from 'node:os';
 import { freePort, waitFor } from '@modelgate/testing';
 import { type BenchOptions } from './bench-options.js';
 import { type RawLimit, bestBatch } from './bench-results.js';
 import { type RunningChild, childScript, runChild, spawnChild } from './child-process.js';
 import { type HttpLoadConfig } from './children/http-load.js';
 import { type NaiveServerConfig } from './children/naive-server.js';
-import { type RawSessionRunConfig, type RawSessionRunResult } from './children/raw-session-run.js';
+import {
+  type RawBatchResult,
+  type RawSessionRunConfig,
+  type RawSessionRunResult,
+} from './children/raw-session-run.js';
 import { type StepResult, runLoadStep } from './load-step.js';
 import { type ModelgateStack, type WorkerNode } from './modelgate-stack.js';
+import { measureSideBySide, sideBySideThreads } from './raw-side-by-side.js';
+import { layoutLabel } from './report-format.js';
 import { SENTENCES } from './sentences.js';
 
 /** Where a raw sweep runs. */
@@ -24,9 +31,24 @@ export interface RawSweepSettings {
   label: string;
   /** Run the question-answering windows of the sentences instead of the sentences. */
   questionAnswering?: RawSessionRunConfig['questionAnswering'];
+  /**
+   * The deployment's instances: above 1, raw is measured a second time in the worker's layout, as
+   * that many sessions side by side with the worker's threads per session.
+   */
+  instances?: number;
 }
 
-/** (a) raw onnxruntime at every batch size, in its own process. */
+/** `b1 281.2/s p50 3.40 ms · …  → best batch 32`, for the progress output. */
+function sweepLine(batches: readonly RawBatchResult[], best: RawBatchResult): string {
+  return `${batches
+    .map((b) => `b${b.batchSize} ${b.inferPerSec.toFixed(1)}/s p50 ${b.latency.p50.toFixed(2)} ms`)
+    .join(' · ')}  → best batch ${best.batchSize}`;
+}
+
+/**
+ * (a) raw onnxruntime at every batch size, in its own process: one session and, when the
+ * deployment runs several instances, as many sessions side by side; `best` is the best of both.
+ */
 export async function measureRawLimit(
   options: BenchOptions,
   fixtureDir: string,
@@ -46,14 +68,31 @@ export async function measureRawLimit(
     config,
     settings.cpuList === undefined ? {} : { cpuList: settings.cpuList },
   );
-  const best = bestBatch(raw.batches);
-  if (!best) throw new Error('raw session.run measured no batch size');
+  const single = bestBatch(raw.batches);
+  if (!single) throw new Error('raw session.run measured no batch size');
+  const cores = availableParallelism();
+  const singleLayout = { sessions: 1, intraOpThreads: settings.intraOpThreads };
   process.stdout.write(
-    `  ${settings.label.padEnd(28)} ${raw.batches
-      .map((b) => `b${b.batchSize} ${b.inferPerSec.toFixed(1)}/s p50 ${b.latency.p50.toFixed(2)} ms`)
-      .join(' · ')}  → best batch ${best.batchSize}\n`,
+    `  ${settings.label.padEnd(28)} ${layoutLabel(singleLayout, cores)}: ${sweepLine(raw.batches, single)}\n`,
   );
-  return { ...raw, best };
+  const sessions = settings.instances ?? 1;
+  if (sessions <= 1) return { ...raw, best: single, bestLayout: singleLayout };
+  const sideBySide = await measureSideBySide(
+    sessions,
+    { ...config, intraOpThreads: sideBySideThreads(settings.intraOpThreads, sessions, cores) },
+    settings.cpuList === undefined ? {} : { cpuList: settings.cpuList },
+  );
+  const parallel = bestBatch(sideBySide.batches);
+  if (!parallel) throw new Error('side-by-side raw session.run measured no batch size');
+  const label = layoutLabel(sideBySide, cores);
+  process.stdout.write(`  ${''.padEnd(28)} ${label}: ${sweepLine(sideBySide.batches, parallel)}\n`);
+  const parallelWins = parallel.inferPerSec > single.inferPerSec;
+  const best = parallelWins ? parallel : single;
+  const bestLayout = parallelWins ? { sessions, intraOpThreads: sideBySide.intraOpThreads } : singleLayout;
+  process.stdout.write(
+    `  ${''.padEnd(28)} raw best: b${best.batchSize}, ${layoutLabel(bestLayout, cores)}\n`,
+  );
+  return { ...raw, best, bestLayout, sideBySide };
 }
 
 /** (b) a running naive server: Fastify + transformers.js pipeline per request. */

@@ -79,23 +79,36 @@ async function measureBatch(
   };
 }
 
+/** How long each batch size runs, and what it waits for first. */
+export interface BatchTiming {
+  durationS: number;
+  warmupS: number;
+  /**
+   * Awaited once a batch size's feeds are built, before its warm-up: sibling processes measured
+   * side by side start each batch size together through it. With a gate a noisy pass is kept as
+   * it is (the siblings' CPU is no noise, and one cannot measure again alone).
+   */
+  gate?: (size: number) => Promise<void>;
+}
+
 /**
  * Each batch size of `batchSizes`: its feeds (`buildFeeds`) warmed up for `warmupS`, then timed for
  * `durationS`; a pass with other processes over NOISY_OTHER_CORES is measured once more after a
- * quiet moment, keeping the quieter one.
+ * quiet moment, keeping the quieter one (not with a gate).
  */
 export async function measureBatches(
   session: ort.InferenceSession,
   batchSizes: readonly number[],
   buildFeeds: (size: number) => Record<string, ort.Tensor>[],
-  timing: { durationS: number; warmupS: number },
+  timing: BatchTiming,
 ): Promise<RawBatchResult[]> {
   const batches: RawBatchResult[] = [];
   for (const size of batchSizes) {
     const feeds = buildFeeds(size);
+    await timing.gate?.(size);
     await runFor(session, timing.warmupS, feeds);
     let result = await measureBatch(session, size, feeds, timing.durationS);
-    if (result.otherCores > NOISY_OTHER_CORES) {
+    if (timing.gate === undefined && result.otherCores > NOISY_OTHER_CORES) {
       await waitForQuietMachine(30_000);
       const again = await measureBatch(session, size, feeds, timing.durationS);
       result = { ...(again.otherCores < result.otherCores ? again : result), attempts: 2 };

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { encodeInputs, loadTokenizerFromDir, packRows } from '@modelgate/processing';
-import { readChildConfig, reportResult } from '../child-process.js';
+import { mark, readChildConfig, reportResult } from '../child-process.js';
 import { type QaWorkload, qaBodies, qaWindows } from '../qa-bodies.js';
 import { type RawBatchResult, measureBatches, openRawSession } from './raw-session-loop.js';
 
@@ -26,6 +26,13 @@ export interface RawSessionRunConfig {
    * its windows, padded like the gateway pads, instead of encoded sentences.
    */
   questionAnswering?: QaWorkload;
+  /**
+   * One of several sessions measured side by side, each in its own process (the worker's
+   * `instances`): before each batch size's warm-up the child prints `BENCH_MARK ready b<size>` and
+   * waits for the parent's SIGUSR2, which the parent sends every sibling at once. No tokenization
+   * timing (tokenizePerSec NaN).
+   */
+  sideBySide?: boolean;
 }
 
 export type { RawBatchResult };
@@ -82,7 +89,25 @@ function timeTokenization(seconds: number): number {
   return calls / ((performance.now() - started) / 1000);
 }
 
-const batches = await measureBatches(session, config.batchSizes, buildFeeds, config);
+/**
+ * Waits for the parent's go (SIGUSR2) after saying `size` is ready; the listener is in place before
+ * the mark. A signal listener holds no event loop open, so a timer does until the go.
+ */
+function sideBySideGate(size: number): Promise<void> {
+  return new Promise((resolve) => {
+    const keepAlive = setInterval(() => undefined, 60_000);
+    process.once('SIGUSR2', () => {
+      clearInterval(keepAlive);
+      resolve();
+    });
+    mark(`ready b${size}`);
+  });
+}
+
+const batches = await measureBatches(session, config.batchSizes, buildFeeds, {
+  ...config,
+  ...(config.sideBySide ? { gate: sideBySideGate } : {}),
+});
 const meanTokens = qaRows
   ? qaRows.reduce((sum, row) => sum + row.ids.length, 0) / qaRows.length
   : config.sentences.reduce((sum, text) => sum + tokenizer.encode(text).ids.length, 0) /
@@ -91,7 +116,7 @@ const result: RawSessionRunResult = {
   intraOpThreads: config.intraOpThreads,
   batches,
   meanTokens,
-  tokenizePerSec: timeTokenization(Math.min(2, config.durationS)),
+  tokenizePerSec: config.sideBySide ? NaN : timeTokenization(Math.min(2, config.durationS)),
 };
 await session.release();
 reportResult(result);
