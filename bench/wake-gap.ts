@@ -1,0 +1,72 @@
+/**
+ * `npx tsx bench/wake-gap.ts`: what one gRPC round trip costs on this machine when the server's
+ * answer takes a while, with no model and no modelgate code in the path. A canned grpc-js server
+ * (children/canned-infer-server.ts) answers after G ms of busy work, either on its event loop or on
+ * a worker thread its event loop waits for (as modelgate's worker waits for its session thread);
+ * modelgate's own client (GrpcWorkerChannel) calls it at concurrency 1. Overhead = p50 − G: with
+ * G = 0 it is the transport; with a gap, the threads that idled meanwhile must be woken, and on a
+ * virtual machine a wake-up can cost far more than the work it resumes. The raw session.run
+ * reference idles nowhere, so this part of the c=1 gap belongs to the machine, not to modelgate.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '@modelgate/testing';
+import { GrpcWorkerChannel, encodeInferRequest } from '@modelgate/inference-client';
+import { childScript, spawnChild } from './child-process.js';
+import { type CannedInferServerConfig } from './children/canned-infer-server.js';
+
+const GAPS_MS = [0, 1, 2, 4.7];
+const MODES = ['inline', 'thread'] as const;
+const ROUNDS = 3;
+const SECONDS = 2;
+
+function p50(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] ?? NaN;
+}
+
+async function main(): Promise<void> {
+  const port = await freePort();
+  const config: CannedInferServerConfig = { port };
+  const server = spawnChild(childScript('canned-infer-server.ts'), config);
+  await server.marked('ready');
+  const channel = new GrpcWorkerChannel(`127.0.0.1:${port}`);
+  const ids = new BigInt64Array(19).fill(101n);
+  const call = (mode: string, gapMs: number) =>
+    channel.modelInfer(
+      encodeInferRequest({
+        modelName: mode,
+        id: String(gapMs),
+        inputs: [{ name: 'input_ids', datatype: 'INT64', dims: [1, ids.length], data: ids }],
+      }),
+      { deadlineEpochMs: Date.now() + 10_000 },
+    );
+  try {
+    for (let i = 0; i < 300; i++) await call('inline', 0);
+    const rows = new Map<string, string[]>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of MODES) {
+        for (const gap of GAPS_MS) {
+          if (mode === 'thread' && gap === 0) continue;
+          const latencies: number[] = [];
+          const end = performance.now() + SECONDS * 1000;
+          while (performance.now() < end) {
+            const started = performance.now();
+            await call(mode, gap);
+            latencies.push(performance.now() - started);
+          }
+          const key = `${mode.padEnd(6)} work ${String(gap).padStart(3)} ms`;
+          const overhead = p50(latencies) - gap;
+          rows.set(key, [...(rows.get(key) ?? []), overhead.toFixed(2)]);
+          await sleep(50);
+        }
+      }
+    }
+    process.stdout.write(`gRPC round trip at c=1, p50 − work (ms), ${ROUNDS} interleaved rounds\n`);
+    for (const [key, values] of rows) process.stdout.write(`  ${key}: ${values.join(', ')}\n`);
+  } finally {
+    channel.close();
+    await server.stop();
+  }
+}
+
+await main();
