@@ -112,3 +112,54 @@ describe('ModelRunner buffer ownership', () => {
     expect((second.data as Float32Array).length).toBe(2 * ROW);
   });
 });
+
+describe('ModelRunner with a row onnxruntime refuses', () => {
+  /** crossingSession, except that a batch holding a NaN pixel fails as onnxruntime would. */
+  const refusingSession = () => {
+    const session = crossingSession();
+    const run = session.run.bind(session);
+    session.run = (feeds) => {
+      const data = feeds.pixel_values?.data as Float32Array;
+      if (data.some(Number.isNaN)) {
+        session.batchRows.push(feeds.pixel_values?.dims[0] ?? 0);
+        return Promise.reject(new Error('Non-zero status code returned while running Gather node'));
+      }
+      return run(feeds);
+    };
+    return session;
+  };
+
+  it('runs the rows of a refused batch alone: only the bad one fails', async () => {
+    const session = refusingSession();
+    const model = runner(session, 3);
+    const bad = pixels(1, 0);
+    (bad.data as Float32Array)[2] = NaN;
+    // The first call runs alone at once; the next three queue into one batch behind it.
+    const outcomes = await Promise.allSettled([
+      model.infer({ pixel_values: pixels(1, 0) }, 1, undefined),
+      model.infer({ pixel_values: pixels(1, 10) }, 1, undefined),
+      model.infer({ pixel_values: bad }, 1, undefined),
+      model.infer({ pixel_values: pixels(1, 20) }, 1, undefined),
+    ]);
+    const logits = (outcome: PromiseSettledResult<{ outputs: Record<string, WorkerTensor> }> | undefined) =>
+      outcome?.status === 'fulfilled' ? Array.from(outcome.value.outputs.logits?.data as Float32Array) : [];
+    expect(logits(outcomes[0])).toEqual([6]);
+    expect(logits(outcomes[1])).toEqual([46]);
+    expect(logits(outcomes[3])).toEqual([86]);
+    expect(outcomes[2]?.status).toBe('rejected');
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toContain('inference failed');
+    // The batch of three was refused, then each of its rows ran alone.
+    expect(session.batchRows).toEqual([1, 3, 1, 1, 1]);
+  });
+
+  it('fails a lone refused row at once, without a second run', async () => {
+    const session = refusingSession();
+    const bad = pixels(2, 0);
+    (bad.data as Float32Array)[5] = NaN;
+    await expect(runner(session, 1).infer({ pixel_values: bad }, 2, undefined)).rejects.toThrow(
+      'inference failed',
+    );
+    // Each row ran once in a batch of its own: the failing one was not run again.
+    expect(session.batchRows).toEqual([1, 1]);
+  });
+});

@@ -28,6 +28,8 @@ import { type RowItem, concatRows, isTokenModel, outputsWanted, packRows } from 
 
 interface RowResult {
   outputs: Record<string, TensorData>;
+  /** Set when this row alone failed (its batch-mates were answered). */
+  error?: unknown;
   /** Time the row waited for its batch, in µs. */
   queueMicros: number;
   /** Time its batch spent in onnxruntime, in µs. */
@@ -68,6 +70,9 @@ export interface InferOptions {
   /** Test hook (WORKER_TEST_HOOKS only): kill the session thread that runs the batch. */
   crashSession?: boolean;
 }
+
+/** Failures of a run onnxruntime refused while its session lived on (runBatch retries their rows alone). */
+const RUN_FAILURES = new WeakSet<object>();
 
 export class ModelRunner {
   private readonly batcher: DynamicBatcher<RowItem, RowResult>;
@@ -151,6 +156,8 @@ export class ModelRunner {
       );
       if (abandon) for (const row of pending) row.catch(() => abandon.abort());
       const rowResults = await Promise.all(pending);
+      const failed = rowResults.find((row) => row.error !== undefined);
+      if (failed) throw failed.error;
       const width = this.tokenModel ? inputs.attention_mask?.dims[1] : undefined;
       let queueMicros = 0;
       let computeMicros = 0;
@@ -186,7 +193,25 @@ export class ModelRunner {
   private async runBatch(items: readonly RowItem[]): Promise<RowResult[]> {
     const holdMs = Math.max(...items.map((item) => item.holdMs));
     if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
+    try {
+      return await this.runOnce(items);
+    } catch (error) {
+      if (items.length === 1 || !RUN_FAILURES.has(error as object)) throw error;
+      // onnxruntime refused the batch (an index out of range, a value it cannot take): one bad row
+      // must not fail its batch-mates, so each runs alone and only the failing ones fail.
+      const results: RowResult[] = [];
+      for (const item of items) {
+        try {
+          results.push(...(await this.runOnce([item])));
+        } catch (alone) {
+          results.push({ outputs: {}, queueMicros: 0, computeMicros: 0, error: alone });
+        }
+      }
+      return results;
+    }
+  }
 
+  private async runOnce(items: readonly RowItem[]): Promise<RowResult[]> {
     const startedAt = performance.now();
     const { feeds, layout } = this.tokenModel ? packRows(items) : concatRows(items);
     const session = this.idleSessions.pop();
@@ -198,12 +223,15 @@ export class ModelRunner {
       run = await session.run(feeds, outputsWanted(items));
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new ModelgateError(
+      const failure = new ModelgateError(
         ErrorCode.INTERNAL,
         `model ${this.modelId}: inference failed: ${reason}`,
         {},
         { cause: error },
       );
+      // A run the session refused may be one row's fault; a lost session is every row's.
+      if (session.lostReason === undefined) RUN_FAILURES.add(failure);
+      throw failure;
     } finally {
       // A session whose thread died never runs again: it leaves the pool, and the model with it.
       if (session.lostReason === undefined) this.idleSessions.push(session);
