@@ -23,7 +23,7 @@ export interface WorkerStepStats {
   batches: number;
   /** Mean rows per model run. */
   meanBatchRows: number;
-  /** Mean time a request waited in the batcher, ms. */
+  /** Mean time a row waited in the batcher, ms. */
   meanQueueMs: number;
   /** Mean onnxruntime time per batch, ms. */
   meanComputeMsPerBatch: number;
@@ -148,7 +148,6 @@ function printStep(step: StepResult): void {
 function workerStats(before: WorkerCounters, after: WorkerCounters): WorkerStepStats {
   const batches = after.batches - before.batches;
   const rows = after.rows - before.rows;
-  const requests = after.requests - before.requests;
   const delta = (a: number | undefined, b: number | undefined) =>
     a !== undefined && b !== undefined ? { value: a - b } : undefined;
   const real = delta(after.realTokens, before.realTokens);
@@ -156,7 +155,8 @@ function workerStats(before: WorkerCounters, after: WorkerCounters): WorkerStepS
   return {
     batches,
     meanBatchRows: batches > 0 ? rows / batches : NaN,
-    meanQueueMs: requests > 0 ? ((after.queueSeconds - before.queueSeconds) * 1000) / requests : NaN,
+    // The worker observes queue time per row (a merged call's rows wait alone in its batcher).
+    meanQueueMs: rows > 0 ? ((after.queueSeconds - before.queueSeconds) * 1000) / rows : NaN,
     meanComputeMsPerBatch:
       batches > 0 ? ((after.computeSeconds - before.computeSeconds) * 1000) / batches : NaN,
     ...(real ? { realTokens: real.value } : {}),

@@ -88,7 +88,7 @@ describe('CallMerger', () => {
     await turn();
     expect(fake.runs).toHaveLength(1);
     const merged = fake.runs[0]?.request as InferRequest;
-    expect(merged).toMatchObject({ id: 'a,b', deadlineEpochMs: later, metadata: { 'x-request-id': 'a,b' } });
+    expect(merged).toMatchObject({ id: 'a+1', deadlineEpochMs: later, metadata: { 'x-request-id': 'a+1' } });
     expect(merged.inputs[0]?.dims).toEqual([3, 3]);
     expect([...(merged.inputs[0]?.data as BigInt64Array)]).toEqual([1n, 2n, 0n, 3n, 4n, 5n, 6n, 7n, 8n]);
     fake.time.now = 10;
@@ -118,7 +118,7 @@ describe('CallMerger', () => {
     const requests = ['a', 'b', 'c'].map((id, i) => call(id, [[BigInt(i + 1)]]));
     const results = requests.map((request) => fake.merger.infer(request, layout));
     await turn();
-    expect(fake.runs.map((run) => run.request.id)).toEqual(['a,b', 'c']);
+    expect(fake.runs.map((run) => run.request.id)).toEqual(['a+1', 'c']);
     expect(fake.runs[1]?.request).toBe(requests[2]);
     fake.answer(0);
     fake.answer(1);
@@ -137,7 +137,7 @@ describe('CallMerger', () => {
     void fake.merger.infer(call('d', [[4n]], { metadata: { 'x-request-id': 'd', tenant: 't2' } }), LAYOUT);
     void fake.merger.infer(call('e', [[5n]], { metadata: { 'x-request-id': 'e', tenant: 't2' } }), LAYOUT);
     await turn();
-    expect(fake.runs.map((run) => run.request.id).sort()).toEqual(['a', 'b', 'c', 'd,e']);
+    expect(fake.runs.map((run) => run.request.id).sort()).toEqual(['a', 'b', 'c', 'd+1']);
   });
 
   it('sends calls that cannot merge at once, as they are', () => {
@@ -238,7 +238,7 @@ describe('CallMerger', () => {
     await turn();
     fake.answer(0, call('x', [[9n]]).inputs[0]); // one row for the two of the merged call
     await turn();
-    expect(fake.runs.map((run) => run.request.id)).toEqual(['a,b', 'a', 'b']);
+    expect(fake.runs.map((run) => run.request.id)).toEqual(['a+1', 'a', 'b']);
     fake.answer(1);
     fake.answer(2);
     expect((await Promise.all(results)).map(echoOf)).toEqual([[0n], [1n]]);
@@ -292,7 +292,7 @@ describe('InferenceClient with merge layouts', () => {
   it('merges the calls of one turn into one ModelInfer by default', async () => {
     const { sent, infer } = echoClient();
     const results = await Promise.all([infer('a', [1n, 2n]), infer('b', [3n])]);
-    expect(sent.map((request) => [request.id, request.inputs[0]?.shape])).toEqual([['a,b', [2, 2]]]);
+    expect(sent.map((request) => [request.id, request.inputs[0]?.shape])).toEqual([['a+1', [2, 2]]]);
     expect(results.map((result) => [result.id, echoOf(result)])).toEqual([
       ['a', [1n, 2n]],
       ['b', [3n]],

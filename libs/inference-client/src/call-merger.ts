@@ -35,7 +35,11 @@ interface Group {
 }
 
 /** Codes that may be one member's doing: the members are then re-run one by one. */
-const RERUN_ALONE = new Set<string>([ErrorCode.INVALID_ARGUMENT, ErrorCode.INTERNAL]);
+const RERUN_ALONE = new Set<string>([
+  ErrorCode.INVALID_ARGUMENT,
+  ErrorCode.INTERNAL,
+  ErrorCode.PAYLOAD_TOO_LARGE,
+]);
 
 export class CallMerger {
   private readonly groups = new Map<string, Group>();
@@ -136,13 +140,14 @@ export class CallMerger {
       rerunAlone();
       return;
     }
-    const ids = waiting.map((entry) => entry.request.id ?? '').join(',');
+    // The first member's id and how many rode along: bounded, whatever maxBatchSize is.
+    const id = `${first.request.id ?? ''}+${waiting.length - 1}`;
     const request: InferRequest = {
       ...first.request,
-      id: ids,
+      id,
       inputs: merged.inputs,
       deadlineEpochMs: latest,
-      metadata: { ...first.request.metadata, 'x-request-id': ids },
+      metadata: { ...first.request.metadata, 'x-request-id': id },
       signal: controller.signal,
     };
     this.runCall(request).then(

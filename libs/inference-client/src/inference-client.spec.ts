@@ -160,6 +160,21 @@ describe('InferenceClient', () => {
     expect(workers).toEqual(['a', 'a', 'a', 'b', 'b', 'b', 'c', 'c', 'c']);
   });
 
+  it('weighs outstanding rows, not calls: a big call counts as many small ones', async () => {
+    const fleet = new FakeFleet();
+    for (const address of ['a', 'b']) fleet.answers.set(address, 'hold');
+    const client = fleet.client({ workerGroups: [{ name: 'g', addresses: ['a', 'b'] }] });
+    const eight = BigInt64Array.from({ length: 16 }, () => 7n);
+    const big = client.infer(
+      request({ inputs: [{ name: 'input_ids', datatype: 'INT64', dims: [8, 2], data: eight }] }),
+    );
+    const small = Array.from({ length: 3 }, () => client.infer(request()));
+    fleet.releaseAll();
+    const bigWorker = (await big).worker;
+    const smallWorkers = (await Promise.all(small)).map((r) => r.worker);
+    expect(smallWorkers).toEqual(Array(3).fill(bigWorker === 'a' ? 'b' : 'a'));
+  });
+
   it('retries UNAVAILABLE once, on a different worker', async () => {
     const fleet = new FakeFleet();
     fleet.answers.set('a', 'UNAVAILABLE');

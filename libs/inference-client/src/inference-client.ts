@@ -89,7 +89,7 @@ export interface WorkerStatus extends WorkerHealth {
 
 /**
  * The gateway's client to workers (DESIGN §3.2): one persistent gRPC channel per worker address,
- * least-outstanding-requests balancing, the caller's deadline on every call, one retry on
+ * least-outstanding balancing (by rows: a call counts its rows), the caller's deadline on every call, one retry on
  * another worker for UNAVAILABLE within a retry budget, and ejection of workers that keep
  * failing. Errors come back as ModelgateError.
  */
@@ -148,7 +148,7 @@ export class InferenceClient {
    * (no ready worker), QUEUE_FULL (retryAfterSeconds 1), DEADLINE_EXCEEDED, INVALID_ARGUMENT, ...
    * With `merge`, the call may share its ModelInfer with others of the same turn.
    */
-  infer(request: InferRequest): Promise<InferResult> {
+  async infer(request: InferRequest): Promise<InferResult> {
     const { merge, ...alone } = request;
     if (merge === undefined || this.merger === undefined) return this.inferAlone(alone);
     return this.merger.infer(alone, merge);
@@ -164,6 +164,7 @@ export class InferenceClient {
     const addresses = candidates(request, this.pool);
     if (addresses.length === 0) throw noReadyWorkerError(model);
     const message = encodeInferRequest(request);
+    const rows = request.inputs[0]?.dims[0] ?? 1;
     const callOptions: WorkerCallOptions = {
       deadlineEpochMs: request.deadlineEpochMs,
       metadata: request.metadata,
@@ -177,8 +178,10 @@ export class InferenceClient {
       tried.add(pick.address);
       const dispatchedAt = this.now();
       try {
-        const response = await this.pool.run(pick.address, (channel) =>
-          channel.modelInfer(message, callOptions),
+        const response = await this.pool.run(
+          pick.address,
+          (channel) => channel.modelInfer(message, callOptions),
+          rows,
         );
         this.ejector.recordSuccess(pick.address);
         this.failingSince.delete(pick.address);
@@ -268,7 +271,7 @@ export class InferenceClient {
   private pick(addresses: readonly string[], tried: ReadonlySet<string>): WorkerPick | undefined {
     const loads = addresses.map((address) => ({
       address,
-      outstanding: this.pool.outstanding(address),
+      outstanding: this.pool.load(address),
       ejected: this.ejector.isEjected(address),
       lastFailureAt: this.ejector.lastFailureAt(address),
     }));

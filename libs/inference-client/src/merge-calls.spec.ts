@@ -74,6 +74,11 @@ describe('modelRowLayout', () => {
     });
   });
 
+  it('does not merge a model with a BYTES output (its answers do not split)', () => {
+    const outputs = [...OUTPUTS, { name: 'label', datatype: 'BYTES', dims: [-1] }];
+    expect(modelRowLayout(16, ['input_ids', 'attention_mask'], outputs)).toEqual({ maxRows: 1 });
+  });
+
   it('gives only maxRows without an attention_mask or without declared outputs', () => {
     expect(modelRowLayout(4, ['pixel_values'], OUTPUTS)).toEqual({ maxRows: 4 });
     expect(modelRowLayout(4, ['input_ids', 'attention_mask'], [])).toEqual({ maxRows: 4 });
@@ -92,6 +97,15 @@ describe('mergeMember', () => {
     expect(short.key).toBe(long.key);
     expect(short.member).toMatchObject({ rows: 1, tokens: 2 });
     expect(long.member).toMatchObject({ rows: 1, tokens: 5 });
+  });
+
+  it('keys token lengths by factors of two (one key up to 8 tokens)', () => {
+    const keyOf = (width: number) =>
+      memberOf(tokenCall([Array.from({ length: width }, () => 5n)], [width])).key;
+    expect(keyOf(1)).toBe(keyOf(8));
+    expect(keyOf(9)).toBe(keyOf(16));
+    expect(keyOf(17)).toBe(keyOf(32));
+    expect(new Set([keyOf(8), keyOf(9), keyOf(17), keyOf(33)]).size).toBe(4);
   });
 
   it('keys the other dims, the datatypes and the prefix', () => {

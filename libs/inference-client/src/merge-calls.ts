@@ -38,13 +38,16 @@ export interface RowLayout {
 /**
  * The layout of a model's calls from what its spec declares: token inputs (an `attention_mask`
  * among them) pad when the declared outputs say where each output's token axis is; otherwise calls
- * merge only at equal dims.
+ * merge only at equal dims. A model with a BYTES output does not merge (its answers do not split).
  */
 export function modelRowLayout(
   maxRows: number,
   inputNames: readonly string[],
-  outputs: readonly { name: string; dims: readonly number[] }[],
+  outputs: readonly { name: string; datatype?: string; dims: readonly number[] }[],
 ): RowLayout {
+  if (outputs.some((output) => output.datatype !== undefined && !stacks(output.datatype))) {
+    return { maxRows: 1 };
+  }
   if (!inputNames.includes('attention_mask') || outputs.length === 0) return { maxRows };
   const sequenceOutputs: Record<string, number> = {};
   for (const output of outputs) {
@@ -97,6 +100,9 @@ export function mergeMember(
       parts.push(`${input.name}:${input.datatype}:${input.dims.slice(1).join('x')}`);
     }
   }
+  // Lengths within a factor of two share a key (up to 8 tokens, one key): a short call never waits
+  // for, nor is padded to, rows over twice its length, which the worker's batcher may run later.
+  if (tokens !== undefined) parts.push(`len<=${2 ** Math.max(3, Math.ceil(Math.log2(Math.max(1, tokens))))}`);
   const member = { inputs, rows, ...(tokens === undefined ? {} : { tokens, sequenceInputs: padded }) };
   return { key: parts.join('|'), member };
 }

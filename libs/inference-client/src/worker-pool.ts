@@ -19,6 +19,8 @@ export interface WorkerCallCounts {
 interface WorkerEntry extends WorkerCallCounts {
   readonly address: string;
   readonly channel: WorkerChannel;
+  /** Rows of the calls running now (a call counts its rows, at least 1). */
+  load: number;
   /** No group lists the address any more: close once the last running call ends. */
   retired: boolean;
 }
@@ -71,6 +73,11 @@ export class WorkerPool {
     return this.workers.get(address)?.outstanding ?? 0;
   }
 
+  /** Rows of the calls running now on `address`: what balancing compares (0 when it has no channel). */
+  load(address: string): number {
+    return this.workers.get(address)?.load ?? 0;
+  }
+
   /** Call counts per address with a live channel. */
   counts(): Map<string, WorkerCallCounts> {
     const counts = new Map<string, WorkerCallCounts>();
@@ -80,9 +87,12 @@ export class WorkerPool {
     return counts;
   }
 
-  /** Runs `call` on the channel of `address` (created if needed), counted as outstanding meanwhile. */
-  async run<T>(address: string, call: (channel: WorkerChannel) => Promise<T>): Promise<T> {
-    const lease = this.acquire(address);
+  /**
+   * Runs `call` on the channel of `address` (created if needed), counted as outstanding meanwhile
+   * with `rows` rows of load.
+   */
+  async run<T>(address: string, call: (channel: WorkerChannel) => Promise<T>, rows = 1): Promise<T> {
+    const lease = this.acquire(address, rows);
     try {
       return await call(lease.channel);
     } finally {
@@ -94,15 +104,18 @@ export class WorkerPool {
    * The channel of `address`, counted as outstanding until `release` (idempotent) is called: for
    * calls that outlive one promise, such as a generation stream.
    */
-  acquire(address: string): { channel: WorkerChannel; release: () => void } {
+  acquire(address: string, rows = 1): { channel: WorkerChannel; release: () => void } {
     const entry = this.entryFor(address);
+    const load = Math.max(1, rows);
     entry.outstanding++;
+    entry.load += load;
     entry.calls++;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       entry.outstanding--;
+      entry.load -= load;
       if (entry.retired && entry.outstanding === 0) this.closeEntry(entry);
     };
     return { channel: entry.channel, release };
@@ -125,7 +138,14 @@ export class WorkerPool {
   private entryFor(address: string): WorkerEntry {
     let entry = this.workers.get(address);
     if (entry === undefined) {
-      entry = { address, channel: this.createChannel(address), outstanding: 0, calls: 0, retired: false };
+      entry = {
+        address,
+        channel: this.createChannel(address),
+        outstanding: 0,
+        load: 0,
+        calls: 0,
+        retired: false,
+      };
       this.workers.set(address, entry);
     }
     return entry;

@@ -69,14 +69,16 @@ describe('merged calls against a real worker', () => {
   });
 
   it.each(MODELS.map((m) => [m.name]))(
-    '%s: calls of different lengths made in one turn share one ModelInfer and get what they get alone',
+    '%s: calls of one turn share a ModelInfer per length class and get what they get alone',
     async (model) => {
-      const lone = tokenRows(5, 31, 3, 20).map((row) => [row]);
-      const pair = tokenRows(2, 37, 9, 9);
-      const calls = [...lone, pair];
+      // Lengths 9–16 share one ModelInfer; a 30-token call (over twice as long) gets its own.
+      const lone = tokenRows(5, 31, 9, 16).map((row) => [row]);
+      const pair = tokenRows(2, 37, 12, 12);
+      const long = tokenRows(1, 39, 30, 30);
+      const calls = [...lone, pair, long];
       const before = await callsOf(model);
       const results = await Promise.all(calls.map((rows, i) => merged(model, rows, { id: `m${i}` })));
-      expect((await callsOf(model)) - before).toBe(1);
+      expect((await callsOf(model)) - before).toBe(2);
       for (const [i, rows] of calls.entries()) {
         const alone = await client.infer(request(model, rows));
         const result = results[i] as InferResult;
@@ -120,10 +122,21 @@ describe('merged calls against a real worker', () => {
     expect(result.outputs.logits?.dims).toEqual([1, 2]);
   });
 
-  it('fails a bad call alone: the others of its turn are answered', async () => {
-    const good = tokenRows(3, 47, 4, 10).map((row) => [row]);
+  it('fails a bad call alone: the merged call is re-run call by call and the others are answered', async () => {
+    const good = tokenRows(3, 47, 4, 8).map((row) => [row]);
     const bad = [[101, 10_000_000, 102]];
+    /** ModelInfer calls of bert answered, whatever their status. */
+    const allCalls = async () =>
+      (await worker.metrics())
+        .split('\n')
+        .filter(
+          (line) => line.startsWith('modelgate_inference_requests_total{') && line.includes('model="bert"'),
+        )
+        .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+    const before = await allCalls();
     const outcomes = await Promise.allSettled([...good, bad].map((rows) => merged('bert', rows)));
+    // One merged call (refused whole), then each of the four alone.
+    expect((await allCalls()) - before).toBe(5);
     expect(outcomes.slice(0, 3).map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
     const failed = outcomes[3];
     expect(failed?.status).toBe('rejected');

@@ -53,7 +53,9 @@ function rowLayoutOf(model: ServableModel): RowLayout {
   let layout = rowLayouts.get(model);
   if (layout === undefined) {
     const { batching, outputs } = model.spec;
-    layout = modelRowLayout(batching.maxBatchSize, model.inputNames, outputs);
+    // A merged call is admitted by the worker's queue whole: never more rows than it can hold.
+    const maxRows = Math.min(batching.maxBatchSize, batching.maxQueueSize);
+    layout = modelRowLayout(maxRows, model.inputNames, outputs);
     rowLayouts.set(model, layout);
   }
   return layout;
