@@ -13,7 +13,7 @@
  * member's.
  */
 import { ErrorCode, GrpcStatus, isModelgateError } from '@modelgate/contracts';
-import type { InferRequest, InferResult } from './inference-client.js';
+import { type InferRequest, type InferResult } from './inference-types.js';
 import { type MergeMember, type RowLayout, mergeInputs, mergeMember, splitOutputs } from './merge-calls.js';
 import { workerCallToModelgateError } from './worker-errors.js';
 

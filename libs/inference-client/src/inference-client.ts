@@ -1,20 +1,18 @@
 import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
 import { type GenerateCall, type GenerateRequest, startGeneration } from './generate-call.js';
 import { CallMerger } from './call-merger.js';
-import { type GrpcChannelSettings, GrpcWorkerChannel } from './grpc-worker-channel.js';
+import { GrpcWorkerChannel } from './grpc-worker-channel.js';
+import { decodeInferResponse, encodeInferRequest, workerTimings } from './infer-codec.js';
 import {
-  type DecodedInferResponse,
-  type InferMessageFields,
-  type WorkerTimings,
-  decodeInferResponse,
-  encodeInferRequest,
-  workerTimings,
-} from './infer-codec.js';
-import { type RowLayout } from './merge-calls.js';
-import { type OutlierEjectorOptions, OutlierEjector, type WorkerHealth } from './outlier-ejector.js';
+  type InferRequest,
+  type InferResult,
+  type InferenceClientOptions,
+  type WorkerStatus,
+} from './inference-types.js';
+import { OutlierEjector } from './outlier-ejector.js';
 import { type WorkerPick, pickWorker } from './pick-worker.js';
-import { type RetryBudgetOptions, RetryBudget } from './retry-budget.js';
-import { WorkerCallError, type WorkerCallOptions, type WorkerChannelFactory } from './worker-channel.js';
+import { RetryBudget } from './retry-budget.js';
+import { WorkerCallError, type WorkerCallOptions } from './worker-channel.js';
 import {
   isRetryableStatus,
   isWorkerFailureStatus,
@@ -23,69 +21,7 @@ import {
 } from './worker-errors.js';
 import { type WorkerGroupAddresses, WorkerPool } from './worker-pool.js';
 
-/** How an InferenceClient balances, retries and connects. */
-export interface InferenceClientOptions {
-  /** Worker groups to start with, e.g. a snapshot's `workerGroups`. @defaultValue [] */
-  workerGroups?: Iterable<WorkerGroupAddresses>;
-  /** Attempts per request, the first included; each retry goes to a worker not tried yet. @defaultValue 2 */
-  maxAttempts?: number;
-  /** The retry budget. @defaultValue `{ ratio: 0.2, minRetries: 3, windowMs: 1000 }` */
-  retryBudget?: RetryBudgetOptions;
-  /** Outlier ejection. @defaultValue `{ consecutiveFailures: 3, baseEjectionMs: 5000, maxEjectionMs: 60000 }` */
-  outlierEjection?: OutlierEjectorOptions;
-  /** Settings of the gRPC channels. @defaultValue 256 MiB messages, 30 s keepalive, 5 s max reconnect backoff */
-  channel?: GrpcChannelSettings;
-  /** Timeout of the readiness calls (ServerReady, ModelReady), in ms. @defaultValue 1000 */
-  healthTimeoutMs?: number;
-  /** Whether calls given a `merge` layout may share a ModelInfer (call-merger.ts). @defaultValue true */
-  mergeCalls?: boolean;
-  /** Monotonic clock in ms, for ejection, the retry budget and durations. @defaultValue `performance.now` */
-  now?: () => number;
-  /** Makes the channel of an address (unit tests pass fakes). @defaultValue a GrpcWorkerChannel */
-  createChannel?: WorkerChannelFactory;
-}
-
-/** One inference call. */
-export interface InferRequest extends InferMessageFields {
-  /**
-   * Absolute deadline, ms since the epoch (`Date.now()` time). Absolute so that a retry shares
-   * the budget of the first attempt instead of starting a fresh one; sent to the worker as
-   * `grpc-timeout`, where it bounds the queue wait too.
-   */
-  deadlineEpochMs: number;
-  /** Worker group (see `setWorkerGroups`) to send the call to; ignored when `addresses` is given. */
-  workerGroup?: string;
-  /** Exact worker addresses to choose from, instead of a group. */
-  addresses?: readonly string[];
-  /** gRPC metadata for the worker, e.g. `{ 'x-request-id': id }`. */
-  metadata?: Readonly<Record<string, string>>;
-  /** Aborting it cancels the call (CANCELLED); the gateway ties it to the HTTP request. */
-  signal?: AbortSignal;
-  /**
-   * Lets the call share one ModelInfer with other calls of this event-loop turn that stack with it
-   * (call-merger.ts); absent: the call goes alone.
-   */
-  merge?: RowLayout;
-}
-
-/** A successful inference call; `queueMs`/`computeMs` when the worker reported them. */
-export interface InferResult extends DecodedInferResponse, WorkerTimings {
-  /** Address of the worker that answered. */
-  worker: string;
-  /** Attempts made: 1, or 2 after a retry. */
-  attempts: number;
-  /** Time from the call to the decoded answer, all attempts included, in ms. */
-  durationMs: number;
-}
-
-/** What the client knows about one worker. */
-export interface WorkerStatus extends WorkerHealth {
-  address: string;
-  /** Calls running on it now. */
-  outstanding: number;
-  /** Calls sent to it since its channel was created. */
-  calls: number;
-}
+export type { InferRequest, InferResult, InferenceClientOptions, WorkerStatus } from './inference-types.js';
 
 /**
  * The gateway's client to workers (DESIGN §3.2): one persistent gRPC channel per worker address,
