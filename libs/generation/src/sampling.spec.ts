@@ -205,7 +205,10 @@ describe('expNegative', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 744, noNaN: true }), (z) => {
         const expected = Math.exp(-z);
-        expect(Math.abs(expNegative(z) - expected)).toBeLessThanOrEqual(expected * 1e-9);
+        // Past z ≈ 708 the results are subnormal: their spacing is Number.MIN_VALUE, so the bound
+        // there is a few of those rather than a relative one.
+        const tolerance = Math.max(expected * 1e-9, 4 * Number.MIN_VALUE);
+        expect(Math.abs(expNegative(z) - expected)).toBeLessThanOrEqual(tolerance);
       }),
       { numRuns: 2000 },
     );
