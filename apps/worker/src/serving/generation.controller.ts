@@ -14,6 +14,7 @@ import {
   type ModelGenerateResponseMessage,
   decodeGenerateRequest,
 } from './generate-request.js';
+import { failureCode } from './failure-code.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { TEST_CRASH_HEADER } from './inference.controller.js';
 
@@ -55,14 +56,17 @@ export class GenerationController {
     subscriber: Subscriber<ModelGenerateResponseMessage>,
   ): () => void {
     let series = modelLabels('unknown');
+    const receivedAtMs = Date.now();
     const deadline = call.getDeadline();
     const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
     let done = false;
     const fail = (error: unknown): void => {
       done = true;
-      let code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
-      // grpc-js cancels the call at its deadline; that race is still a deadline, not a cancel.
-      if (code === ErrorCode.CANCELLED && Date.now() >= deadlineMs) code = ErrorCode.DEADLINE_EXCEEDED;
+      const code = failureCode(isModelgateError(error) ? error.code : ErrorCode.INTERNAL, {
+        receivedAtMs,
+        deadlineMs,
+        nowMs: Date.now(),
+      });
       this.metrics.generationRequests.inc({ ...series, status: code.toLowerCase() });
       subscriber.error(
         code === ErrorCode.DEADLINE_EXCEEDED && isModelgateError(error) && error.code !== code

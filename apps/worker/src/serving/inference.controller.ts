@@ -17,6 +17,7 @@ import { WorkerMetrics } from '../metrics/worker-metrics.js';
 import { type WorkerConfig } from '../worker.config.js';
 import { WORKER_CONFIG } from '../worker.tokens.js';
 import { decodeInferRequest } from './decode-infer-request.js';
+import { failureCode } from './failure-code.js';
 import {
   type ModelInferRequestMessage,
   type ModelInferResponseMessage,
@@ -89,6 +90,7 @@ export class InferenceController {
     // A model this worker does not serve is counted as 'unknown': request names would make the
     // label set as large as whatever clients send.
     let series = modelLabels('unknown');
+    const receivedAtMs = Date.now();
     const deadline = call.getDeadline();
     const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
     try {
@@ -139,9 +141,11 @@ export class InferenceController {
       this.metrics.inferenceRequests.inc({ ...series, status: 'ok' });
       return response;
     } catch (error) {
-      let code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
-      // grpc-js cancels the call at its deadline; that race is still a deadline, not a cancel.
-      if (code === ErrorCode.CANCELLED && Date.now() >= deadlineMs) code = ErrorCode.DEADLINE_EXCEEDED;
+      const code = failureCode(isModelgateError(error) ? error.code : ErrorCode.INTERNAL, {
+        receivedAtMs,
+        deadlineMs,
+        nowMs: Date.now(),
+      });
       this.metrics.inferenceRequests.inc({ ...series, status: code.toLowerCase() });
       this.metrics.inferenceFailures.inc({ ...series, reason: toFailureReason(code) });
       throw error;
