@@ -225,11 +225,16 @@ describe('InferenceClient', () => {
     expect(fleet.channels).toHaveLength(0);
   });
 
-  it('ejects a worker after three connection failures, then re-admits it after five seconds', async () => {
+  it('passes over a worker that just refused a connection, ejects it after three, re-admits it after five seconds', async () => {
     const fleet = new FakeFleet();
     fleet.answers.set('a', 'UNAVAILABLE');
     const client = fleet.client({ workerGroups: [{ name: 'g', addresses: ['a', 'b'] }] });
     for (let i = 0; i < 20; i++) await client.infer(request());
+    expect(fleet.callsTo('a')).toBe(1); // suspect for a second after its failure: no call costs a retry
+    for (let round = 0; round < 2; round++) {
+      fleet.time.now += 1_000;
+      for (let i = 0; i < 4; i++) await client.infer(request());
+    }
     expect(fleet.callsTo('a')).toBe(3);
     expect(client.workerStatus().find((w) => w.address === 'a')).toMatchObject({ ejected: true, calls: 3 });
     fleet.time.now += 5_000;

@@ -209,6 +209,7 @@ export class InferenceClient {
       address,
       outstanding: this.pool.load(address),
       ejected: this.ejector.isEjected(address),
+      suspect: this.ejector.isSuspect(address),
       lastFailureAt: this.ejector.lastFailureAt(address),
     }));
     return pickWorker(loads, { exclude: tried, turn: this.turn++ });

@@ -84,6 +84,21 @@ describe('OutlierEjector', () => {
     expect(ejector.lastFailureAt('b')).toBe(1_010);
   });
 
+  it('holds a worker suspect from a connection failure until an answer or the end of the window', () => {
+    const { ejector, time } = ejectorAt({ suspectMs: 500 });
+    expect(ejector.isSuspect('a')).toBe(false);
+    ejector.recordFailure('a');
+    expect(ejector.isSuspect('a')).toBe(true);
+    time.now += 499;
+    expect(ejector.isSuspect('a')).toBe(true);
+    time.now += 1;
+    expect(ejector.isSuspect('a')).toBe(false); // tried again after the window
+    ejector.recordFailure('a');
+    expect(ejector.isSuspect('a')).toBe(true);
+    ejector.recordSuccess('a');
+    expect(ejector.isSuspect('a')).toBe(false);
+  });
+
   it('honours its options and forgets workers that left the fleet', () => {
     const { ejector } = ejectorAt({ consecutiveFailures: 1, baseEjectionMs: 100, maxEjectionMs: 150 });
     expect(ejector.recordFailure('a')).toBe(true);

@@ -6,6 +6,11 @@ export interface OutlierEjectorOptions {
   baseEjectionMs?: number;
   /** Longest ejection, in ms. @defaultValue 60000 */
   maxEjectionMs?: number;
+  /**
+   * How long after a connection failure a worker that has not answered since stays suspect, in ms:
+   * the balancer passes it over while another worker is in good standing. @defaultValue 1000
+   */
+  suspectMs?: number;
 }
 
 /** One worker's health as the ejector sees it. */
@@ -43,6 +48,7 @@ export class OutlierEjector {
   private readonly threshold: number;
   private readonly baseEjectionMs: number;
   private readonly maxEjectionMs: number;
+  private readonly suspectMs: number;
   private readonly workers = new Map<string, HealthState>();
 
   constructor(
@@ -52,6 +58,7 @@ export class OutlierEjector {
     this.threshold = Math.max(1, Math.floor(options.consecutiveFailures ?? 3));
     this.baseEjectionMs = options.baseEjectionMs ?? 5000;
     this.maxEjectionMs = Math.max(this.baseEjectionMs, options.maxEjectionMs ?? 60_000);
+    this.suspectMs = Math.max(0, options.suspectMs ?? 1000);
   }
 
   /** Records an answer from `address` (any answer but a connection failure). */
@@ -80,6 +87,19 @@ export class OutlierEjector {
   isEjected(address: string): boolean {
     const state = this.workers.get(address);
     return state !== undefined && this.now() < state.ejectedUntil;
+  }
+
+  /**
+   * True when `address`'s last outcome was a connection failure less than `suspectMs` ago: a worker
+   * that just refused a connection most likely refuses the next call too, and each such call costs
+   * a retry. Not an ejection: after the window it is tried again, and an answer clears it.
+   */
+  isSuspect(address: string): boolean {
+    const state = this.workers.get(address);
+    if (state === undefined || state.consecutiveFailures === 0 || state.lastFailureAt === undefined) {
+      return false;
+    }
+    return this.now() - state.lastFailureAt < this.suspectMs;
   }
 
   /** When `address` last failed, or undefined when it never has. */

@@ -34,6 +34,12 @@ describe('pickWorker', () => {
     expect(pickWorker(workers)).toEqual({ address: 'b', panic: false });
   });
 
+  it('passes over a suspect worker while another is in good standing, and takes it when none is', () => {
+    const workers = [load('a', 0, { suspect: true }), load('b', 7), load('c', 2, { ejected: true })];
+    expect(pickWorker(workers)).toEqual({ address: 'b', panic: false });
+    expect(pickWorker(workers, { exclude: new Set(['b']) })).toEqual({ address: 'a', panic: false });
+  });
+
   it('never picks an excluded worker, and gives up when every worker is excluded', () => {
     const workers = [load('a', 0), load('b', 9)];
     expect(pickWorker(workers, { exclude: new Set(['a']) })?.address).toBe('b');

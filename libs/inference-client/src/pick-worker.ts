@@ -6,6 +6,11 @@ export interface WorkerLoad {
   outstanding: number;
   /** True while the outlier ejector keeps the worker out of rotation. */
   ejected: boolean;
+  /**
+   * True while the worker's last call failed to connect, recently (the ejector's suspect window):
+   * passed over while a worker neither ejected nor suspect remains. @defaultValue false
+   */
+  suspect?: boolean | undefined;
   /** When the worker last failed (ms on the client's clock); undefined when it never has. */
   lastFailureAt?: number | undefined;
 }
@@ -30,8 +35,9 @@ export interface PickOptions {
 }
 
 /**
- * Least outstanding requests among the workers not ejected and not excluded, ties taken in turn.
- * When every remaining worker is ejected, panic mode: the one whose last failure is the oldest
+ * Least outstanding requests among the workers not ejected and not excluded, ties taken in turn;
+ * suspect workers only when every other one is ejected or suspect too (as gRPC's round_robin skips
+ * a connection in transient failure). When every remaining worker is ejected, panic mode: the one whose last failure is the oldest
  * (fewest outstanding among equals) is still tried, since a doubtful worker beats a certain
  * failure. Undefined only when no candidate is left at all.
  */
@@ -43,7 +49,9 @@ export function pickWorker(
   const candidates = exclude ? workers.filter((w) => !exclude.has(w.address)) : workers;
   if (candidates.length === 0) return undefined;
   const turn = Math.max(0, Math.floor(options.turn ?? 0));
-  const healthy = candidates.filter((w) => !w.ejected);
+  const inRotation = candidates.filter((w) => !w.ejected);
+  const trusted = inRotation.filter((w) => w.suspect !== true);
+  const healthy = trusted.length > 0 ? trusted : inRotation;
   if (healthy.length > 0) {
     return {
       address: takeTurn(
