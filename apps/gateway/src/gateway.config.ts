@@ -77,7 +77,7 @@ export const gatewayConfigSchema = z.object({
   S3_ENDPOINT_URL: z.string().url().optional(),
   /**
    * Whether /serve calls for the same model that arrive in the same event-loop turn share one
-   * ModelInfer (up to the model's maxBatchSize rows, token lengths within a factor of two; each
+   * ModelInfer (up to maxBatchSize × instances rows, token lengths within a factor of two; each
    * keeps its own deadline, cancellation and answer): fewer gRPC calls per request under load.
    * Token rows are right-padded with zeros under their attention mask, which modelgate workers cut
    * off; `false` (one ModelInfer per call) for workers that compute padding, such as a Triton server.

@@ -21,8 +21,9 @@ import { type InferInput, type InferOutput } from './infer-codec.js';
 /** How a call's rows may merge with other calls' (given by the caller, who knows the model). */
 export interface RowLayout {
   /**
-   * The most rows a merged call may hold (the model's `maxBatchSize`: one worker batch). A call
-   * with this many rows or more runs alone.
+   * The most rows a merged call may hold (the gateway gives the model's `maxBatchSize` ×
+   * `instances`: one batch per session, within its `maxQueueSize`). A call with this many rows
+   * or more runs alone.
    */
   maxRows: number;
   /**

@@ -52,13 +52,23 @@ const rowLayouts = new WeakMap<ServableModel, RowLayout>();
 function rowLayoutOf(model: ServableModel): RowLayout {
   let layout = rowLayouts.get(model);
   if (layout === undefined) {
-    const { batching, outputs } = model.spec;
-    // A merged call is admitted by the worker's queue whole: never more rows than it can hold.
-    const maxRows = Math.min(batching.maxBatchSize, batching.maxQueueSize);
-    layout = modelRowLayout(maxRows, model.inputNames, outputs);
+    layout = modelRowLayout(mergedRowLimit(model.spec), model.inputNames, model.spec.outputs);
     rowLayouts.set(model, layout);
   }
   return layout;
+}
+
+/**
+ * The most rows a merged call of a model may hold. The worker splits a call into rows and its
+ * batcher runs up to maxBatchSize of them per instance, so maxBatchSize × instances rows fill every
+ * instance at once and their batches finish together; the worker's queue admits a call whole, so
+ * never more than maxQueueSize.
+ */
+export function mergedRowLimit(spec: {
+  batching: { maxBatchSize: number; maxQueueSize: number };
+  runtime: { instances: number };
+}): number {
+  return Math.min(spec.batching.maxBatchSize * spec.runtime.instances, spec.batching.maxQueueSize);
 }
 
 /**
