@@ -57,8 +57,11 @@ export interface BenchOptions {
    * @defaultValue os.availableParallelism(): one session per core
    */
   instances: number;
-  /** ModelSpec.batching.maxBatchSize of every deployment. @defaultValue 32 (the schema's default) */
-  maxBatchSize: number;
+  /**
+   * ModelSpec.batching.maxBatchSize of every deployment (image has its own); undefined: each suite's
+   * default, 8 for the encoder deployment (run-bench.ts says why) and 32 for generation.
+   */
+  maxBatchSize: number | undefined;
   /** The decoder fixture of the generation suite. @defaultValue distilgpt2-like */
   generationFixture: string;
   registry: RegistryMode;
@@ -173,7 +176,10 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
     gatewayWorkers,
     intraOpThreads: numberOption(values['intra-op-threads'], 'intra-op-threads', 0, 0, true),
     instances: numberOption(values.instances, 'instances', availableParallelism(), 1, true),
-    maxBatchSize: numberOption(values['max-batch-size'], 'max-batch-size', 32, 1, true),
+    maxBatchSize:
+      values['max-batch-size'] === undefined
+        ? undefined
+        : numberOption(values['max-batch-size'], 'max-batch-size', 0, 1, true),
     generationFixture: values['generation-fixture'] ?? 'distilgpt2-like',
     registry,
     outDir: values.out ?? defaultOutDir,

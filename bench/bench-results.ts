@@ -92,7 +92,11 @@ export interface PinnedRound {
   raw: RawLimit;
   worker: StepResult;
   gateway: StepResult;
+  /** Gateway CPU per request at the model's rate (the gateway step). */
   gatewayCpuMsPerRequest: number;
+  /** The gateway alone on its core in front of a small model's worker: near the gateway's own limit. */
+  capacity?: StepResult;
+  capacityGatewayCpuMsPerRequest?: number;
 }
 
 /** The pinned split mode. */
@@ -100,6 +104,8 @@ export interface PinnedResult {
   workerCpus: string;
   gatewayCpus: string;
   concurrency: number;
+  /** The capacity step's model and concurrency (absent in results from before it existed). */
+  capacity?: { fixture: string; concurrency: number };
   /** Thread count per allowed-CPU list, read back from /proc after pinning (proof of the split). */
   affinity: { worker: Record<string, number>; gateway: Record<string, number> };
   rounds: PinnedRound[];

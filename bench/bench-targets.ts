@@ -136,7 +136,16 @@ function pinnedTargets(results: BenchResults): TargetCheck[] {
   const ratio = overRounds(pinned.rounds, (r) => r.worker.load.throughput / r.raw.best.inferPerSec);
   const rate = overRounds(pinned.rounds, (r) => r.worker.load.throughput);
   const best = overRounds(pinned.rounds, (r) => r.raw.best.inferPerSec);
-  const cpu = overRounds(pinned.rounds, (r) => r.gatewayCpuMsPerRequest);
+  const atModelRate = overRounds(pinned.rounds, (r) => r.gatewayCpuMsPerRequest);
+  // Requests/s per gateway core is a capacity: measured where the gateway runs near its own limit
+  // (the capacity step); results from before that step judge the figure at the model's rate.
+  const capacity = overRounds(pinned.rounds, (r) => r.capacityGatewayCpuMsPerRequest);
+  const cpu = Number.isFinite(capacity.median) ? capacity : atModelRate;
+  const capacityRate = overRounds(pinned.rounds, (r) => r.capacity?.load.throughput);
+  const gatewayText = Number.isFinite(capacity.median)
+    ? `${spreadCell(capacity, 3, ' ms')} per request at ${spreadCell(capacityRate, 0)} requests/s (capacity step); ` +
+      `${spreadCell(atModelRate, 3, ' ms')} at the model's rate`
+    : `${spreadCell(atModelRate, 3, ' ms')} per request`;
   return [
     check(
       worker,
@@ -146,7 +155,7 @@ function pinnedTargets(results: BenchResults): TargetCheck[] {
       true,
       '×',
     ),
-    check(gateway, `${spreadCell(cpu, 3, ' ms')} per request`, cpu.median, 0.25, false, 'ms/request'),
+    check(gateway, gatewayText, cpu.median, 0.25, false, 'ms/request'),
   ];
 }
 
@@ -181,7 +190,8 @@ function modelgateSteps(results: BenchResults): StepResult[] {
   for (const round of results.gateway?.rounds ?? [])
     for (const e of round) steps.push(e.cpuStep, e.clusterStep);
   if (results.pinned && !wasSkipped(results.pinned))
-    for (const r of results.pinned.rounds) steps.push(r.worker, r.gateway);
+    for (const r of results.pinned.rounds)
+      steps.push(r.worker, r.gateway, ...(r.capacity ? [r.capacity] : []));
   if (results.mixed && !wasSkipped(results.mixed))
     for (const r of results.mixed.rounds) steps.push(r.modelgate, r.padToLongest);
   return steps;

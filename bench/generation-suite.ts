@@ -44,6 +44,8 @@ const WORKLOAD: Omit<GenerationWorkloadSpec, 'count'> = {
 };
 /** batching.defaultTimeoutMs of the deployment: a request's deadline, well past the slowest step's requests. */
 const GENERATION_TIMEOUT_MS = 300_000;
+/** Sequences decoding together unless --max-batch-size says otherwise (the schema's default). */
+const GENERATION_MAX_BATCH_SIZE = 32;
 /** max_new_tokens of the warm-up requests before each step (one per client). */
 const WARMUP_NEW_TOKENS = 4;
 
@@ -56,7 +58,10 @@ export function generationDeployment(options: BenchOptions, fixture: string): De
     endpoint: 'generate',
     task: 'text-generation',
     // The default deadline (10 s) would cut the long requests of c=32 short; the raw loops have none.
-    batching: { maxBatchSize: options.maxBatchSize, defaultTimeoutMs: GENERATION_TIMEOUT_MS },
+    batching: {
+      maxBatchSize: options.maxBatchSize ?? GENERATION_MAX_BATCH_SIZE,
+      defaultTimeoutMs: GENERATION_TIMEOUT_MS,
+    },
     intraOpThreads: options.intraOpThreads,
     instances: 1,
   };

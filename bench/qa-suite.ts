@@ -54,7 +54,10 @@ export async function runQaSuite(
   const meanContextTokens =
     bodies.reduce((sum, body) => sum + tokenizer.tokenize(body.context).length, 0) / bodies.length;
   const concurrencies = options.quick ? QA_CONCURRENCIES.slice(0, 2) : QA_CONCURRENCIES;
-  const batchSizes = RAW_REQUESTS_PER_RUN.map((n) => Math.min(n * perRequest, options.maxBatchSize));
+  // Raw runs no bigger batches than the deployment's worker may.
+  const maxRows = shared.batching.maxBatchSize;
+  if (typeof maxRows !== 'number') throw new Error('the shared deployment has no batching.maxBatchSize');
+  const batchSizes = RAW_REQUESTS_PER_RUN.map((n) => Math.min(n * perRequest, maxRows));
   const stepOptions = { ...options, durationS: Math.max(options.durationS, MIN_STEP_S) };
   process.stdout.write(
     `question answering: contexts of ${meanContextTokens.toFixed(0)} tokens → ${windowsPerRequest.toFixed(2)} ` +

@@ -5,6 +5,7 @@
 import {
   type BenchResults,
   type MixedRound,
+  type PinnedResult,
   type PinnedRound,
   failedRequests,
   medianRawBatches,
@@ -103,7 +104,68 @@ export function pinnedSection(results: BenchResults): string {
       ],
       rows,
     ),
+    ...capacityLines(pinned),
   ].join('\n');
+}
+
+/** The capacity step's table: the gateway alone on its core near its own limit. */
+function capacityLines(pinned: PinnedResult): string[] {
+  const setup = pinned.capacity;
+  const steps = pinned.rounds.flatMap((r) => (r.capacity === undefined ? [] : [r.capacity]));
+  const median = medianSteps(pinned.rounds, (r) => (r.capacity === undefined ? [] : [r.capacity]))[0];
+  if (setup === undefined || median === undefined) return [];
+  const gatewayCpu = (step: StepResult) => step.cpu.byParty.gateway ?? NaN;
+  return [
+    '',
+    `Gateway capacity: the gateway (GATEWAY_WORKERS=1) alone on CPU ${pinned.gatewayCpus}, in front of a worker ` +
+      `serving the small \`${setup.fixture}\` (same WordPiece vocabulary and sentences; the schema's default batching, maxBatchSize 32, as a fast device would batch) on CPU ${pinned.workerCpus}, ` +
+      `with the load generator beside the worker. At the model's rate above, each arriving request wakes an idle ` +
+      `event loop, which this VM charges dearly; here requests keep the gateway's core busy, as they would a ` +
+      `gateway carrying several workers' traffic. "requests/s per gateway core" = requests/s ÷ the gateway's busy cores.`,
+    '',
+    table(
+      [
+        'step',
+        'c',
+        'requests/s',
+        'gateway CPU ms/req',
+        'gateway busy cores',
+        'requests/s per gateway core',
+        'p50 ms',
+        'p99 ms',
+        'worker CPU ms/req',
+        'load gen CPU ms/req',
+        'failed',
+      ],
+      [
+        [
+          'gateway capacity (HTTP, small model)',
+          String(setup.concurrency),
+          spreadCell(
+            overRounds(steps, (x) => x.load.throughput),
+            0,
+          ),
+          spreadCell(
+            overRounds(steps, (x) => gatewayCpu(x) / x.load.ok),
+            3,
+          ),
+          spreadCell(
+            overRounds(steps, (x) => gatewayCpu(x) / x.cpu.wallMs),
+            2,
+          ),
+          spreadCell(
+            overRounds(steps, (x) => (1000 * x.load.ok) / gatewayCpu(x)),
+            0,
+          ),
+          fmt(median.load.latency.p50),
+          fmt(median.load.latency.p99),
+          perRequest(median, 'worker'),
+          perRequest(median, 'load generator'),
+          String(steps.reduce((sum, x) => sum + failedRequests(x), 0)),
+        ],
+      ],
+    ),
+  ];
 }
 
 /** Real tokens per second of a gRPC step (the load generator's count of answered tokens). */
