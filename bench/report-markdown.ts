@@ -24,8 +24,11 @@ function header(results: BenchResults): string {
     `- Machine: ${meta.cpuModel}, ${meta.cores} cores, no GPU; Node ${meta.node}; onnxruntime-node ${meta.onnxruntime}.`,
     `- Load average (1 min): ${fmt(meta.loadAverage.start)} at start, ${fmt(meta.loadAverage.end)} at end. ` +
       'On shared cores everything (load generator included) shares them; "other" below is CPU used by processes outside the bench.',
-    `- Run: suites \`${o.suites.join(', ')}\`; **${o.repeats} interleaved rounds** (each round measures every system once, in turn; ` +
-      `ratios are taken within a round, then shown as median (min–max) over the rounds); ` +
+    `- Run: suites \`${o.suites.join(', ')}\`; ` +
+      (o.suites.every((suite) => suite === 'profile')
+        ? 'one profiled pass (the profile suite takes no repeats); '
+        : `**${o.repeats} interleaved rounds** (each round measures every system once, in turn; ` +
+          `ratios are taken within a round, then shown as median (min–max) over the rounds); `) +
       (o.suites.some((suite) => suite !== 'generation')
         ? `${o.durationS} s measured per step after ${o.warmupS} s warm-up`
         : 'fixed request counts per step') +
