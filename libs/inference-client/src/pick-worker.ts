@@ -2,7 +2,7 @@
 export interface WorkerLoad {
   /** gRPC target of the worker. */
   address: string;
-  /** Calls this client has sent to the worker and not yet seen answered. */
+  /** What this client has sent to the worker and not yet seen answered: rows (a call counts its rows). */
   outstanding: number;
   /** True while the outlier ejector keeps the worker out of rotation. */
   ejected: boolean;

@@ -68,11 +68,6 @@ export class WorkerPool {
     return listed;
   }
 
-  /** Calls running now on `address` (0 when it has no channel). */
-  outstanding(address: string): number {
-    return this.workers.get(address)?.outstanding ?? 0;
-  }
-
   /** Rows of the calls running now on `address`: what balancing compares (0 when it has no channel). */
   load(address: string): number {
     return this.workers.get(address)?.load ?? 0;
