@@ -45,6 +45,43 @@ describe('modelgate command line', () => {
     expect(result.stderr).toContain("option '--path <dir>' cannot be used with option '--uri <uri>'");
   });
 
+  it('exits 2 when tokenizer files are named beside an uploaded directory', async () => {
+    for (const flag of ['--tokenizer-uri', '--tokenizer-sha256']) {
+      const result = await run('model', 'add', 'tiny', '--path', '.', flag, 'x', '--task', 'raw');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`option '--path <dir>' cannot be used with option '${flag} <`);
+    }
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('exits 2 when --wait-timeout-s is given with --no-wait', async () => {
+    const result = await run(
+      'model',
+      'add',
+      'tiny',
+      '--path',
+      '.',
+      '--task',
+      'raw',
+      '--no-wait',
+      '--wait-timeout-s',
+      '5',
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("option '--wait-timeout-s <s>' cannot be used with option '--no-wait'");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
+  it('exits 2 for perf with --registry, which it would not use, or a bad endpoint name', async () => {
+    const registry = await run('--registry', 'http://registry.test:1', 'perf', 'sentiment');
+    expect(registry.code).toBe(2);
+    expect(registry.stderr).toContain('perf drives a gateway (--gateway), not the registry: drop --registry');
+    const name = await run('perf', 'Not_A_Name');
+    expect(name.code).toBe(2);
+    expect(name.stderr).toContain("'Not_A_Name' must be 1-63 lowercase letters");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
   it('exits 2 naming a bad environment variable but not its value', async () => {
     vi.stubEnv('MODELGATE_REGISTRY', 'registry-without-scheme');
     const result = await run('model', 'list');

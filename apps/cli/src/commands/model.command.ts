@@ -62,6 +62,8 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
         'externalDataName',
         'encoderUri',
         'encoderSha256',
+        'tokenizerUri',
+        'tokenizerSha256',
       ]),
     )
     .option(
@@ -136,11 +138,11 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       asArgParser(parseResourceName),
     )
     .option('--no-wait', 'return once registered (PENDING) instead of waiting for READY')
-    .option(
-      '--wait-timeout-s <s>',
-      'longest to wait for preparation, in seconds',
-      asArgParser(parsePositiveInt),
-      DEFAULT_WAIT_TIMEOUT_S,
+    .addOption(
+      new Option('--wait-timeout-s <s>', 'longest to wait for preparation, in seconds')
+        .argParser(asArgParser(parsePositiveInt))
+        .default(DEFAULT_WAIT_TIMEOUT_S)
+        .conflicts('wait'),
     )
     .action(async (name: string, options: ModelAddOptions, command: Command) => {
       await addModel(contextOf(command), name, options);

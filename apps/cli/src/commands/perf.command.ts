@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { UsageError } from '../cli-errors.js';
+import { parseResourceName } from './parse-arguments.js';
 import { type PerfStep, formatStep, parseConcurrencyRange, parseDuration } from '../perf/perf-stats.js';
 import { runPerfStep } from '../perf/run-perf-step.js';
 
@@ -23,7 +24,8 @@ const usage =
  */
 export function registerPerfCommand(program: Command, contextOf: ContextFactory): void {
   program
-    .command('perf <endpoint>')
+    .command('perf')
+    .argument('<endpoint>', 'endpoint to drive', asArgParser(parseResourceName))
     .description(
       'measure throughput and latency of an endpoint over a concurrency range (perf_analyzer style)',
     )
@@ -45,9 +47,11 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
         options: { gateway: string; concurrencyRange: number[]; duration: number },
         command: Command,
       ) => {
+        // perf talks to a gateway, never to the registry: a --registry given here would do nothing.
+        if (command.parent?.getOptionValueSource('registry') === 'cli') {
+          throw new UsageError('perf drives a gateway (--gateway), not the registry: drop --registry');
+        }
         const { output } = contextOf(command);
-        if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(endpoint))
-          throw new UsageError(`'${endpoint}' is not an endpoint name`);
         const url = `${options.gateway.replace(/\/+$/, '')}/serve/${endpoint}`;
         const steps: PerfStep[] = [];
         for (const concurrency of options.concurrencyRange) {
