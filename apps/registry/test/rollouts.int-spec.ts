@@ -138,16 +138,24 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
     expect((await client().post('/v1/endpoints/first/rollout/abort', {})).status).toBe(200);
   });
 
+  let refusals = 0;
   it.each<[string, Record<string, unknown>, number, RegExp]>([
     ['steps that do not end at 100', { to: 'demo:2', steps: [10, 50] }, 400, /steps: must end at 100/],
+    [
+      'shadowPercent without a shadow phase',
+      { to: 'demo:2', shadowPercent: 50 },
+      400,
+      /shadowPercent: applies to the shadow phase: give shadowFirstSeconds too/,
+    ],
     ['an unknown candidate', { to: 'demo:9' }, 404, /to: model demo:9 does not exist/],
     ['the primary itself', { to: 'demo:1' }, 409, /demo:1 is already the endpoint's primary/],
   ])('refuses %s', async (_what, body, status, message) => {
-    await createEndpoint(`refuse-${status}`);
-    const refused = await start(`refuse-${status}`, body);
+    const name = `refuse-${++refusals}`;
+    await createEndpoint(name);
+    const refused = await start(name, body);
     expect(refused.status).toBe(status);
     expect(refused.body.error.message).toMatch(message);
-    expect((await client().get(`/v1/endpoints/refuse-${status}/rollout`)).status).toBe(404);
+    expect((await client().get(`/v1/endpoints/${name}/rollout`)).status).toBe(404);
   });
 
   it('holds a window with too little traffic, then promotes step by step to COMPLETED', async () => {

@@ -106,6 +106,7 @@ describe('modelgate rollout', () => {
     [['--interval', '90'], /--interval <duration>' argument '90' is invalid.*give a unit/],
     [['--steps', '10,50'], /must end at 100/],
     [['--shadow-percent', '50'], /--shadow-percent applies to the shadow phase: give --shadow-first too/],
+    [['--min-agreement', '0.9'], /--min-agreement is checked on mirrored rows.*give --shadow-first too/],
     [['--max-error-rate', '5'], /share from 0 to 1/],
   ])('exits 2 without calling the registry for %j', async (extra, message) => {
     const result = await run('rollout', 'start', 'sentiment', '--to', 'sst2:2', ...extra);

@@ -101,6 +101,11 @@ export function registerRolloutCommands(program: Command, contextOf: ContextFact
       if (options.shadowPercent !== undefined && options.shadowFirst === undefined) {
         throw new UsageError('--shadow-percent applies to the shadow phase: give --shadow-first too');
       }
+      if (options.minAgreement !== undefined && options.shadowFirst === undefined) {
+        throw new UsageError(
+          '--min-agreement is checked on mirrored rows, which only the shadow phase makes: give --shadow-first too',
+        );
+      }
       const { client, output } = contextOf(command);
       const request: StartRolloutRequest = {
         to: options.to,

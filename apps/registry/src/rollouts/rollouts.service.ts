@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type NodeHeartbeat } from '@modelgate/config-sync';
 import {
+  DEFAULT_ROLLOUT_MIN_AGREEMENT,
+  DEFAULT_ROLLOUT_SHADOW_PERCENT,
   ErrorCode,
   ModelgateError,
   type RolloutSummary,
@@ -90,11 +92,11 @@ export class RolloutsService {
         thresholds: {
           maxErrorRate: input.maxErrorRate,
           ...(input.maxP99Ms === undefined ? {} : { maxP99Ms: input.maxP99Ms }),
-          minAgreement: input.minAgreement,
+          minAgreement: input.minAgreement ?? DEFAULT_ROLLOUT_MIN_AGREEMENT,
           minRequests: input.minRequests,
         },
         shadowFirstSeconds: input.shadowFirstSeconds ?? null,
-        shadowPercent: input.shadowPercent,
+        shadowPercent: input.shadowPercent ?? DEFAULT_ROLLOUT_SHADOW_PERCENT,
         state: 'PENDING',
         phase: 'warmup',
         stepIndex: -1,

@@ -3,16 +3,24 @@ import { safeParseWith } from '../config/validation-issues.js';
 import { startRolloutSchema } from './rollout.schema.js';
 
 describe('startRolloutSchema', () => {
-  it('fills in the defaults: steps 5, 25, 50, 100 every 2 minutes, 1 % errors, 95 % agreement, 100 requests', () => {
+  it('fills in the defaults: steps 5, 25, 50, 100 every 2 minutes, 1 % errors, 100 requests', () => {
     expect(startRolloutSchema.parse({ to: 'sst2:2' })).toEqual({
       to: 'sst2:2',
       steps: [5, 25, 50, 100],
       intervalSeconds: 120,
       maxErrorRate: 0.01,
-      minAgreement: 0.95,
       minRequests: 100,
-      shadowPercent: 100,
     });
+  });
+
+  it('takes shadowPercent and minAgreement with a shadow phase', () => {
+    const parsed = startRolloutSchema.parse({
+      to: 'sst2:2',
+      shadowFirstSeconds: 60,
+      shadowPercent: 20,
+      minAgreement: 0.9,
+    });
+    expect(parsed).toMatchObject({ shadowFirstSeconds: 60, shadowPercent: 20, minAgreement: 0.9 });
   });
 
   it.each([
@@ -21,7 +29,9 @@ describe('startRolloutSchema', () => {
     [{ steps: [] }, 'steps'],
     [{ intervalSeconds: 0 }, 'intervalSeconds'],
     [{ maxErrorRate: 2 }, 'maxErrorRate'],
-    [{ shadowPercent: 0 }, 'shadowPercent'],
+    [{ shadowFirstSeconds: 60, shadowPercent: 0 }, 'shadowPercent'],
+    [{ shadowPercent: 50 }, 'shadowPercent: applies to the shadow phase: give shadowFirstSeconds too'],
+    [{ minAgreement: 0.9 }, 'minAgreement: is checked on mirrored rows, which only the shadow phase makes'],
     [{ to: 'sst2' }, 'to'],
     [{ unknown: 1 }, 'unknown'],
   ])('refuses %j, naming the field', (patch, field) => {

@@ -55,56 +55,85 @@ export const DEFAULT_ROLLOUT_INTERVAL_SECONDS = 120;
  * when not given: enough to tell a 1 % error rate from zero; a window with fewer holds the step.
  */
 export const DEFAULT_ROLLOUT_MIN_REQUESTS = 100;
+/** Share of mirrored rows that must agree with the primary when minAgreement is not given. */
+export const DEFAULT_ROLLOUT_MIN_AGREEMENT = 0.95;
+/** Percent of requests mirrored in the shadow phase when shadowPercent is not given. */
+export const DEFAULT_ROLLOUT_SHADOW_PERCENT = 100;
 
 const rateSchema = z.number().min(0).max(1);
 
 /** `POST /v1/endpoints/:name/rollouts`: start moving an endpoint's traffic to `to`, step by step. */
-export const startRolloutSchema = z.strictObject({
-  to: modelIdSchema.describe("The candidate, `name:version`: a READY model the endpoint's task can serve"),
-  steps: z
-    .array(z.int().min(1).max(100))
-    .min(1)
-    .refine((steps) => steps.every((step, i) => i === 0 || step > (steps[i - 1] ?? 0)), {
-      message: 'must be strictly ascending, e.g. [5, 25, 50, 100]',
-    })
-    .refine((steps) => steps.at(-1) === 100, { message: 'must end at 100' })
-    .default([...DEFAULT_ROLLOUT_STEPS])
-    .describe('Live canary percentages, strictly ascending, ending at 100'),
-  intervalSeconds: z
-    .int()
-    .min(1)
-    .max(7 * 24 * 3600)
-    .default(DEFAULT_ROLLOUT_INTERVAL_SECONDS)
-    .describe("Length of each step's window, in seconds (1 s to 7 days)"),
-  maxErrorRate: rateSchema.default(0.01).describe('Largest share of failed candidate requests (5xx), 0–1'),
-  maxP99Ms: z
-    .number()
-    .positive()
-    .optional()
-    .describe('Largest candidate p99 latency in the gateway, in ms; not checked when absent'),
-  minAgreement: rateSchema
-    .default(0.95)
-    .describe('Smallest share of mirrored rows whose top-1 label agrees with the primary, 0–1'),
-  minRequests: z
-    .int()
-    .min(1)
-    .default(DEFAULT_ROLLOUT_MIN_REQUESTS)
-    .describe('Fewest candidate requests (or mirrored rows) a window needs to promote'),
-  shadowFirstSeconds: z
-    .int()
-    .min(1)
-    .max(7 * 24 * 3600)
-    .optional()
-    .describe(
-      'Mirror to the candidate this long before its first live step, in seconds; no shadow phase when absent',
-    ),
-  shadowPercent: z
-    .int()
-    .min(1)
-    .max(100)
-    .default(100)
-    .describe('Percent of requests mirrored during the shadow phase'),
-});
+export const startRolloutSchema = z
+  .strictObject({
+    to: modelIdSchema.describe("The candidate, `name:version`: a READY model the endpoint's task can serve"),
+    steps: z
+      .array(z.int().min(1).max(100))
+      .min(1)
+      .refine((steps) => steps.every((step, i) => i === 0 || step > (steps[i - 1] ?? 0)), {
+        message: 'must be strictly ascending, e.g. [5, 25, 50, 100]',
+      })
+      .refine((steps) => steps.at(-1) === 100, { message: 'must end at 100' })
+      .default([...DEFAULT_ROLLOUT_STEPS])
+      .describe('Live canary percentages, strictly ascending, ending at 100'),
+    intervalSeconds: z
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600)
+      .default(DEFAULT_ROLLOUT_INTERVAL_SECONDS)
+      .describe("Length of each step's window, in seconds (1 s to 7 days)"),
+    maxErrorRate: rateSchema.default(0.01).describe('Largest share of failed candidate requests (5xx), 0–1'),
+    maxP99Ms: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Largest candidate p99 latency in the gateway, in ms; not checked when absent'),
+    minAgreement: rateSchema
+      .optional()
+      .describe(
+        'Smallest share of mirrored rows whose top-1 label agrees with the primary, 0–1 (default 0.95); ' +
+          'rows are mirrored only in the shadow phase, so it needs shadowFirstSeconds',
+      ),
+    minRequests: z
+      .int()
+      .min(1)
+      .default(DEFAULT_ROLLOUT_MIN_REQUESTS)
+      .describe('Fewest candidate requests (or mirrored rows) a window needs to promote'),
+    shadowFirstSeconds: z
+      .int()
+      .min(1)
+      .max(7 * 24 * 3600)
+      .optional()
+      .describe(
+        'Mirror to the candidate this long before its first live step, in seconds; no shadow phase when absent',
+      ),
+    shadowPercent: z
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'Percent of requests mirrored during the shadow phase (default 100); needs shadowFirstSeconds',
+      ),
+  })
+  .superRefine((input, ctx) => {
+    if (input.shadowFirstSeconds !== undefined) return;
+    // Both act only in the shadow phase: accepted without one, they would be stored and do nothing.
+    if (input.shadowPercent !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['shadowPercent'],
+        message: 'applies to the shadow phase: give shadowFirstSeconds too',
+      });
+    }
+    if (input.minAgreement !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['minAgreement'],
+        message:
+          'is checked on mirrored rows, which only the shadow phase makes: give shadowFirstSeconds too',
+      });
+    }
+  });
 
 /** A validated rollout start. */
 export type StartRolloutInput = z.output<typeof startRolloutSchema>;
