@@ -2,6 +2,7 @@ import {
   type ArtifactRef,
   ErrorCode,
   type ExternalDataRef,
+  hasLabels,
   isGenerativeTask,
   isModelgateError,
   type ModelTask,
@@ -22,13 +23,6 @@ import { generationFactsOf } from './decoder-export.js';
 import { checkEncoderGraph, DECODER_LABEL, ENCODER_LABEL } from './vision-encoder-decoder.js';
 import { checkTokenLabels } from './token-outputs.js';
 import { type InspectedModel } from './onnx-inspector.js';
-
-/** Tasks whose answers name classes, so preparation keeps the model's labels. */
-const TASKS_WITH_LABELS: ReadonlySet<ModelTask> = new Set([
-  'text-classification',
-  'token-classification',
-  'image-classification',
-]);
 
 /** Fetches verified artifacts (the registry's ModelStore, or its own upload store). */
 export interface ArtifactFetcher {
@@ -135,7 +129,7 @@ export async function prepareModel(
           ...(typeof generation === 'object' ? { generation } : {}),
           ...(image === undefined ? {} : { image }),
         },
-        labels: TASKS_WITH_LABELS.has(request.task) ? labels : null,
+        labels: hasLabels(request.task) ? labels : null,
         timings: {
           fetchMs: round(fetched - started),
           openMs: round(opened - fetched),

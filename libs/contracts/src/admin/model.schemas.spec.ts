@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registerModelSchema } from './model.schemas.js';
+import { registerModelSchema, uploadFieldsSchema } from './model.schemas.js';
 
 const SHA = 'a'.repeat(64);
 const decoder = { uri: 'file:///m/onnx/decoder_model_merged.onnx', sha256: SHA };
@@ -54,5 +54,37 @@ describe('registerModelSchema: the encoder of an image-to-text model', () => {
         externalData: [{ name: 'model.onnx_data', uri: 'file:///m/onnx/model.onnx_data', sha256: SHA }],
       }),
     ).toEqual([expect.stringMatching(/^externalData: is not supported for task image-to-text/)]);
+  });
+});
+
+describe('model registration: labels', () => {
+  const model = { uri: 'file:///m/model.onnx', sha256: SHA };
+
+  it('keeps labels on a classification model', () => {
+    const labels = ['NEGATIVE', 'POSITIVE'];
+    expect(
+      registerModelSchema.parse({
+        name: 'sst2',
+        task: 'text-classification',
+        artifact: model,
+        tokenizer,
+        labels,
+      }).labels,
+    ).toEqual(labels);
+    expect(uploadFieldsSchema.parse({ name: 'vit', task: 'image-classification', labels }).labels).toEqual(
+      labels,
+    );
+  });
+
+  it('refuses labels on a task without classes, by JSON and by upload', () => {
+    const message =
+      'labels: name classes, which feature-extraction models do not have (only text-, token- and image-classification); leave them out';
+    expect(
+      refusal({ name: 'emb', task: 'feature-extraction', artifact: model, tokenizer, labels: ['A'] }),
+    ).toEqual([message]);
+    const upload = uploadFieldsSchema.safeParse({ name: 'emb', task: 'feature-extraction', labels: ['A'] });
+    expect(upload.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)).toEqual([
+      message,
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatHfUri, isHfUri, parseHfUri } from '../config/hf-uri.js';
 import { batchingSchema, checkBatchingForTask, runtimeSchema } from '../config/model-spec.schema.js';
-import { modelTaskSchema } from '../config/model-task.js';
+import { type ModelTask, hasLabels, modelTaskSchema } from '../config/model-task.js';
 import {
   artifactRefSchema,
   externalDataListSchema,
@@ -83,6 +83,7 @@ export const registerModelSchema = z
   })
   .superRefine((input, ctx) => {
     checkBatchingForTask(input.task, input.batching, ctx);
+    checkLabelsForTask(input.task, input.labels, ctx);
     if (input.encoder !== undefined && input.task !== 'image-to-text') {
       ctx.addIssue({
         code: 'custom',
@@ -163,9 +164,25 @@ export type RegisterModelInput = z.output<typeof registerModelSchema>;
  * the files (model.onnx, tokenizer files, external data; image-to-text: encoder_model.onnx and
  * decoder_model_merged.onnx instead of model.onnx) by their names.
  */
-export const uploadFieldsSchema = z
-  .strictObject(modelSettingsShape)
-  .superRefine((fields, ctx) => checkBatchingForTask(fields.task, fields.batching, ctx));
+export const uploadFieldsSchema = z.strictObject(modelSettingsShape).superRefine((fields, ctx) => {
+  checkBatchingForTask(fields.task, fields.batching, ctx);
+  checkLabelsForTask(fields.task, fields.labels, ctx);
+});
+
+/** Labels name classes: a task without classes would store them and never use them. */
+function checkLabelsForTask(
+  task: ModelTask,
+  labels: readonly string[] | undefined,
+  ctx: z.RefinementCtx,
+): void {
+  if (labels !== undefined && !hasLabels(task)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['labels'],
+      message: `name classes, which ${task} models do not have (only text-, token- and image-classification); leave them out`,
+    });
+  }
+}
 
 /** Validated upload fields. */
 export type UploadFields = z.output<typeof uploadFieldsSchema>;

@@ -55,3 +55,15 @@ export function requiredBundleFiles(task: ModelTask): readonly string[] {
   if (task === 'image-to-text') return ['tokenizer.json', 'preprocessor_config.json'];
   return ['tokenizer.json'];
 }
+
+/** Tasks whose answers name classes, so a model of one keeps its labels (given or read at preparation). */
+export const LABELLED_TASKS = [
+  'text-classification',
+  'token-classification',
+  'image-classification',
+] as const satisfies readonly ModelTask[];
+
+/** Whether a model of `task` has class labels (text-, token- and image-classification). */
+export function hasLabels(task: ModelTask): boolean {
+  return (LABELLED_TASKS as readonly ModelTask[]).includes(task);
+}
