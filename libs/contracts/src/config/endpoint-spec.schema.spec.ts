@@ -94,6 +94,19 @@ describe('endpointSpecSchema', () => {
     ]);
   });
 
+  it('refuses truncation: false on question-answering, which windows long contexts instead', () => {
+    const issues = issuesOf(endpoint({ task: 'question-answering', preprocessing: { truncation: false } }));
+    expect(issues.map((issue) => issue.path)).toEqual(['preprocessing.truncation']);
+    expect(issues[0]?.message).toMatch(
+      /^does not apply to question-answering endpoints: long contexts become/,
+    );
+    expect(
+      parseEndpointSpec(endpoint({ task: 'question-answering', preprocessing: { maxTokens: 256 } })),
+    ).toMatchObject({
+      preprocessing: { maxTokens: 256, truncation: true },
+    });
+  });
+
   it('names every bad pre-processing and top-level field', () => {
     const issues = issuesOf({
       name: '-leading-dash',

@@ -109,7 +109,8 @@ const TASKS_OF_PREPROCESSING_OPTION = {
 
 /**
  * Reports the preprocessing options `task` would ignore: the image limits off image endpoints,
- * the text limits (maxTokens, maxInputChars, truncation) on them. A text-generation request carries
+ * the text limits (maxTokens, maxInputChars, truncation) on them, truncation on question-answering
+ * (which windows contexts instead). A text-generation request carries
  * one prompt and an image request one image, so maxBatchItems must keep its default there.
  * For text-generation maxInputChars, maxTokens and truncation apply to the prompt (413 beyond
  * maxInputChars; over maxTokens its last tokens are kept, or 422 without truncation).
@@ -142,6 +143,15 @@ function checkPreprocessingForTask(
         message: `does not apply to ${task} endpoints: a request carries an image, no text; leave it out`,
       });
     }
+  }
+  if (task === 'question-answering' && preprocessing.truncation !== true) {
+    // Long contexts become overlapping windows and an over-long question is refused: nothing is cut.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['preprocessing', 'truncation'],
+      message:
+        'does not apply to question-answering endpoints: long contexts become overlapping windows (doc_stride) and a question over max_question_len is refused; leave it out',
+    });
   }
   if (!isGenerativeTask(task) && !IMAGE_TASKS.includes(task)) return;
   if (preprocessing.maxBatchItems !== DEFAULT_MAX_BATCH_ITEMS) {
