@@ -102,6 +102,7 @@ describe('parseOpenAiCompletionsRequest', () => {
     [{ model: 'gpt', prompt: 'x', top_p: 0 }, 'top_p'],
     [{ model: 'gpt', prompt: 'x', temperature: 0, top_p: 0.5 }, 'top_p'],
     [{ model: 'gpt', prompt: 'x', seed: -1 }, 'seed'],
+    [{ model: 'gpt', prompt: 'x', temperature: 0, seed: 7 }, 'seed'],
     [{ model: 'gpt', prompt: 'x', tools: [] }, 'tools'],
     [{ prompt: 'x' }, 'model'],
     [{ model: 'gpt', prompt: [] }, 'prompt'],

@@ -165,6 +165,12 @@ export function parseOpenAiCompletionsRequest(body: unknown): CompletionRequest 
       'temperature 0 decodes greedily, which takes no top_p: drop it or give a temperature above 0',
     );
   }
+  if (temperature === 0 && given(request.seed)) {
+    throw refuse(
+      'seed',
+      'temperature 0 decodes greedily, which draws nothing to seed: drop it or give a temperature above 0',
+    );
+  }
   const stop = given(request.stop) ? (typeof request.stop === 'string' ? [request.stop] : request.stop) : [];
   const params: GenerationParams = {
     maxNewTokens: request.max_tokens ?? OPENAI_DEFAULT_MAX_TOKENS,
