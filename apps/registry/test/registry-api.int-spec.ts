@@ -99,6 +99,9 @@ describe('registry admin API', () => {
       expect(duplicate.body.error.message).toBe('model sst2:2 already exists');
       const listed = await registry.admin.get<ModelView[]>('/v1/models?name=sst2');
       expect(listed.body.map((model) => model.id)).toEqual(['sst2:1', 'sst2:2']);
+      const unknownFilter = await registry.admin.get<ApiErrorBody>('/v1/models?task=raw');
+      expect(unknownFilter.status).toBe(400);
+      expect(unknownFilter.body.error.message).toMatch(/task/);
       expect((await registry.admin.get('/v1/models/sst2/9')).status).toBe(404);
       expect((await registry.admin.post<ModelView>('/v1/models', embedder)).status).toBe(202);
       expect((await waitForPrepared(registry.admin, 'embedder:1')).status).toBe('READY');

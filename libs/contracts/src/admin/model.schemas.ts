@@ -188,7 +188,7 @@ function checkLabelsForTask(
 export type UploadFields = z.output<typeof uploadFieldsSchema>;
 
 /** The query of `GET /v1/models`: `?name=` lists the versions of one model. */
-export const listModelsQuerySchema = z.object({ name: resourceNameSchema.optional() });
+export const listModelsQuerySchema = z.strictObject({ name: resourceNameSchema.optional() });
 
 /** The path of one model version, `/v1/models/:name/:version`. */
 export const modelKeySchema = z.object({ name: resourceNameSchema, version: versionInputSchema });
