@@ -53,13 +53,43 @@ export const standaloneConfigSchema = z.object({
   WORKER_GROUP: z.string().min(1).default('default'),
 });
 
+/**
+ * Variables of the apps that the launcher sets itself, each with why: a user's value would be
+ * overridden without a word, so it is refused (a value equal to the launcher's is fine).
+ */
+function launcherDecided(env: NodeJS.ProcessEnv): string[] {
+  const decided: [string, string, string?][] = [
+    ['REGISTRY_URL', 'the launcher points the worker and the gateway at its own registry'],
+    ['REGISTRY_TOKEN', 'the launcher gives the worker and the gateway a viewer token of their own'],
+    ['WORKER_CONFIG_FILE', 'the worker follows the registry here, never a config file'],
+    ['GATEWAY_CONFIG_FILE', 'the gateway follows the registry here, never a config file'],
+    ['REGISTRY_MIGRATE_ON_START', 'the launcher always migrates the registry database at start-up', 'true'],
+    ...(env.DATABASE_URL === undefined
+      ? ([
+          ['DATABASE_SCHEMA', 'the embedded database keeps everything in its public schema', 'public'],
+          [
+            'DATABASE_POOL_SIZE',
+            'the embedded database serves one connection (give DATABASE_URL for more)',
+            '1',
+          ],
+        ] as [string, string, string][])
+      : []),
+  ];
+  return decided
+    .filter(([key, , allowed]) => env[key] !== undefined && env[key] !== allowed)
+    .map(([key, why]) => `${key}: ${why}; unset it`);
+}
+
 export type StandaloneConfig = z.infer<typeof standaloneConfigSchema>;
 
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadStandaloneConfig(env: NodeJS.ProcessEnv = process.env): StandaloneConfig {
   const parsed = standaloneConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    const keys = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  const keys = [
+    ...(parsed.error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    ...launcherDecided(env),
+  ];
+  if (!parsed.success || keys.length > 0) {
     throw new Error(`invalid standalone configuration:\n  ${keys.join('\n  ')}`);
   }
   return parsed.data;

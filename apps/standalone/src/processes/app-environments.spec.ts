@@ -46,13 +46,15 @@ describe('app environments', () => {
     });
   });
 
-  it('gives the embedded database one connection in the public schema', () => {
-    const env = { DATABASE_SCHEMA: 'mine', DATABASE_POOL_SIZE: '10' };
-    expect(registryEnvironment(env, facts(env))).toMatchObject({
+  it('gives the embedded database one connection in the public schema, and refuses other settings', () => {
+    expect(registryEnvironment({}, facts({}))).toMatchObject({
       DATABASE_URL: 'postgres://postgres@127.0.0.1:40000/postgres',
       DATABASE_SCHEMA: 'public',
       DATABASE_POOL_SIZE: '1',
     });
+    expect(() => facts({ DATABASE_SCHEMA: 'mine', DATABASE_POOL_SIZE: '10' })).toThrow(
+      /DATABASE_SCHEMA: the embedded database keeps everything in its public schema; unset it\n {2}DATABASE_POOL_SIZE: the embedded database serves one connection/,
+    );
     const external = {
       DATABASE_URL: 'postgres://db/modelgate',
       DATABASE_SCHEMA: 'mine',
@@ -76,14 +78,25 @@ describe('app environments', () => {
     expect(gateway.GATEWAY_RECONCILE_INTERVAL_MS).toBeUndefined();
   });
 
-  it('lets the user override its defaults but not what it must decide itself', () => {
-    const env = { GATEWAY_LOG_LEVEL: 'debug', GATEWAY_PORT: '9080', REGISTRY_TOKEN: 'mine' };
+  it('lets the user override its defaults, and refuses what it must decide itself', () => {
+    const env = { GATEWAY_LOG_LEVEL: 'debug', GATEWAY_PORT: '9080', REGISTRY_MIGRATE_ON_START: 'true' };
     const gateway = gatewayEnvironment(env, facts(env), 'mgt_node');
     expect(gateway).toMatchObject({
       GATEWAY_LOG_LEVEL: 'debug',
       GATEWAY_PORT: '9080',
       REGISTRY_TOKEN: 'mgt_node',
     });
+    for (const [key, value] of [
+      ['REGISTRY_URL', 'http://elsewhere:8081'],
+      ['REGISTRY_TOKEN', 'mine'],
+      ['WORKER_CONFIG_FILE', '/etc/worker.json'],
+      ['GATEWAY_CONFIG_FILE', '/etc/gateway.json'],
+      ['REGISTRY_MIGRATE_ON_START', 'false'],
+    ] as const) {
+      expect(() => facts({ [key]: value })).toThrow(
+        new RegExp(`^invalid standalone configuration:\\n {2}${key}: .*; unset it$`),
+      );
+    }
   });
 
   it('keeps the database URL and the admin token from the gateway and the worker', () => {
