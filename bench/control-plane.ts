@@ -37,7 +37,7 @@ export interface Deployment {
 export interface NodeConfig {
   /**
    * The snapshot file the test harness hands the node. Under live sync it is an empty snapshot the
-   * node ignores (REGISTRY_URL takes precedence), as in test/e2e/live-sync.
+   * harness does not pass on (a node refuses a file beside REGISTRY_URL), as in test/e2e/live-sync.
    */
   snapshotPath: string;
   workerEnv: Record<string, string>;

@@ -50,3 +50,31 @@ describe('retired keys', () => {
     );
   });
 });
+
+describe('loadGatewayConfig: settings that would do nothing', () => {
+  it('refuses a config file beside REGISTRY_URL, and Redis-only settings without Redis, each saying why', () => {
+    expect(() =>
+      loadGatewayConfig({ REGISTRY_URL: 'http://registry:8081', GATEWAY_CONFIG_FILE: '/etc/snapshot.json' }),
+    ).toThrow(/GATEWAY_CONFIG_FILE: is not read while REGISTRY_URL is set/);
+    expect(() =>
+      loadGatewayConfig({
+        GATEWAY_HEARTBEAT_TTL_MS: '3000',
+        GATEWAY_DISCOVERY_INTERVAL_MS: '250',
+        GATEWAY_ASYNC_RESULT_TTL_SECONDS: '60',
+        GATEWAY_ASYNC_CONCURRENCY: '2',
+      }),
+    ).toThrow(
+      'invalid gateway configuration:\n' +
+        '  GATEWAY_HEARTBEAT_TTL_MS: heartbeats go to Redis or the registry: set REDIS_URL or REGISTRY_URL, or leave it out\n' +
+        '  GATEWAY_DISCOVERY_INTERVAL_MS: workers are discovered from heartbeats in Redis: set REDIS_URL, or leave it out\n' +
+        '  GATEWAY_ASYNC_RESULT_TTL_SECONDS: async inference keeps its jobs in Redis: set REDIS_URL, or leave it out\n' +
+        '  GATEWAY_ASYNC_CONCURRENCY: async inference keeps its jobs in Redis: set REDIS_URL, or leave it out',
+    );
+    const withRedis = loadGatewayConfig({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      GATEWAY_DISCOVERY_INTERVAL_MS: '250',
+      GATEWAY_ASYNC_CONCURRENCY: '2',
+    });
+    expect([withRedis.GATEWAY_DISCOVERY_INTERVAL_MS, withRedis.GATEWAY_ASYNC_CONCURRENCY]).toEqual([250, 2]);
+  });
+});

@@ -1,5 +1,13 @@
 import { type WorkerGroup, workerGroupSchema } from '@modelgate/contracts';
-import { booleanFromEnv, listFromEnv, parseEnv, refuseRetiredKeys } from '@modelgate/contracts';
+import {
+  type IdleKeyRule,
+  actsOnlyWith,
+  booleanFromEnv,
+  listFromEnv,
+  parseEnv,
+  refuseIdleKeys,
+  refuseRetiredKeys,
+} from '@modelgate/contracts';
 import { z } from 'zod';
 
 /**
@@ -40,7 +48,7 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)]).default('auto'),
   /** A ConfigSnapshot JSON file to serve from (static deployments, when REGISTRY_URL is unset). */
   GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
-  /** The registry to follow for config snapshots (live sync); takes precedence over GATEWAY_CONFIG_FILE. */
+  /** The registry to follow for config snapshots (live sync); not with GATEWAY_CONFIG_FILE. */
   REGISTRY_URL: z.url().optional(),
   /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
   REGISTRY_TOKEN: z.string().min(1).optional(),
@@ -112,9 +120,34 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
     "is no longer read: a request's deadline is its endpoint's timeoutMs, else its model's batching.defaultTimeoutMs",
 };
 
+/** Keys that act only in some configurations (refused where they would do nothing). */
+const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
+  [
+    'GATEWAY_CONFIG_FILE',
+    (env) =>
+      env.REGISTRY_URL === undefined
+        ? undefined
+        : "is not read while REGISTRY_URL is set (the registry's config wins): set one of them",
+  ],
+  [
+    'GATEWAY_HEARTBEAT_TTL_MS',
+    actsOnlyWith(['REDIS_URL', 'REGISTRY_URL'], 'heartbeats go to Redis or the registry'),
+  ],
+  [
+    'GATEWAY_DISCOVERY_INTERVAL_MS',
+    actsOnlyWith(['REDIS_URL'], 'workers are discovered from heartbeats in Redis'),
+  ],
+  [
+    'GATEWAY_ASYNC_RESULT_TTL_SECONDS',
+    actsOnlyWith(['REDIS_URL'], 'async inference keeps its jobs in Redis'),
+  ],
+  ['GATEWAY_ASYNC_CONCURRENCY', actsOnlyWith(['REDIS_URL'], 'async inference keeps its jobs in Redis')],
+];
+
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   refuseRetiredKeys(env, RETIRED_KEYS, 'gateway');
+  refuseIdleKeys(env, IDLE_KEY_RULES, 'gateway');
   return parseEnv(gatewayConfigSchema, env, 'gateway');
 }
 

@@ -36,4 +36,33 @@ describe('loadWorkerConfig', () => {
       /WORKER_TEST_FAILING_MODELS: a test hook, honoured only with WORKER_TEST_HOOKS=true/,
     );
   });
+
+  it('refuses settings that would do nothing in this configuration, each saying why', () => {
+    const registry = { REGISTRY_URL: 'http://registry:8081' };
+    expect(() => loadWorkerConfig({ ...registry, WORKER_CONFIG_FILE: '/etc/snapshot.json' })).toThrow(
+      /WORKER_CONFIG_FILE: is not read while REGISTRY_URL is set \(the registry's config wins\): set one of them/,
+    );
+    expect(() =>
+      loadWorkerConfig({
+        WORKER_RECONCILE_INTERVAL_MS: '500',
+        WORKER_HEARTBEAT_TTL_MS: '3000',
+        WORKER_ADVERTISE_ADDRESS: '10.0.0.1',
+      }),
+    ).toThrow(
+      'invalid worker configuration:\n' +
+        '  WORKER_RECONCILE_INTERVAL_MS: paces polling the registry: set REGISTRY_URL, or leave it out\n' +
+        '  WORKER_HEARTBEAT_TTL_MS: heartbeats go to Redis or the registry: set REDIS_URL or REGISTRY_URL, or leave it out\n' +
+        '  WORKER_ADVERTISE_ADDRESS: the address is advertised in heartbeats: set REDIS_URL or REGISTRY_URL, or leave it out',
+    );
+    const live = loadWorkerConfig({
+      ...registry,
+      WORKER_RECONCILE_INTERVAL_MS: '500',
+      WORKER_HEARTBEAT_TTL_MS: '3000',
+      WORKER_ADVERTISE_ADDRESS: '10.0.0.1',
+    });
+    expect([live.WORKER_RECONCILE_INTERVAL_MS, live.WORKER_HEARTBEAT_TTL_MS]).toEqual([500, 3000]);
+    expect(loadWorkerConfig({ WORKER_CONFIG_FILE: '/etc/snapshot.json' }).WORKER_CONFIG_FILE).toBe(
+      '/etc/snapshot.json',
+    );
+  });
 });

@@ -1,4 +1,12 @@
-import { booleanFromEnv, listFromEnv, parseEnv, refuseRetiredKeys } from '@modelgate/contracts';
+import {
+  type IdleKeyRule,
+  actsOnlyWith,
+  booleanFromEnv,
+  listFromEnv,
+  parseEnv,
+  refuseIdleKeys,
+  refuseRetiredKeys,
+} from '@modelgate/contracts';
 import { DEFAULT_LOAD_RETRY } from '@modelgate/config-sync';
 import { z } from 'zod';
 
@@ -16,7 +24,7 @@ export const workerConfigSchema = z.object({
   WORKER_GROUP: z.string().min(1).default('default'),
   /** A ConfigSnapshot JSON file to serve from (static deployments, when REGISTRY_URL is unset). */
   WORKER_CONFIG_FILE: z.string().min(1).optional(),
-  /** The registry to follow for config snapshots (live sync); takes precedence over WORKER_CONFIG_FILE. */
+  /** The registry to follow for config snapshots (live sync); not with WORKER_CONFIG_FILE. */
   REGISTRY_URL: z.url().optional(),
   /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
   REGISTRY_TOKEN: z.string().min(1).optional(),
@@ -78,9 +86,26 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
   WORKER_CUDA_MEMORY_LIMIT_BYTES: `${NOT_PASSED_BY_ONNXRUNTIME_NODE}; the CUDA arena has no limit`,
 };
 
+const HEARTBEATS_GO_TO = ['REDIS_URL', 'REGISTRY_URL'];
+
+/** Keys that act only in some configurations (refused where they would do nothing). */
+const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
+  [
+    'WORKER_CONFIG_FILE',
+    (env) =>
+      env.REGISTRY_URL === undefined
+        ? undefined
+        : "is not read while REGISTRY_URL is set (the registry's config wins): set one of them",
+  ],
+  ['WORKER_RECONCILE_INTERVAL_MS', actsOnlyWith(['REGISTRY_URL'], 'paces polling the registry')],
+  ['WORKER_HEARTBEAT_TTL_MS', actsOnlyWith(HEARTBEATS_GO_TO, 'heartbeats go to Redis or the registry')],
+  ['WORKER_ADVERTISE_ADDRESS', actsOnlyWith(HEARTBEATS_GO_TO, 'the address is advertised in heartbeats')],
+];
+
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   refuseRetiredKeys(env, RETIRED_KEYS, 'worker');
+  refuseIdleKeys(env, IDLE_KEY_RULES, 'worker');
   const config = parseEnv(workerConfigSchema, env, 'worker');
   if (config.WORKER_TEST_FAILING_MODELS.length > 0 && !config.WORKER_TEST_HOOKS) {
     throw new Error(

@@ -87,7 +87,7 @@ describe('worker: an hf:// model with external data, from the registry that impo
     await registry.admin.createEndpoint({ name: 'ext', task: 'text-classification', model: 'ext:1' });
 
     const dir = await mkdtemp(join(tmpdir(), 'worker-external-'));
-    const unused = join(dir, 'unused-snapshot.json'); // REGISTRY_URL takes precedence
+    const unused = join(dir, 'unused-snapshot.json'); // not passed beside REGISTRY_URL
     await writeFile(unused, JSON.stringify({ revision: 0, models: [], endpoints: [] }));
     worker = await startWorkerWithSnapshot(unused, {
       REGISTRY_URL: registry.url,

@@ -4,7 +4,7 @@ import { RegistryConfigSource } from './registry-config-source.js';
 
 /** How a worker or gateway learns its configuration (from its own env). */
 export interface NodeSyncSettings {
-  /** The registry to follow; wins over `configFile`. */
+  /** The registry to follow; the apps refuse `configFile` beside it. */
   registryUrl?: string | undefined;
   registryToken?: string | undefined;
   redisUrl?: string | undefined;

@@ -247,11 +247,17 @@ describe('docker-compose.yml', () => {
     }
     const snapshot = parseConfigSnapshot(JSON.parse(readRepoFile('docker', 'compose', 'snapshot.json')));
     expect(snapshot.workerGroups).toEqual([{ name: 'default', addresses: ['dns:///worker:8001'] }]);
-    expect(compose.services.gateway?.environment?.GATEWAY_CONFIG_FILE).toBe('/etc/modelgate/snapshot.json');
-    expect(compose.services.worker?.environment?.WORKER_CONFIG_FILE).toBe('/etc/modelgate/snapshot.json');
+    for (const name of ['gateway', 'worker']) {
+      expect(compose.services[name]?.volumes).toContain(
+        './docker/compose/snapshot.json:/etc/modelgate/snapshot.json:ro',
+      );
+    }
+    // Following the registry, they name no config file (the apps refuse one beside REGISTRY_URL).
+    expect(compose.services.gateway?.environment?.GATEWAY_CONFIG_FILE).toBeUndefined();
+    expect(compose.services.worker?.environment?.WORKER_CONFIG_FILE).toBeUndefined();
   });
 
-  it('runs gateways and workers on live config sync from the registry and Redis, with the snapshot as fallback', () => {
+  it('runs gateways and workers on live config sync from the registry and Redis', () => {
     const { registry, gateway, worker, 'worker-cpu': workerCpu } = compose.services;
     const live = {
       REGISTRY_URL: 'http://registry:8081',

@@ -18,7 +18,7 @@ import {
 
 /** What a node needs to follow `registry`: a snapshot file it never reads, its env and artifact roots. */
 export interface LiveNodeSettings {
-  /** An empty snapshot file: REGISTRY_URL takes precedence over it. */
+  /** An empty snapshot file, for the harness signature: beside REGISTRY_URL it is not passed on. */
   unusedSnapshot: string;
   /** REGISTRY_URL, REGISTRY_TOKEN, REDIS_URL and REDIS_KEY_PREFIX of the isolation. */
   env: Record<string, string>;

@@ -42,3 +42,29 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv,
   }
   return parsed.data;
 }
+
+/**
+ * A key that does nothing in some configurations, and a check that says why it would do nothing
+ * in this one (or undefined when it acts).
+ */
+export type IdleKeyRule = readonly [key: string, idle: (env: NodeJS.ProcessEnv) => string | undefined];
+
+/** An IdleKeyRule check: the key acts only beside one of `keys`. */
+export function actsOnlyWith(keys: readonly string[], what: string): IdleKeyRule[1] {
+  return (env) =>
+    keys.some((key) => env[key] !== undefined)
+      ? undefined
+      : `${what}: set ${keys.join(' or ')}, or leave it out`;
+}
+
+/**
+ * Refuses keys set where they would do nothing (stored and ignored is a defect), each with why,
+ * rather than starting as if they acted.
+ */
+export function refuseIdleKeys(env: NodeJS.ProcessEnv, rules: readonly IdleKeyRule[], app: string): void {
+  const idle = rules.flatMap(([key, check]) => {
+    const why = env[key] === undefined ? undefined : check(env);
+    return why === undefined ? [] : [`${key}: ${why}`];
+  });
+  if (idle.length > 0) throw new Error(`invalid ${app} configuration:\n  ${idle.join('\n  ')}`);
+}

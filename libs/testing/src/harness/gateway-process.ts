@@ -38,7 +38,8 @@ export async function startGateway(
     GATEWAY_HOST: '127.0.0.1',
     GATEWAY_PORT: port,
     GATEWAY_WORKERS: '1',
-    GATEWAY_CONFIG_FILE: snapshot,
+    // A node following a registry reads no snapshot file (and refuses one).
+    ...(env.REGISTRY_URL === undefined ? { GATEWAY_CONFIG_FILE: snapshot } : {}),
     GATEWAY_CACHE_DIR: join(dir, 'cache'),
     GATEWAY_ARTIFACT_ROOTS: `${join(findRepoRoot(), '.cache')},${dirname(snapshot)}`,
     GATEWAY_LOG_LEVEL: 'warn',

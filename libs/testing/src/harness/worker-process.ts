@@ -190,7 +190,8 @@ export async function startWorkerWithSnapshot(
     WORKER_HOST: '127.0.0.1',
     WORKER_GRPC_PORT: String(grpcPort),
     WORKER_HTTP_PORT: String(httpPort),
-    WORKER_CONFIG_FILE: snapshot,
+    // A node following a registry reads no snapshot file (and refuses one).
+    ...(env.REGISTRY_URL === undefined ? { WORKER_CONFIG_FILE: snapshot } : {}),
     WORKER_CACHE_DIR: join(dir, 'cache'),
     WORKER_ARTIFACT_ROOTS: join(findRepoRoot(), '.cache'),
     WORKER_TEST_HOOKS: 'true',
