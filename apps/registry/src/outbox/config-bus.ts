@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
+import { configChannel, configMessage } from '@modelgate/config-sync';
 
 /** Announces config revisions to the fleet (DESIGN §3.4). */
 export interface ConfigBus {
@@ -10,16 +11,6 @@ export interface ConfigBus {
 
 /** Injection token of the ConfigBus. */
 export const CONFIG_BUS = Symbol('CONFIG_BUS');
-
-/** The Redis channel revisions are announced on: `<prefix>:config`. */
-export function configChannel(keyPrefix: string): string {
-  return `${keyPrefix}:config`;
-}
-
-/** The message announcing `revision`. */
-export function configMessage(revision: number): string {
-  return JSON.stringify({ revision });
-}
 
 /** Publishes `{"revision":N}` on `<prefix>:config`. */
 export class RedisConfigBus implements ConfigBus {
