@@ -2,7 +2,12 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { HEALTH_PROTO_PATH, INFERENCE_PROTO_PATH } from '@modelgate/contracts';
+import {
+  HEALTH_PROTO_PACKAGE,
+  HEALTH_PROTO_PATH,
+  INFERENCE_PROTO_PACKAGE,
+  INFERENCE_PROTO_PATH,
+} from '@modelgate/contracts';
 import { createLogger, toNestLogger } from '@modelgate/observability';
 import { type HeartbeatPublisher } from '@modelgate/config-sync';
 import { ModelManager } from './model-loading/model-manager.js';
@@ -25,7 +30,7 @@ async function bootstrap(): Promise<void> {
     {
       transport: Transport.GRPC,
       options: {
-        package: ['inference', 'grpc.health.v1'],
+        package: [INFERENCE_PROTO_PACKAGE, HEALTH_PROTO_PACKAGE],
         protoPath: [INFERENCE_PROTO_PATH, HEALTH_PROTO_PATH],
         url: grpcUrl,
         // tryShutdown: calls already answered by the batcher get their responses written.

@@ -60,9 +60,7 @@ export async function openOnnxSession(
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
     logSeverityLevel: 3,
   };
-  const thread = new Worker(new URL('./onnx-session.thread.js', import.meta.url), {
-    env: process.env, // the TensorRT switches above travel in the environment
-  });
+  const thread = new Worker(new URL('./onnx-session.thread.js', import.meta.url));
   const session = new ThreadedSession(thread);
   try {
     await session.open(modelPath, options, encoderPath);

@@ -10,9 +10,6 @@ import { z } from 'zod';
 import { reportDuplicates } from './report-duplicates.js';
 import { positiveIntSchema, resourceNameSchema } from './spec-fields.schema.js';
 
-/** The policy kinds: every READY version, the newest N, or the listed versions. */
-export const VERSION_POLICY_KINDS = ['all', 'latest', 'specific'] as const;
-
 /** Which READY versions of one model are loaded besides the routed ones. */
 export const versionPolicySchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('all').describe('Every READY version') }),

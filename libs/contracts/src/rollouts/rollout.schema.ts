@@ -17,11 +17,6 @@ export type RolloutState = (typeof ROLLOUT_STATES)[number];
 /** The states of a rollout still in progress: an endpoint has one at most. */
 export const ACTIVE_ROLLOUT_STATES: readonly RolloutState[] = ['PENDING', 'RUNNING', 'PAUSED'];
 
-/** Whether a rollout in `state` is still in progress. */
-export function isActiveRollout(state: RolloutState): boolean {
-  return ACTIVE_ROLLOUT_STATES.includes(state);
-}
-
 /** warmup (PENDING: workers load the candidate), shadow (mirrored only), live (a canary step), done. */
 export const ROLLOUT_PHASES = ['warmup', 'shadow', 'live', 'done'] as const;
 
