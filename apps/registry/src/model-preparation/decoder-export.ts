@@ -1,5 +1,6 @@
 import { ENCODER_HIDDEN_STATES } from '@modelgate/contracts';
 import { type GenerationFacts, type TensorMetadata } from '@modelgate/contracts';
+import { describeTensors } from './describe-tensors.js';
 
 /** Tasks served by a decoder export with past. */
 export type DecoderTask = 'text-generation' | 'image-to-text';
@@ -34,11 +35,6 @@ const EXPORT_VISION_ENCODER_DECODER =
   'a vision-encoder-decoder export with past: optimum-cli export onnx --task image-to-text-with-past, or a ' +
   'transformers.js export (decoder_model_merged.onnx)';
 
-function describe(tensors: readonly TensorMetadata[]): string {
-  if (tensors.length === 0) return 'none';
-  return tensors.map((t) => `${t.name} (${t.datatype} [${t.dims.join(', ')}])`).join(', ');
-}
-
 /** True when the model has the KV-cache inputs of a decoder export with past. */
 export function hasPastInputs(inputs: readonly TensorMetadata[]): boolean {
   return inputs.some((input) => PAST_INPUT.test(input.name));
@@ -61,7 +57,7 @@ function checkCacheTensor(tensor: TensorMetadata, task: DecoderTask): string[] {
   if (tensor.datatype === 'FP32' && tensor.dims.length === 4) return [];
   return [
     `task ${task} needs ${tensor.name} to be FP32 [batch, heads, sequence, head size]; ` +
-      `the model declares ${describe([tensor])}`,
+      `the model declares ${describeTensors([tensor])}`,
   ];
 }
 
@@ -83,7 +79,7 @@ export function checkDecoderIo(
   if (!hasPastInputs(inputs)) {
     return [
       `${task === 'image-to-text' ? 'an' : 'a'} ${task} model needs past_key_values inputs (${exportHint}); the ${task === 'image-to-text' ? 'decoder' : 'model'} ` +
-        `has inputs ${describe(inputs)} and outputs ${describe(outputs)}`,
+        `has inputs ${describeTensors(inputs)} and outputs ${describeTensors(outputs)}`,
     ];
   }
   const problems: string[] = [];
@@ -102,7 +98,7 @@ export function checkDecoderIo(
     (branch.datatype !== 'BOOL' || branch.dims.length !== 1 || branch.dims[0] === 0)
   ) {
     problems.push(
-      `task ${task} feeds a merged decoder's ${USE_CACHE_BRANCH} as BOOL [1]; the model declares ${describe([branch])}`,
+      `task ${task} feeds a merged decoder's ${USE_CACHE_BRANCH} as BOOL [1]; the model declares ${describeTensors([branch])}`,
     );
   }
   const fed = decoderInputs(task);
@@ -110,7 +106,7 @@ export function checkDecoderIo(
   if (unfeedable.length > 0) {
     problems.push(
       `task ${task} feeds only ${fed.join(', ')} and past_key_values.N.key/value; the model ` +
-        `also needs ${describe(unfeedable)} (${exportHint})`,
+        `also needs ${describeTensors(unfeedable)} (${exportHint})`,
     );
   }
 
@@ -148,7 +144,7 @@ export function checkDecoderIo(
   if (logits === undefined || logits.datatype !== 'FP32' || logits.dims.length !== 3) {
     problems.push(
       `task ${task} needs an FP32 output named logits [batch, sequence, vocab]; the model has ` +
-        `${logits === undefined ? 'no logits' : describe([logits])}`,
+        `${logits === undefined ? 'no logits' : describeTensors([logits])}`,
     );
   }
   return problems;
@@ -160,13 +156,13 @@ function checkEncoderHiddenStatesInput(inputs: readonly TensorMetadata[]): strin
   if (states === undefined) {
     return [
       `task image-to-text needs a decoder with an input named ${ENCODER_HIDDEN_STATES} (the encoder's ` +
-        `last_hidden_state, which its cross-attention reads); the decoder has inputs ${describe(inputs)}`,
+        `last_hidden_state, which its cross-attention reads); the decoder has inputs ${describeTensors(inputs)}`,
     ];
   }
   if (states.datatype === 'FP32' && states.dims.length === 3) return [];
   return [
     `task image-to-text needs the decoder's ${ENCODER_HIDDEN_STATES} to be FP32 [batch, encoder sequence, hidden]; ` +
-      `the decoder declares ${describe([states])}`,
+      `the decoder declares ${describeTensors([states])}`,
   ];
 }
 

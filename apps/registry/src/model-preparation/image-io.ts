@@ -1,16 +1,12 @@
 import { type ImageFacts, type TensorMetadata, isModelgateError, PIXEL_VALUES } from '@modelgate/contracts';
 import { pixelValuesGeometry, readPreprocessorConfig } from '@modelgate/processing';
+import { describeTensors } from './describe-tensors.js';
 
 /** Tasks whose model (image-to-text: its encoder) takes an image as pixel_values. */
 type ImageTask = 'image-classification' | 'image-to-text';
 
 /** Channels the gateway's image preprocessing feeds: RGB. */
 const RGB_CHANNELS = 3;
-
-function describe(tensors: readonly TensorMetadata[]): string {
-  if (tensors.length === 0) return 'none';
-  return tensors.map((t) => `${t.name} (${t.datatype} [${t.dims.join(', ')}])`).join(', ');
-}
 
 /**
  * What keeps a model from serving image-classification, as sentences a person can act on; empty
@@ -26,7 +22,7 @@ export function checkImageClassificationIo(
   if (logits === undefined || logits.datatype !== 'FP32' || logits.dims.length !== 2) {
     problems.push(
       `task image-classification needs an FP32 output named logits of shape [batch, labels]; ` +
-        `the model has outputs ${describe(outputs)}`,
+        `the model has outputs ${describeTensors(outputs)}`,
     );
   }
   return problems;
@@ -46,12 +42,12 @@ export function checkPixelInputs(
   const pixels = inputs.find((input) => input.name === PIXEL_VALUES);
   if (pixels === undefined) {
     problems.push(
-      `task ${task} needs an input named ${PIXEL_VALUES}; the ${graph} has inputs ${describe(inputs)}`,
+      `task ${task} needs an input named ${PIXEL_VALUES}; the ${graph} has inputs ${describeTensors(inputs)}`,
     );
   } else if (pixels.datatype !== 'FP32' || pixels.dims.length !== 4) {
     problems.push(
       `task ${task} needs ${PIXEL_VALUES} to be FP32 [batch, channels, height, width]; ` +
-        `the ${graph} declares ${describe([pixels])}`,
+        `the ${graph} declares ${describeTensors([pixels])}`,
     );
   } else if (pixels.dims[1] !== RGB_CHANNELS && (pixels.dims[1] ?? -1) >= 0) {
     problems.push(
@@ -61,7 +57,7 @@ export function checkPixelInputs(
   const others = inputs.filter((input) => input.name !== PIXEL_VALUES);
   if (others.length > 0) {
     problems.push(
-      `task ${task} feeds only ${PIXEL_VALUES}; the ${graph} also needs ${describe(others)}` +
+      `task ${task} feeds only ${PIXEL_VALUES}; the ${graph} also needs ${describeTensors(others)}` +
         (task === 'image-classification' ? ' (register it as raw)' : ''),
     );
   }

@@ -9,14 +9,10 @@ import { checkImageClassificationIo } from './image-io.js';
 import { checkRankingOutputs } from './ranking-outputs.js';
 import { checkSpanOutputs } from './span-outputs.js';
 import { checkTokenOutputs } from './token-outputs.js';
+import { describeTensors } from './describe-tensors.js';
 
 /** Token tensors the gateway's tokenization can feed a model. */
 const TOKEN_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
-
-function describe(tensors: readonly TensorMetadata[]): string {
-  if (tensors.length === 0) return 'none';
-  return tensors.map((t) => `${t.name} (${t.datatype} [${t.dims.join(', ')}])`).join(', ');
-}
 
 /**
  * What keeps a model from serving `task`, as sentences a person can act on; empty when it fits.
@@ -48,7 +44,9 @@ export function checkIoForTask(
   for (const name of ['input_ids', 'attention_mask'] as const) {
     const input = inputs.find((candidate) => candidate.name === name);
     if (input === undefined) {
-      problems.push(`task ${task} needs an input named ${name}; the model has inputs ${describe(inputs)}`);
+      problems.push(
+        `task ${task} needs an input named ${name}; the model has inputs ${describeTensors(inputs)}`,
+      );
     } else if (input.datatype !== 'INT64') {
       problems.push(`task ${task} needs ${name} to be INT64; the model declares ${input.datatype}`);
     }
@@ -56,14 +54,14 @@ export function checkIoForTask(
   const unfeedable = inputs.filter((input) => !(TOKEN_INPUTS as readonly string[]).includes(input.name));
   if (unfeedable.length > 0) {
     problems.push(
-      `task ${task} feeds only ${TOKEN_INPUTS.join(', ')}; the model also needs ${describe(unfeedable)} (register it as raw)`,
+      `task ${task} feeds only ${TOKEN_INPUTS.join(', ')}; the model also needs ${describeTensors(unfeedable)} (register it as raw)`,
     );
   }
   if (task === 'text-classification') {
     const logits = outputs.find((output) => output.name === 'logits');
     if (logits === undefined || logits.datatype !== 'FP32' || logits.dims.length !== 2) {
       problems.push(
-        `task text-classification needs a 2-D FP32 output named logits; the model has outputs ${describe(outputs)}`,
+        `task text-classification needs a 2-D FP32 output named logits; the model has outputs ${describeTensors(outputs)}`,
       );
     }
   } else if (task === 'question-answering') {
@@ -78,7 +76,7 @@ export function checkIoForTask(
     const pooled = outputs.some((output) => output.datatype === 'FP32' && output.dims.length === 2);
     if (!hiddenFits && !pooled) {
       problems.push(
-        `task feature-extraction needs a 3-D FP32 output named last_hidden_state or a 2-D FP32 pooled output; the model has outputs ${describe(outputs)}`,
+        `task feature-extraction needs a 3-D FP32 output named last_hidden_state or a 2-D FP32 pooled output; the model has outputs ${describeTensors(outputs)}`,
       );
     }
   }

@@ -1,9 +1,5 @@
 import { type TensorMetadata } from '@modelgate/contracts';
-
-function describeOutputs(outputs: readonly TensorMetadata[]): string {
-  if (outputs.length === 0) return 'none';
-  return outputs.map((t) => `${t.name} (${t.datatype} [${t.dims.join(', ')}])`).join(', ');
-}
+import { describeTensors } from './describe-tensors.js';
 
 /**
  * What keeps a model from serving text-ranking, as sentences a person can act on; empty when it
@@ -16,7 +12,7 @@ export function checkRankingOutputs(outputs: readonly TensorMetadata[]): string[
   if (logits === undefined || logits.datatype !== 'FP32' || logits.dims.length !== 2) {
     return [
       `task text-ranking needs an FP32 output named logits of shape [batch, 1] (a cross-encoder); ` +
-        `the model has outputs ${describeOutputs(outputs)}`,
+        `the model has outputs ${describeTensors(outputs)}`,
     ];
   }
   if (logits.dims[1] !== 1) {

@@ -1,8 +1,5 @@
 import { type TensorMetadata } from '@modelgate/contracts';
-
-function describeOutput(output: TensorMetadata): string {
-  return `${output.name} (${output.datatype} [${output.dims.join(', ')}])`;
-}
+import { describeTensor, describeTensors } from './describe-tensors.js';
 
 /**
  * What keeps a model's outputs from serving token-classification, as sentences a person can act
@@ -11,7 +8,7 @@ function describeOutput(output: TensorMetadata): string {
 export function checkTokenOutputs(outputs: readonly TensorMetadata[]): string[] {
   const logits = outputs.find((output) => output.name === 'logits');
   if (logits === undefined) {
-    const has = outputs.length === 0 ? 'none' : outputs.map(describeOutput).join(', ');
+    const has = describeTensors(outputs);
     return [
       'task token-classification needs an FP32 output named logits [batch, sequence, labels] (a per-token ' +
         `head such as BertForTokenClassification's); the model has outputs ${has}`,
@@ -19,7 +16,7 @@ export function checkTokenOutputs(outputs: readonly TensorMetadata[]): string[] 
   }
   if (logits.datatype !== 'FP32' || logits.dims.length !== 3) {
     return [
-      `task token-classification needs logits to be FP32 [batch, sequence, labels]; the model declares ${describeOutput(logits)}`,
+      `task token-classification needs logits to be FP32 [batch, sequence, labels]; the model declares ${describeTensor(logits)}`,
     ];
   }
   return [];

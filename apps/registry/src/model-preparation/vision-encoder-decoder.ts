@@ -13,15 +13,11 @@ import {
 import { readCaptionDecoding } from '@modelgate/generation';
 import { ENCODER_HIDDEN_STATES } from './decoder-export.js';
 import { checkPixelInputs } from './image-io.js';
+import { describeTensors } from './describe-tensors.js';
 
 /** How preparation names image-to-text's two graphs in its reasons. */
 export const ENCODER_LABEL = ENCODER_MODEL_FILE;
 export const DECODER_LABEL = DECODER_MODEL_FILE;
-
-function describe(tensors: readonly TensorMetadata[]): string {
-  if (tensors.length === 0) return 'none';
-  return tensors.map((t) => `${t.name} (${t.datatype} [${t.dims.join(', ')}])`).join(', ');
-}
 
 /**
  * What keeps a graph from being image-to-text's encoder, as sentences a person can act on; empty
@@ -37,7 +33,7 @@ export function checkVisionEncoderIo(
   if (hidden === undefined || hidden.datatype !== 'FP32' || hidden.dims.length !== 3) {
     problems.push(
       `task image-to-text needs an encoder with an FP32 output named ${LAST_HIDDEN_STATE} ` +
-        `[batch, sequence, hidden] (the states the decoder attends to); the encoder has outputs ${describe(outputs)}`,
+        `[batch, sequence, hidden] (the states the decoder attends to); the encoder has outputs ${describeTensors(outputs)}`,
     );
   }
   return problems;
