@@ -6,6 +6,7 @@ import {
   type ApiResponse,
   type ApiRoute,
   type ErrorCode,
+  RESOURCE_NAME_PATTERN,
   errorResponses,
 } from '@modelgate/contracts';
 import {
@@ -47,7 +48,7 @@ export const REQUEST_ID_HEADER: ApiHeader = {
 
 const endpointName = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/)
+  .regex(RESOURCE_NAME_PATTERN)
   .describe('The endpoint, as `modelgate endpoint add` named it.')
   .meta({ examples: [EXAMPLE_ENDPOINT] });
 

@@ -1,4 +1,10 @@
-import { type EndpointSpec, ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
+import {
+  type EndpointSpec,
+  ErrorCode,
+  ModelgateError,
+  RESOURCE_NAME_PATTERN,
+  isGenerativeTask,
+} from '@modelgate/contracts';
 import { type InferRequest, type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
 import {
@@ -24,9 +30,6 @@ import { prepareQuestions } from './question-answering.js';
 import { requestTimeoutMs } from './request-timeout.js';
 import { type ShadowMirror } from './shadow-mirror.js';
 import { type InferOptions, callWorker } from './worker-call.js';
-
-/** Endpoint names: lower-case DNS-label style; checked before any lookup (no `..%2f`). */
-const ENDPOINT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** One /serve call as the serve routes (or an async job) hand it over. */
 export interface ServeCall {
@@ -296,9 +299,9 @@ function parseCall(
   return parseServeRequest(call.body, endpoint.preprocessing, { task: model.spec.task });
 }
 
-/** The endpoint `name`, after checking the name's shape (404 for anything else). */
+/** The endpoint `name`, after checking the name's shape before any lookup (no `..%2f`; 404 for anything else). */
 export function requireEndpoint(table: EndpointTable, name: string): EndpointSpec {
-  const endpoint = ENDPOINT_NAME.test(name) ? table.endpoints.get(name) : undefined;
+  const endpoint = RESOURCE_NAME_PATTERN.test(name) ? table.endpoints.get(name) : undefined;
   if (!endpoint) throw new ModelgateError(ErrorCode.NOT_FOUND, `unknown endpoint '${name.slice(0, 80)}'`);
   return endpoint;
 }
