@@ -68,6 +68,30 @@ describe('an image-to-text model spec', () => {
   });
 });
 
+describe('an image-classification model spec', () => {
+  const classifier = (batching: ModelSpecInput['batching']): ModelSpecInput => ({
+    id: 'vit:1',
+    name: 'vit',
+    version: '1',
+    task: 'image-classification',
+    artifact: { uri: 'file:///models/vit/model.onnx', sha256: SHA },
+    tokenizer: { uri: 'file:///models/vit/bundle.tar', sha256: SHA },
+    batching,
+  });
+
+  it('refuses maxPaddingRatio, since images are never padded, and keeps the other batching fields', () => {
+    const issues = issuesOf(() => parseModelSpec(classifier({ maxPaddingRatio: 2 })));
+    expect(issues.map((issue) => issue.path)).toEqual(['batching.maxPaddingRatio']);
+    expect(issues[0]?.message).toMatch(/^has no meaning for an image-classification model/);
+    expect(parseModelSpec(classifier({ maxBatchSize: 16, preferredBatchSizes: [8] })).batching).toMatchObject(
+      {
+        maxBatchSize: 16,
+        preferredBatchSizes: [8],
+      },
+    );
+  });
+});
+
 describe('image endpoints', () => {
   const endpoint = (overrides: Partial<EndpointSpecInput>): EndpointSpecInput => ({
     name: 'captions',

@@ -58,7 +58,7 @@ export const batchingSchema = z
       .max(1_000_000)
       .default(ENCODER_ONLY_BATCHING_DEFAULTS.maxPaddingRatio)
       .describe(
-        "Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of its rows' real tokens, so short rows wait for their own batch rather than run padded to a long one. Raise it where a bigger batch beats less padding (GPUs). Not for text-generation.",
+        "Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of its rows' real tokens, so short rows wait for their own batch rather than run padded to a long one. Raise it where a bigger batch beats less padding (GPUs). Not for text-generation nor image-classification (images are never padded).",
       ),
     maxQueueSize: positiveIntSchema
       .default(256)
@@ -95,7 +95,8 @@ export type BatchingConfig = z.infer<typeof batchingSchema>;
  * Reports, under `path`, the batching fields `task` gives no meaning to: a text-generation model
  * schedules decode steps (a waiting sequence joins at the next step), so maxQueueDelayMicros,
  * preferredBatchSizes and maxPaddingRatio must keep their defaults rather than be accepted and
- * ignored. Other tasks use every field.
+ * ignored. An image-classification model pads nothing, so maxPaddingRatio keeps its default there
+ * too. Other tasks use every field.
  */
 export function checkBatchingForTask(
   task: ModelTask,
@@ -103,6 +104,18 @@ export function checkBatchingForTask(
   ctx: z.RefinementCtx,
   path: PropertyKey[] = ['batching'],
 ): void {
+  if (task === 'image-classification') {
+    // Every image is one fixed-size row: nothing is padded, so there is no padding to bound.
+    if (batching.maxPaddingRatio !== ENCODER_ONLY_BATCHING_DEFAULTS.maxPaddingRatio) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, 'maxPaddingRatio'],
+        message:
+          'has no meaning for an image-classification model (every image is one row of the same size, nothing is padded); leave it out',
+      });
+    }
+    return;
+  }
   if (!isGenerativeTask(task)) return;
   const meaning =
     `has no meaning for ${task === 'image-to-text' ? 'an' : 'a'} ${task} model (a waiting sequence joins the running batch at the next decode step); ` +
