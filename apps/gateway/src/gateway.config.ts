@@ -4,6 +4,7 @@ import {
   actsOnlyWith,
   booleanFromEnv,
   listFromEnv,
+  notBesideRegistryUrl,
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
@@ -122,13 +123,7 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
 
 /** Keys that act only in some configurations (refused where they would do nothing). */
 const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
-  [
-    'GATEWAY_CONFIG_FILE',
-    (env) =>
-      env.REGISTRY_URL === undefined
-        ? undefined
-        : "is not read while REGISTRY_URL is set (the registry's config wins): set one of them",
-  ],
+  ['GATEWAY_CONFIG_FILE', notBesideRegistryUrl],
   [
     'GATEWAY_HEARTBEAT_TTL_MS',
     actsOnlyWith(['REDIS_URL', 'REGISTRY_URL'], 'heartbeats go to Redis or the registry'),

@@ -3,6 +3,7 @@ import {
   actsOnlyWith,
   booleanFromEnv,
   listFromEnv,
+  notBesideRegistryUrl,
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
@@ -90,13 +91,7 @@ const HEARTBEATS_GO_TO = ['REDIS_URL', 'REGISTRY_URL'];
 
 /** Keys that act only in some configurations (refused where they would do nothing). */
 const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
-  [
-    'WORKER_CONFIG_FILE',
-    (env) =>
-      env.REGISTRY_URL === undefined
-        ? undefined
-        : "is not read while REGISTRY_URL is set (the registry's config wins): set one of them",
-  ],
+  ['WORKER_CONFIG_FILE', notBesideRegistryUrl],
   ['WORKER_RECONCILE_INTERVAL_MS', actsOnlyWith(['REGISTRY_URL'], 'paces polling the registry')],
   ['WORKER_HEARTBEAT_TTL_MS', actsOnlyWith(HEARTBEATS_GO_TO, 'heartbeats go to Redis or the registry')],
   ['WORKER_ADVERTISE_ADDRESS', actsOnlyWith(HEARTBEATS_GO_TO, 'the address is advertised in heartbeats')],

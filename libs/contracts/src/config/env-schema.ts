@@ -57,6 +57,12 @@ export function actsOnlyWith(keys: readonly string[], what: string): IdleKeyRule
       : `${what}: set ${keys.join(' or ')}, or leave it out`;
 }
 
+/** The config file check of a node: a file beside REGISTRY_URL is not read (the registry's config wins). */
+export const notBesideRegistryUrl: IdleKeyRule[1] = (env) =>
+  env.REGISTRY_URL === undefined
+    ? undefined
+    : "is not read while REGISTRY_URL is set (the registry's config wins): set one of them";
+
 /**
  * Refuses keys set where they would do nothing (stored and ignored is a defect), each with why,
  * rather than starting as if they acted.
