@@ -1,4 +1,4 @@
-import { ErrorCode } from '@modelgate/contracts';
+import { ErrorCode, toHttpStatus } from '@modelgate/contracts';
 import { type Logger, resolveRequestId } from '@modelgate/observability';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isOpenAiPath, toOpenAiErrorBody } from '../openai/openai-errors.js';
@@ -35,14 +35,16 @@ export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): v
     }
     // Answering ends the request here: Fastify skips the rest when a hook sends without `done`.
     const message = `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`;
-    const body = { error: { code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message, request_id: request.id } };
+    const code = ErrorCode.UNSUPPORTED_MEDIA_TYPE;
+    const status = toHttpStatus(code);
+    const body = { error: { code, message, request_id: request.id } };
     void reply
-      .status(415)
+      .status(status)
       .send(
         isKserveV2Path(request.url)
           ? { error: message }
           : isOpenAiPath(request.url)
-            ? toOpenAiErrorBody(body, 415)
+            ? toOpenAiErrorBody(body, status)
             : body,
       );
   });

@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '
 import {
   ErrorCode,
   apiErrorBodySchema,
+  fromFrameworkHttpStatus,
   isModelgateError,
   toHttpStatus,
   type ModelgateError,
@@ -20,17 +21,6 @@ export const errorBodySchema = z.object({ error: apiErrorBodySchema.shape.error.
 /** The JSON error body of every failed request. */
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
-/** Nest's own HTTP exceptions (404 route, 413 body, 400 JSON) in our error vocabulary. */
-const CODE_BY_NEST_STATUS: Record<number, ErrorCode> = {
-  400: ErrorCode.INVALID_ARGUMENT,
-  401: ErrorCode.UNAUTHENTICATED,
-  403: ErrorCode.PERMISSION_DENIED,
-  404: ErrorCode.NOT_FOUND,
-  405: ErrorCode.NOT_FOUND,
-  413: ErrorCode.PAYLOAD_TOO_LARGE,
-  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-};
-
 /** Maps any error to `{error: {code, message, request_id}}`; never a stack trace. */
 export function toErrorResponse(
   error: unknown,
@@ -40,18 +30,20 @@ export function toErrorResponse(
   if (isModelgateError(error)) return fromModelgateError(error, requestId);
   if (error instanceof HttpException) {
     const status = error.getStatus();
-    const code =
-      CODE_BY_NEST_STATUS[status] ?? (status >= 500 ? ErrorCode.INTERNAL : ErrorCode.INVALID_ARGUMENT);
-    return { status, body: { error: { code, message: httpMessage(error), request_id: requestId } } };
+    const code = status >= 500 ? ErrorCode.INTERNAL : fromFrameworkHttpStatus(status);
+    return {
+      status: toHttpStatus(code),
+      body: { error: { code, message: httpMessage(error), request_id: requestId } },
+    };
   }
   // Fastify's own errors (body parser, body limit, media type) keep their status and message, as
   // Nest's adapter hands them to the filter for its routes (FastifyAdapter.mapException); the
   // serve routes, which are plain Fastify routes, get theirs here unmapped.
   const fastifyStatus = (error as { statusCode?: unknown }).statusCode;
   if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
-    const code = CODE_BY_NEST_STATUS[fastifyStatus] ?? ErrorCode.INVALID_ARGUMENT;
+    const code = fromFrameworkHttpStatus(fastifyStatus);
     const message = error instanceof Error ? error.message : 'the request was refused';
-    return { status: fastifyStatus, body: { error: { code, message, request_id: requestId } } };
+    return { status: toHttpStatus(code), body: { error: { code, message, request_id: requestId } } };
   }
   logger?.error({ err: error, requestId }, 'unhandled error');
   return {

@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import {
   type ApiErrorBody,
   ErrorCode,
+  fromFrameworkHttpStatus,
   isModelgateError,
   type ModelgateErrorDetails,
   toHttpStatus,
@@ -15,17 +16,6 @@ export interface ApiErrorResponse {
   headers: Record<string, string>;
   expected: boolean;
 }
-
-const CODE_BY_HTTP_STATUS: Record<number, ErrorCode> = {
-  400: ErrorCode.INVALID_ARGUMENT,
-  401: ErrorCode.UNAUTHENTICATED,
-  403: ErrorCode.PERMISSION_DENIED,
-  404: ErrorCode.NOT_FOUND,
-  405: ErrorCode.NOT_FOUND,
-  409: ErrorCode.CONFLICT,
-  413: ErrorCode.PAYLOAD_TOO_LARGE,
-  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-};
 
 /**
  * Maps anything thrown while serving a request to the error envelope: ModelgateError by its code,
@@ -56,7 +46,7 @@ export function toApiErrorResponse(exception: unknown, requestId: string): ApiEr
   }
   const clientStatus = clientErrorStatus(exception);
   if (clientStatus !== undefined) {
-    const code = CODE_BY_HTTP_STATUS[clientStatus] ?? ErrorCode.INVALID_ARGUMENT;
+    const code = fromFrameworkHttpStatus(clientStatus);
     return {
       status: toHttpStatus(code),
       headers,

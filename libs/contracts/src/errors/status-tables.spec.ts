@@ -8,6 +8,7 @@ import {
   GRPC_STATUS_BY_CODE,
   GrpcStatus,
   HTTP_STATUS_BY_CODE,
+  fromFrameworkHttpStatus,
   fromGrpcStatus,
   toFailureReason,
   toGrpcStatus,
@@ -95,6 +96,17 @@ describe('status tables', () => {
     expect(toFailureReason('CANCELLED')).toBe('CANCELED');
     expect(toFailureReason('DEADLINE_EXCEEDED')).toBe('TIMEOUT');
     expect(toFailureReason('TOKEN_LIMIT_EXCEEDED')).toBe('INVALID_INPUT');
+  });
+
+  it("reads a framework's 4xx as the code whose own status is the one answered", () => {
+    for (const status of [400, 401, 403, 404, 409, 413, 415]) {
+      expect(toHttpStatus(fromFrameworkHttpStatus(status))).toBe(status);
+    }
+    // A wrong method on a known path is a route that does not exist: 404 NOT_FOUND, never a
+    // 405 that carries NOT_FOUND.
+    expect(fromFrameworkHttpStatus(405)).toBe('NOT_FOUND');
+    expect(fromFrameworkHttpStatus(408)).toBe('INVALID_ARGUMENT');
+    expect(fromFrameworkHttpStatus(431)).toBe('INVALID_ARGUMENT');
   });
 
   it('reads an unknown gRPC status number as INTERNAL', () => {

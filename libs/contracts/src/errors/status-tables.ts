@@ -84,6 +84,27 @@ export const CODE_BY_GRPC_STATUS = {
 } as const satisfies Record<GrpcStatus, ErrorCode>;
 
 /**
+ * The code for a client error the HTTP framework raises itself (no such route, a body that is not
+ * JSON or too large, an unsupported media type). A wrong method on a known path is a route that
+ * does not exist; any other 4xx is a bad request. Both HTTP servers answer the code's own status.
+ */
+const CODE_BY_FRAMEWORK_HTTP_STATUS: Readonly<Record<number, ErrorCode>> = {
+  400: ErrorCode.INVALID_ARGUMENT,
+  401: ErrorCode.UNAUTHENTICATED,
+  403: ErrorCode.PERMISSION_DENIED,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.NOT_FOUND,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+};
+
+/** The code for a framework's 4xx status (see CODE_BY_FRAMEWORK_HTTP_STATUS); other 4xx are INVALID_ARGUMENT. */
+export function fromFrameworkHttpStatus(status: number): ErrorCode {
+  return CODE_BY_FRAMEWORK_HTTP_STATUS[status] ?? ErrorCode.INVALID_ARGUMENT;
+}
+
+/**
  * Why a request failed, as the `reason` label of the failure counters (after Triton's
  * `nv_inference_request_failure{reason}`): a small closed set, so dashboards and alerts can name
  * every value. REJECTED is a full queue, CANCELED a caller that went away (Triton's spelling).
