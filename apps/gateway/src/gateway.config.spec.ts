@@ -62,9 +62,11 @@ describe('loadGatewayConfig: settings that would do nothing', () => {
         GATEWAY_DISCOVERY_INTERVAL_MS: '250',
         GATEWAY_ASYNC_RESULT_TTL_SECONDS: '60',
         GATEWAY_ASYNC_CONCURRENCY: '2',
+        REDIS_KEY_PREFIX: 'mg',
       }),
     ).toThrow(
       'invalid gateway configuration:\n' +
+        '  REDIS_KEY_PREFIX: prefixes Redis keys and channels only: set REDIS_URL, or leave it out\n' +
         '  GATEWAY_HEARTBEAT_TTL_MS: heartbeats go to Redis or the registry: set REDIS_URL or REGISTRY_URL, or leave it out\n' +
         '  GATEWAY_DISCOVERY_INTERVAL_MS: workers are discovered from heartbeats in Redis: set REDIS_URL, or leave it out\n' +
         '  GATEWAY_ASYNC_RESULT_TTL_SECONDS: async inference keeps its jobs in Redis: set REDIS_URL, or leave it out\n' +
@@ -74,7 +76,12 @@ describe('loadGatewayConfig: settings that would do nothing', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       GATEWAY_DISCOVERY_INTERVAL_MS: '250',
       GATEWAY_ASYNC_CONCURRENCY: '2',
+      REDIS_KEY_PREFIX: 'mg',
     });
-    expect([withRedis.GATEWAY_DISCOVERY_INTERVAL_MS, withRedis.GATEWAY_ASYNC_CONCURRENCY]).toEqual([250, 2]);
+    expect([
+      withRedis.GATEWAY_DISCOVERY_INTERVAL_MS,
+      withRedis.GATEWAY_ASYNC_CONCURRENCY,
+      withRedis.REDIS_KEY_PREFIX,
+    ]).toEqual([250, 2, 'mg']);
   });
 });

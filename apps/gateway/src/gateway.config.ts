@@ -5,6 +5,7 @@ import {
   booleanFromEnv,
   listFromEnv,
   notBesideRegistryUrl,
+  REDIS_KEY_PREFIX_RULE,
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
@@ -123,6 +124,7 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
 
 /** Keys that act only in some configurations (refused where they would do nothing). */
 const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
+  REDIS_KEY_PREFIX_RULE,
   ['GATEWAY_CONFIG_FILE', notBesideRegistryUrl],
   [
     'GATEWAY_HEARTBEAT_TTL_MS',

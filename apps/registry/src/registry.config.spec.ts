@@ -65,4 +65,28 @@ describe('registry config', () => {
     );
     expect(REGISTRY_ENV_KEYS.every((key) => /^[A-Z][A-Z0-9_]+$/.test(key))).toBe(true);
   });
+
+  it('refuses settings that act only through Redis when REDIS_URL is unset, each saying why', () => {
+    const redisOnly = {
+      REDIS_KEY_PREFIX: 'mg',
+      REGISTRY_PREPARATION_LOCK_MS: '1000',
+      REGISTRY_PREPARATION_STALLED_INTERVAL_MS: '1000',
+    };
+    expect(() => loadRegistryConfig({ DATABASE_URL, ...redisOnly })).toThrow(
+      'invalid registry configuration:\n' +
+        '  REDIS_KEY_PREFIX: prefixes Redis keys and channels only: set REDIS_URL, or leave it out\n' +
+        '  REGISTRY_PREPARATION_LOCK_MS: the BullMQ job lock; preparation and announcements run in-process without Redis: set REDIS_URL, or leave it out\n' +
+        '  REGISTRY_PREPARATION_STALLED_INTERVAL_MS: the BullMQ stalled-job check; preparation and announcements run in-process without Redis: set REDIS_URL, or leave it out',
+    );
+    const withRedis = loadRegistryConfig({ DATABASE_URL, REDIS_URL: 'redis://redis:6379', ...redisOnly });
+    expect(withRedis).toMatchObject({
+      REDIS_KEY_PREFIX: 'mg',
+      REGISTRY_PREPARATION_LOCK_MS: 1000,
+      REGISTRY_PREPARATION_STALLED_INTERVAL_MS: 1000,
+    });
+    // Attempts and backoff act in-process too.
+    expect(
+      loadRegistryConfig({ DATABASE_URL, REGISTRY_PREPARATION_ATTEMPTS: '5' }).REGISTRY_PREPARATION_ATTEMPTS,
+    ).toBe(5);
+  });
 });

@@ -1,4 +1,12 @@
-import { booleanFromEnv, listFromEnv, parseEnv } from '@modelgate/contracts';
+import {
+  type IdleKeyRule,
+  actsOnlyWith,
+  booleanFromEnv,
+  listFromEnv,
+  parseEnv,
+  REDIS_KEY_PREFIX_RULE,
+  refuseIdleKeys,
+} from '@modelgate/contracts';
 import { z } from 'zod';
 
 /** A Postgres identifier we are happy to interpolate (schema names). */
@@ -99,8 +107,20 @@ export const registryConfigSchema = databaseConfigSchema.extend({
 export type RegistryConfig = z.infer<typeof registryConfigSchema>;
 export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
 
+/** Settings that act only through Redis: without it preparation and announcements run in-process. */
+const WITHOUT_REDIS = 'preparation and announcements run in-process without Redis';
+const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
+  REDIS_KEY_PREFIX_RULE,
+  ['REGISTRY_PREPARATION_LOCK_MS', actsOnlyWith(['REDIS_URL'], `the BullMQ job lock; ${WITHOUT_REDIS}`)],
+  [
+    'REGISTRY_PREPARATION_STALLED_INTERVAL_MS',
+    actsOnlyWith(['REDIS_URL'], `the BullMQ stalled-job check; ${WITHOUT_REDIS}`),
+  ],
+];
+
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadRegistryConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  refuseIdleKeys(env, IDLE_KEY_RULES, 'registry');
   return parseEnv(registryConfigSchema, env, 'registry');
 }
 

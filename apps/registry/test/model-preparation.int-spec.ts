@@ -15,6 +15,7 @@ import {
   isolate,
   type RunningRegistry,
   startRegistryInProcess,
+  withoutRedis,
 } from './support/registry-harness.js';
 
 /** A second loopback address, allowlisted, to reach a local HTTP server through the SSRF guard. */
@@ -261,8 +262,7 @@ describe('model preparation without Redis (in-process runner)', () => {
 
   beforeAll(async () => {
     isolation = await isolate();
-    const { REDIS_URL: _unused, ...withoutRedis } = isolation.env;
-    registry = await startRegistryInProcess(withoutRedis);
+    registry = await startRegistryInProcess(withoutRedis(isolation.env));
   });
 
   afterAll(async () => {

@@ -18,6 +18,7 @@ import {
   isolate,
   type RunningRegistry,
   startRegistryInProcess,
+  withoutRedis,
   TEST_REDIS_URL,
 } from './support/registry-harness.js';
 
@@ -319,8 +320,7 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
 
   it('refuses to start a rollout without Redis, saying why', async () => {
     await createEndpoint('standalone');
-    const { REDIS_URL: _redis, ...withoutRedis } = env;
-    const alone = await startRegistryInProcess(withoutRedis);
+    const alone = await startRegistryInProcess(withoutRedis(env));
     try {
       const refused = await alone.admin.post<ApiErrorBody>('/v1/endpoints/standalone/rollouts', {
         to: 'demo:2',

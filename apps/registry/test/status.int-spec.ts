@@ -9,6 +9,7 @@ import {
   isolate,
   type RunningRegistry,
   startRegistryInProcess,
+  withoutRedis,
   TEST_REDIS_URL,
 } from './support/registry-harness.js';
 
@@ -125,8 +126,7 @@ describe('GET /v1/status', () => {
   });
 
   it('without Redis, lists the nodes that report over HTTP and drops one that stops', async () => {
-    const { REDIS_URL: _redis, ...env } = isolation.env;
-    const standalone = await startRegistryInProcess(env);
+    const standalone = await startRegistryInProcess(withoutRedis(isolation.env));
     const publisher = new HeartbeatPublisher({
       registry: { url: standalone.url, token: ADMIN_TOKEN },
       ttlMs: 30_000,

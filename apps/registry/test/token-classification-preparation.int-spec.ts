@@ -13,6 +13,7 @@ import {
   isolate,
   type RunningRegistry,
   startRegistryInProcess,
+  withoutRedis,
 } from './support/registry-harness.js';
 
 describe('token-classification model preparation', () => {
@@ -23,8 +24,7 @@ describe('token-classification model preparation', () => {
   beforeAll(async () => {
     isolation = await isolate();
     files = join(isolation.dir, 'files');
-    const { REDIS_URL: _unused, ...withoutRedis } = isolation.env;
-    registry = await startRegistryInProcess(withoutRedis);
+    registry = await startRegistryInProcess(withoutRedis(isolation.env));
   });
 
   afterAll(async () => {

@@ -61,6 +61,12 @@ describe('loadWorkerConfig', () => {
       WORKER_ADVERTISE_ADDRESS: '10.0.0.1',
     });
     expect([live.WORKER_RECONCILE_INTERVAL_MS, live.WORKER_HEARTBEAT_TTL_MS]).toEqual([500, 3000]);
+    expect(() => loadWorkerConfig({ ...registry, REDIS_KEY_PREFIX: 'mg' })).toThrow(
+      'REDIS_KEY_PREFIX: prefixes Redis keys and channels only: set REDIS_URL, or leave it out',
+    );
+    expect(
+      loadWorkerConfig({ REDIS_URL: 'redis://redis:6379', REDIS_KEY_PREFIX: 'mg' }).REDIS_KEY_PREFIX,
+    ).toBe('mg');
     expect(loadWorkerConfig({ WORKER_CONFIG_FILE: '/etc/snapshot.json' }).WORKER_CONFIG_FILE).toBe(
       '/etc/snapshot.json',
     );

@@ -43,6 +43,12 @@ export interface Isolation {
   dispose(): Promise<void>;
 }
 
+/** `env` for a registry without Redis: no REDIS_URL, and none of the keys that act only beside it. */
+export function withoutRedis(env: Record<string, string>): Record<string, string> {
+  const { REDIS_URL: _url, REDIS_KEY_PREFIX: _prefix, ...rest } = env;
+  return rest;
+}
+
 /** Creates a fresh schema (migrated unless `migrate` is false), a key prefix and temp dirs. */
 export async function isolate(options: { migrate?: boolean } = {}): Promise<Isolation> {
   const id = randomBytes(5).toString('hex');

@@ -57,6 +57,12 @@ export function actsOnlyWith(keys: readonly string[], what: string): IdleKeyRule
       : `${what}: set ${keys.join(' or ')}, or leave it out`;
 }
 
+/** REDIS_KEY_PREFIX, which every app reads and which names only Redis keys and channels. */
+export const REDIS_KEY_PREFIX_RULE: IdleKeyRule = [
+  'REDIS_KEY_PREFIX',
+  actsOnlyWith(['REDIS_URL'], 'prefixes Redis keys and channels only'),
+];
+
 /** The config file check of a node: a file beside REGISTRY_URL is not read (the registry's config wins). */
 export const notBesideRegistryUrl: IdleKeyRule[1] = (env) =>
   env.REGISTRY_URL === undefined
