@@ -222,3 +222,28 @@ REGISTRY_TOKEN (the nodeToken key, or the bootstrap token's key when it is ""). 
       name: {{ include "modelgate.credentialsSecret" . }}
       key: {{ default .Values.credentials.keys.bootstrapToken .Values.credentials.keys.nodeToken }}
 {{- end }}
+
+{{/* The created artifacts claim's access modes as JSON ([] in values = ReadWriteOnce). */}}
+{{- define "modelgate.registryAccessModes" -}}
+{{- default (list "ReadWriteOnce") .Values.registry.persistence.accessModes | toJson }}
+{{- end }}
+
+{{/*
+registry.persistence: the created claim's settings act only when the chart creates it, and none of
+the persistence settings acts without persistence.enabled.
+*/}}
+{{- define "modelgate.checkRegistryPersistence" -}}
+{{- $p := .Values.registry.persistence }}
+{{- $set := list }}
+{{- range $key := list "storageClassName" "accessModes" "size" }}
+{{- if index $p $key }}{{ $set = append $set (printf "registry.persistence.%s" $key) }}{{ end }}
+{{- end }}
+{{- if not $p.enabled }}
+{{- if $p.existingClaim }}{{ $set = prepend $set "registry.persistence.existingClaim" }}{{ end }}
+{{- if $set }}
+{{- fail (printf "%s: act only with registry.persistence.enabled (it is false: artifacts live on an emptyDir); unset them or enable persistence" (join ", " $set)) }}
+{{- end }}
+{{- else if and $p.existingClaim $set }}
+{{- fail (printf "%s: describe the claim the chart creates; with registry.persistence.existingClaim the existing claim's own apply: unset them" (join ", " $set)) }}
+{{- end }}
+{{- end }}

@@ -393,6 +393,68 @@ describe('helm/modelgate', () => {
     expect(failureOf(templateArgs({ values: { configSync: { mode: 'push' } } }))).toMatch(/configSync\/mode/);
   });
 
+  it("creates the registry's artifacts claim from its settings, and refuses them where the chart creates no claim", () => {
+    const volumeOf = (objects: K8sObject[], component: string, name: string) =>
+      (podSpecOf(findObject(objects, 'Deployment', `-${component}`)).volumes as { name: string }[]).find(
+        (volume) => volume.name === name,
+      );
+    const claim = findObject(defaults, 'PersistentVolumeClaim', '-registry-artifacts');
+    expect(claim.spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '20Gi' } },
+    });
+    expect(findObject(production, 'PersistentVolumeClaim', '-registry-artifacts').spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'premium-rwo',
+      resources: { requests: { storage: '200Gi' } },
+    });
+    const existing = renderChart(
+      onDefaults({ values: { registry: { persistence: { existingClaim: 'artifacts' } } } }),
+    );
+    expect(existing.some((object) => object.kind === 'PersistentVolumeClaim')).toBe(false);
+    expect(volumeOf(existing, 'registry', 'artifacts')).toEqual({
+      name: 'artifacts',
+      persistentVolumeClaim: { claimName: 'artifacts' },
+    });
+    expect(
+      failureOf(
+        templateArgs({ values: { registry: { persistence: { existingClaim: 'artifacts', size: '50Gi' } } } }),
+      ),
+    ).toMatch(
+      /registry.persistence.size: describe the claim the chart creates; with registry.persistence.existingClaim the existing claim's own apply/,
+    );
+    expect(
+      failureOf(
+        templateArgs({
+          values: {
+            registry: {
+              persistence: { enabled: false, existingClaim: 'artifacts', accessModes: ['ReadWriteMany'] },
+            },
+          },
+        }),
+      ),
+    ).toMatch(
+      /registry.persistence.existingClaim, registry.persistence.accessModes: act only with registry.persistence.enabled/,
+    );
+  });
+
+  it("sizes the workers' cache emptyDir, and refuses a size limit beside an existing claim", () => {
+    const cacheOf = (objects: K8sObject[]) =>
+      (podSpecOf(findObject(objects, 'Deployment', '-worker')).volumes as { name: string }[]).find(
+        (volume) => volume.name === 'cache',
+      );
+    expect(cacheOf(defaults)).toEqual({ name: 'cache', emptyDir: { sizeLimit: '20Gi' } });
+    const shared = renderChart(
+      onDefaults({ values: { worker: { cache: { existingClaim: 'model-cache' } } } }),
+    );
+    expect(cacheOf(shared)).toEqual({ name: 'cache', persistentVolumeClaim: { claimName: 'model-cache' } });
+    expect(
+      failureOf(
+        templateArgs({ values: { worker: { cache: { existingClaim: 'model-cache', sizeLimit: '5Gi' } } } }),
+      ),
+    ).toMatch(/worker.cache.sizeLimit is the emptyDir's limit; with worker.cache.existingClaim/);
+  });
+
   it('lets gateways and workers reach the registry’s port (config snapshots, artifacts)', () => {
     const policy = findObject(defaults, 'NetworkPolicy', '-registry');
     const [rule] = (policy.spec as { ingress: { from: unknown[]; ports: unknown[] }[] }).ingress;
