@@ -3,6 +3,9 @@ import { Redis } from 'ioredis';
 import { configChannel, parseConfigMessage } from './channels.js';
 import { type ConfigSource } from './config-source.js';
 
+/** Deadline of one snapshot fetch, in ms. */
+const FETCH_TIMEOUT_MS = 5000;
+
 /** Where to reach the registry and Redis, and how eagerly to reconcile. */
 export interface RegistryConfigSourceOptions {
   /** Base URL of the registry, e.g. `http://registry:8081`. */
@@ -15,10 +18,6 @@ export interface RegistryConfigSourceOptions {
   keyPrefix?: string;
   /** How often to ask the registry for a newer revision even without an announcement, in ms. @defaultValue 3000 */
   reconcileIntervalMs?: number;
-  /** Timeout of one snapshot fetch, in ms. @defaultValue 5000 */
-  fetchTimeoutMs?: number;
-  /** In-process announcements (standalone mode without Redis). */
-  announcements?: { subscribe(listener: (revision: number) => void): () => void };
   /** Where failures are reported; they never stop the source. */
   onError?: (message: string, error: unknown) => void;
 }
@@ -37,7 +36,6 @@ export class RegistryConfigSource implements ConfigSource {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private subscriber: Redis | undefined;
-  private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
   constructor(private readonly options: RegistryConfigSourceOptions) {}
@@ -49,9 +47,8 @@ export class RegistryConfigSource implements ConfigSource {
 
   async start(onSnapshot: (snapshot: ConfigSnapshot) => Promise<void>): Promise<void> {
     this.onSnapshot = onSnapshot;
-    const { redisUrl, announcements } = this.options;
+    const { redisUrl } = this.options;
     if (redisUrl) this.subscribe(redisUrl);
-    if (announcements) this.unsubscribe = announcements.subscribe((revision) => this.announce(revision));
     this.timer = setInterval(() => void this.trigger(), this.options.reconcileIntervalMs ?? 3000);
     this.timer.unref();
     await this.trigger();
@@ -60,7 +57,6 @@ export class RegistryConfigSource implements ConfigSource {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    this.unsubscribe?.();
     this.subscriber?.disconnect();
     await this.running;
   }
@@ -117,7 +113,7 @@ export class RegistryConfigSource implements ConfigSource {
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...(this.applied !== undefined ? { 'if-none-match': `"${this.applied}"` } : {}),
         },
-        signal: AbortSignal.timeout(this.options.fetchTimeoutMs ?? 5000),
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       });
       if (response.status === 304) return;
       if (!response.ok)

@@ -5,23 +5,6 @@ import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } f
 import { type ModelInferRequestMessage, type ModelInferResponseMessage } from './infer-messages.js';
 import { type WorkerCallOptions, WorkerCallError, type WorkerChannel } from './worker-channel.js';
 
-/** Connection settings of every channel to a worker. */
-export interface GrpcChannelSettings {
-  /** Largest message sent or received, in bytes. @defaultValue 268435456 (256 MiB) */
-  maxMessageBytes?: number;
-  /** Interval between keepalive pings on a connection with calls running, in ms. @defaultValue 30000 */
-  keepaliveTimeMs?: number;
-  /** How long a keepalive ping may go unanswered before the connection is dropped, in ms. @defaultValue 10000 */
-  keepaliveTimeoutMs?: number;
-  /**
-   * Longest wait between reconnection attempts to a worker that went away, in ms (grpc-js would
-   * wait up to 120 s, longer than a restarted worker should stay unused). @defaultValue 5000
-   */
-  maxReconnectBackoffMs?: number;
-  /** Extra grpc-js channel options, applied last (they win). @defaultValue {} */
-  channelOptions?: grpc.ChannelOptions;
-}
-
 type UnaryMethod = protoLoader.MethodDefinition<object, object>;
 
 interface InferenceMethods {
@@ -65,23 +48,23 @@ function loadInferenceMethods(): InferenceMethods {
   };
 }
 
-/** The grpc-js channel options for `settings`. */
-export function grpcChannelOptions(settings: GrpcChannelSettings = {}): grpc.ChannelOptions {
-  const maxMessageBytes = settings.maxMessageBytes ?? 256 * 1024 * 1024;
-  return {
-    'grpc.max_send_message_length': maxMessageBytes,
-    'grpc.max_receive_message_length': maxMessageBytes,
-    'grpc.keepalive_time_ms': settings.keepaliveTimeMs ?? 30_000,
-    'grpc.keepalive_timeout_ms': settings.keepaliveTimeoutMs ?? 10_000,
-    // Pings without calls would earn a GOAWAY (too_many_pings) from C-core servers such as Triton.
-    'grpc.keepalive_permit_without_calls': 0,
-    'grpc.initial_reconnect_backoff_ms': 200,
-    'grpc.max_reconnect_backoff_ms': settings.maxReconnectBackoffMs ?? 5000,
-    // A DNS name (a headless Service) resolving to several pods spreads over all of them.
-    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
-    ...settings.channelOptions,
-  };
-}
+/**
+ * The grpc-js options of every channel to a worker: 256 MiB messages; keepalive pings every 30 s
+ * while calls run, dropped after 10 s unanswered; reconnection backoff capped at 5 s (grpc-js would
+ * wait up to 120 s, longer than a restarted worker should stay unused).
+ */
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.max_send_message_length': 256 * 1024 * 1024,
+  'grpc.max_receive_message_length': 256 * 1024 * 1024,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  // Pings without calls would earn a GOAWAY (too_many_pings) from C-core servers such as Triton.
+  'grpc.keepalive_permit_without_calls': 0,
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 5000,
+  // A DNS name (a headless Service) resolving to several pods spreads over all of them.
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+};
 
 /**
  * A persistent grpc-js connection to one worker (Open Inference Protocol v2). Created once per
@@ -91,11 +74,8 @@ export function grpcChannelOptions(settings: GrpcChannelSettings = {}): grpc.Cha
 export class GrpcWorkerChannel implements WorkerChannel {
   private readonly client: grpc.Client;
 
-  constructor(
-    readonly address: string,
-    settings: GrpcChannelSettings = {},
-  ) {
-    this.client = new grpc.Client(address, grpc.credentials.createInsecure(), grpcChannelOptions(settings));
+  constructor(readonly address: string) {
+    this.client = new grpc.Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
     this.client.getChannel().getConnectivityState(true);
   }
 

@@ -43,10 +43,7 @@ export class InferenceClient {
 
   constructor(options: InferenceClientOptions = {}) {
     this.now = options.now ?? (() => performance.now());
-    const channel = options.channel ?? {};
-    this.pool = new WorkerPool(
-      options.createChannel ?? ((address) => new GrpcWorkerChannel(address, channel)),
-    );
+    this.pool = new WorkerPool(options.createChannel ?? ((address) => new GrpcWorkerChannel(address)));
     this.ejector = new OutlierEjector(options.outlierEjection, this.now);
     this.budget = new RetryBudget(options.retryBudget, this.now);
     this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 2));

@@ -1,5 +1,4 @@
 /** What an InferenceClient takes and gives: its options, one call, its answer, a worker's status. */
-import { type GrpcChannelSettings } from './grpc-worker-channel.js';
 import { type DecodedInferResponse, type InferMessageFields, type WorkerTimings } from './infer-codec.js';
 import { type RowLayout } from './merge-calls.js';
 import { type OutlierEjectorOptions, type WorkerHealth } from './outlier-ejector.js';
@@ -17,8 +16,6 @@ export interface InferenceClientOptions {
   retryBudget?: RetryBudgetOptions;
   /** Outlier ejection. @defaultValue `{ consecutiveFailures: 3, baseEjectionMs: 5000, maxEjectionMs: 60000 }` */
   outlierEjection?: OutlierEjectorOptions;
-  /** Settings of the gRPC channels. @defaultValue 256 MiB messages, 30 s keepalive, 5 s max reconnect backoff */
-  channel?: GrpcChannelSettings;
   /** Timeout of the readiness calls (ServerReady, ModelReady), in ms. @defaultValue 1000 */
   healthTimeoutMs?: number;
   /** Whether calls given a `merge` layout may share a ModelInfer (call-merger.ts). @defaultValue true */
