@@ -124,6 +124,46 @@ describe('gateway: KServe v2 REST (health, metadata, model ready, infer) against
     expect(body.outputs[0]!.data.every((value) => Number.isFinite(value))).toBe(true);
   });
 
+  it("takes Triton's timeout parameter (µs) as the deadline, and refuses parameters it would not act on", async () => {
+    const body = (parameters: Record<string, unknown>, outputs?: unknown[]) => ({
+      parameters,
+      inputs: [
+        { name: 'input_ids', shape: [1, 3], datatype: 'INT64', data: [101, 7592, 102] },
+        { name: 'attention_mask', shape: [1, 3], datatype: 'INT64', data: [1, 1, 1] },
+        { name: 'token_type_ids', shape: [1, 3], datatype: 'INT64', data: [0, 0, 0] },
+      ],
+      ...(outputs ? { outputs } : {}),
+    });
+    // One microsecond has passed before the request reaches a worker: the deadline is the caller's,
+    // not the model's 30 s default, so it cannot wait for the model at any speed.
+    const expired = await post('/v2/models/tensors/infer', body({ timeout: 1 }));
+    expect(expired.status).toBe(504);
+    expect((expired.body as { error: string }).error).toMatch(/deadline/i);
+    const roomy = await post(
+      '/v2/models/tensors/infer',
+      body({ timeout: 60_000_000, binary_data_output: false }, [
+        { name: 'logits', parameters: { binary_data: false } },
+      ]),
+    );
+    expect(roomy.status).toBe(200);
+    const binary = await post(
+      '/v2/models/tensors/infer',
+      body({}, [{ name: 'logits', parameters: { binary_data: true } }]),
+    );
+    expect(binary).toEqual({
+      status: 400,
+      body: {
+        error:
+          "invalid request body: outputs[0].parameters.binary_data: binary tensor data (Triton's binary extension) is not served; send false or leave it out",
+      },
+    });
+    const unknown = await post('/v2/models/tensors/infer', body({ priority: 1 }));
+    expect(unknown).toEqual({
+      status: 400,
+      body: { error: 'invalid request body: parameters.priority: is not a known field' },
+    });
+  });
+
   it('answers errors as {"error": "<message>"} with the protocol’s status codes', async () => {
     const unknown = await post('/v2/models/nope/infer', { inputs: [] });
     expect(unknown).toEqual({ status: 404, body: { error: "unknown model 'nope'" } });

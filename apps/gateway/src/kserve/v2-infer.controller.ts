@@ -16,7 +16,7 @@ interface V2InferResponse {
 /**
  * KServe v2 REST passthrough for raw tensors: `POST /v2/models/:model[/versions/:version]/infer`
  * with `{inputs: [{name, datatype, shape, data}]}`, answered in the same JSON shape; the deadline is
- * the model's `batching.defaultTimeoutMs`.
+ * the request's `parameters.timeout` (µs, as Triton's), else the model's `batching.defaultTimeoutMs`.
  */
 @Controller('v2/models')
 export class V2InferController {
@@ -53,7 +53,7 @@ export class V2InferController {
       ),
       ...(request.outputs ? { outputs: request.outputs } : {}),
       workerGroup: workerGroupFor(this.client, spec),
-      deadlineEpochMs: Date.now() + spec.batching.defaultTimeoutMs,
+      deadlineEpochMs: Date.now() + (request.timeoutMs ?? spec.batching.defaultTimeoutMs),
     });
     return {
       model_name: spec.name,

@@ -124,4 +124,31 @@ describe('parseRawInferRequest', () => {
       field: 'inputs',
     });
   });
+
+  it("takes Triton's timeout parameter (µs) as the deadline, and refuses every parameter it would not act on", () => {
+    const x = { name: 'x', datatype: 'FP32', shape: [1], data: [1] };
+    expect(parseRawInferRequest({ parameters: { timeout: 250_000 }, inputs: [x] }).timeoutMs).toBe(250);
+    expect(parseRawInferRequest({ inputs: [x] }).timeoutMs).toBeUndefined();
+    // JSON outputs, said explicitly, are what is served.
+    const json = parseRawInferRequest({
+      parameters: { binary_data_output: false },
+      inputs: [{ ...x, parameters: {} }],
+      outputs: [{ name: 'y', parameters: { binary_data: false } }],
+    });
+    expect(json.outputs).toEqual(['y']);
+    expect(errorOf({ parameters: { priority: 1 }, inputs: [x] })).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'parameters.priority',
+    });
+    expect(errorOf({ parameters: { timeout: 0 }, inputs: [x] }).message).toMatch(/parameters\.timeout/);
+    expect(errorOf({ parameters: { binary_data_output: true }, inputs: [x] }).message).toMatch(
+      /parameters\.binary_data_output: binary tensor data \(Triton's binary extension\) is not served/,
+    );
+    expect(
+      errorOf({ inputs: [x], outputs: [{ name: 'y', parameters: { binary_data: true } }] }).message,
+    ).toMatch(/outputs\[0\]\.parameters\.binary_data: binary tensor data/);
+    expect(errorOf({ inputs: [{ ...x, parameters: { binary_data_size: 4 } }] }).message).toMatch(
+      /inputs\[0\]\.parameters\.binary_data_size: is not a known field/,
+    );
+  });
 });

@@ -1,5 +1,5 @@
 // Validation of raw-tensor bodies (the `raw` task and the KServe v2 REST passthrough):
-// `{id?, parameters?, inputs: [{name, datatype, shape, data, parameters?}], outputs?: [{name}]}`.
+// `{id?, parameters?: {timeout?}, inputs: [{name, datatype, shape, data}], outputs?: [{name}]}`.
 import {
   ErrorCode,
   ModelgateError,
@@ -34,18 +34,38 @@ const tensorSchema = z.object({
     .array(z.unknown())
     .describe('Elements in row-major order, flat or nested (strings for BYTES, booleans for BOOL).'),
   parameters: z
-    .record(z.string(), z.unknown())
+    .strictObject({})
     .optional()
-    .describe('Tensor parameters; accepted and ignored.'),
+    .describe(
+      "Tensor parameters: none is taken (Triton's binary_data_size belongs to its binary tensor extension, which is not served).",
+    ),
 });
+
+/** Triton's binary tensor extension, which this JSON API does not serve: only `false` is taken. */
+const jsonOnly = () =>
+  z
+    .literal(false, {
+      error: "binary tensor data (Triton's binary extension) is not served; send false or leave it out",
+    })
+    .optional();
 
 /** The JSON body of a raw inference request (KServe v2 REST). */
 export const rawInferRequestSchema = z.strictObject({
   id: z.string().optional().describe('Request id, echoed back'),
   parameters: z
-    .record(z.string(), z.unknown())
+    .strictObject({
+      timeout: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe(
+          "Triton's request timeout, in microseconds: the request's deadline in place of the model's batching.defaultTimeoutMs",
+        ),
+      binary_data_output: jsonOnly().describe('Only false: outputs are JSON'),
+    })
     .optional()
-    .describe('Request parameters; accepted and ignored'),
+    .describe('Request parameters (Triton names)'),
   inputs: z
     .array(tensorSchema)
     .min(1, 'must hold at least one tensor')
@@ -54,7 +74,10 @@ export const rawInferRequestSchema = z.strictObject({
     .array(
       z.object({
         name: z.string().min(1).describe('Name of an output tensor to return.'),
-        parameters: z.unknown().optional().describe('Output parameters; accepted and ignored.'),
+        parameters: z
+          .strictObject({ binary_data: jsonOnly().describe('Only false: the output is JSON') })
+          .optional()
+          .describe('Output parameters (Triton names).'),
       }),
     )
     .optional()
@@ -67,6 +90,8 @@ export interface RawInferRequest {
   inputs: NamedTensor[];
   /** Output names the client asked for; undefined means all. */
   outputs?: string[];
+  /** The request's own deadline, in ms from its arrival (Triton's `timeout` parameter); undefined: the model's. */
+  timeoutMs?: number;
 }
 
 /** Options of {@link parseRawInferRequest}. */
@@ -169,7 +194,7 @@ export function parseRawInferRequest(
 ): RawInferRequest {
   const parsed = rawInferRequestSchema.safeParse(body);
   if (!parsed.success) throw validationError('request body', requestIssues(parsed.error));
-  const { id, inputs, outputs } = parsed.data;
+  const { id, inputs, outputs, parameters } = parsed.data;
   const maxElements = options.maxElements ?? DEFAULT_MAX_ELEMENTS;
   const declared = options.inputs === undefined ? undefined : new Map(options.inputs.map((i) => [i.name, i]));
 
@@ -200,5 +225,6 @@ export function parseRawInferRequest(
     ...(id === undefined ? {} : { id }),
     inputs: tensors,
     ...(outputs === undefined ? {} : { outputs: outputs.map((output) => output.name) }),
+    ...(parameters?.timeout === undefined ? {} : { timeoutMs: parameters.timeout / 1000 }),
   };
 }
