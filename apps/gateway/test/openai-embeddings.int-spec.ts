@@ -1,4 +1,10 @@
-import { type RunningGateway, type RunningWorker, metricValue, startServingPair } from '@modelgate/testing';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  metricValue,
+  startServingPair,
+  waitFor,
+} from '@modelgate/testing';
 import OpenAI, { BadRequestError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -29,6 +35,8 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
             routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
           },
         ],
+        // Info: the request log lines, which carry OpenAI's `user`.
+        gatewayEnv: { GATEWAY_LOG_LEVEL: 'info' },
       },
     ));
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
@@ -72,6 +80,24 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
     single.data[0]!.embedding.forEach((value, j) =>
       expect(Math.abs(value - expected[2]![j]!)).toBeLessThan(1e-6),
     );
+  });
+
+  it("writes OpenAI's end-user id into the request's log line, and nothing for a request without one", async () => {
+    const user = `end-user-${process.pid}`;
+    const traced = await client.embeddings.create({ model: 'embedder', input: 'x', user }).withResponse();
+    const anonymous = await client.embeddings.create({ model: 'embedder', input: 'y' }).withResponse();
+    const lineOf = (requestId: string | null) =>
+      gateway.process
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"') && line.includes(`"reqId":"${requestId}"`))
+        .map((line) => JSON.parse(line) as { user?: string; url: string; status: number });
+    const ids = [traced.response.headers.get('x-request-id'), anonymous.response.headers.get('x-request-id')];
+    await waitFor(() => ids.every((id) => lineOf(id).length === 1), {
+      describe: () => gateway.process.output().slice(-2000),
+    });
+    expect(lineOf(ids[0]!)).toEqual([expect.objectContaining({ user, url: '/v1/embeddings', status: 200 })]);
+    expect(lineOf(ids[1]!)[0]).not.toHaveProperty('user');
   });
 
   it('truncates to `dimensions` and re-normalizes', async () => {

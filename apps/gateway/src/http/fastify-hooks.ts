@@ -3,6 +3,7 @@ import { type Logger, resolveRequestId } from '@modelgate/observability';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isOpenAiPath, toOpenAiErrorBody } from '../openai/openai-errors.js';
 import { isKserveV2Path } from './http-exception.filter.js';
+import { endUserOf } from './end-user.js';
 import { installImageBodyParser, takesImageBody } from './image-body.js';
 
 /** JSON media types: application/json and any +json suffix. */
@@ -18,7 +19,7 @@ export const requestIdOptions = {
 /**
  * Hooks the gateway needs before Nest sees a request: 415 for bodies that are not JSON (Fastify
  * would parse text/plain), except image bodies on the serve routes (http/image-body.ts), the
- * x-request-id header on every answer, and one log line per request.
+ * x-request-id header on every answer, and one log line per request (with OpenAI's `user`, when given).
  */
 export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): void {
   installImageBodyParser(fastify);
@@ -51,6 +52,7 @@ export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): v
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     // The level check first: the log record is built per request even when the level drops it.
     if (logger.isLevelEnabled('info')) {
+      const user = endUserOf(request);
       logger.info(
         {
           reqId: request.id,
@@ -58,6 +60,7 @@ export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): v
           url: request.url,
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
+          ...(user === undefined ? {} : { user }),
         },
         'request',
       );

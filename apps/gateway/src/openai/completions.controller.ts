@@ -6,6 +6,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { LOGGER } from '../gateway.tokens.js';
 import { clientGoneSignal } from '../http/client-gone.js';
+import { noteEndUser } from '../http/end-user.js';
 import { type GenerationSseFormat, renameErrorFields, sendGenerationSse } from '../http/generation-answer.js';
 import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
@@ -81,6 +82,7 @@ export class CompletionsController {
     const endpoint = typeof named === 'string' ? this.tables.current?.endpoints.get(named) : undefined;
     if (endpoint) reached.endpoint = endpoint.name;
     const parsed = parseOpenAiCompletionsRequest(body);
+    noteEndUser(request, parsed.user);
     if (endpoint && endpoint.task !== 'text-generation') {
       throw new ModelgateError(
         ErrorCode.INVALID_ARGUMENT,

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { noteEndUser } from '../http/end-user.js';
 import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { ServeService } from '../serving/serve.service.js';
 import {
@@ -32,7 +33,7 @@ export class EmbeddingsController {
     // What the failure metrics are labelled with: the endpoint once known, the model once routed.
     const reached: Reached = {};
     try {
-      return await this.embed(body, request.id, started, reached);
+      return await this.embed(body, request, started, reached);
     } catch (error) {
       this.metrics.recordFailure(
         reached.endpoint ?? 'unknown',
@@ -46,11 +47,12 @@ export class EmbeddingsController {
 
   private async embed(
     body: unknown,
-    requestId: string,
+    request: FastifyRequest,
     started: number,
     reached: Reached,
   ): Promise<OpenAiEmbeddingsResponse> {
     const parsed = parseOpenAiEmbeddingsRequest(body);
+    noteEndUser(request, parsed.user);
     const endpoint = this.tables.current?.endpoints.get(parsed.model);
     if (endpoint) reached.endpoint = endpoint.name;
     if (endpoint && endpoint.task !== 'feature-extraction') {
@@ -61,7 +63,7 @@ export class EmbeddingsController {
       );
     }
     const answer = await this.serve.serve(
-      { endpoint: parsed.model, body: { text: parsed.input }, requestId },
+      { endpoint: parsed.model, body: { text: parsed.input }, requestId: request.id },
       (to) => {
         reached.routed = to;
       },

@@ -83,7 +83,9 @@ describe('parseOpenAiCompletionsRequest', () => {
       includeUsage: true,
       echo: true,
       params: { stop: ['.', '!'] },
+      user: 'someone',
     });
+    expect(one).not.toHaveProperty('user');
   });
 
   it.each([

@@ -99,7 +99,10 @@ export const openAiCompletionsRequestSchema = z
       .nullable()
       .optional()
       .describe('Not supported: only null or an empty object'),
-    user: z.string().optional().describe("OpenAI's end-user id; accepted and ignored"),
+    user: z
+      .string()
+      .optional()
+      .describe("OpenAI's end-user id, for tracing abuse: written to the gateway's log line of the request"),
   })
   .strict();
 
@@ -118,6 +121,8 @@ export interface CompletionRequest {
   includeUsage: boolean;
   /** The prompt comes first in the text. */
   echo: boolean;
+  /** OpenAI's end-user id (for the request's log line). */
+  user?: string;
 }
 
 /** True when a field is present and not null (OpenAI clients send null for "not set"). */
@@ -188,6 +193,7 @@ export function parseOpenAiCompletionsRequest(body: unknown): CompletionRequest 
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,
     echo: request.echo === true,
+    ...(request.user === undefined ? {} : { user: request.user }),
   };
 }
 

@@ -24,7 +24,10 @@ export const openAiEmbeddingsRequestSchema = z
       .enum(['float', 'base64'])
       .default('float')
       .describe('float arrays, or base64 of little-endian float32 bytes'),
-    user: z.string().optional().describe("OpenAI's end-user id; accepted and ignored"),
+    user: z
+      .string()
+      .optional()
+      .describe("OpenAI's end-user id, for tracing abuse: written to the gateway's log line of the request"),
   })
   .strict();
 
