@@ -192,6 +192,19 @@ describe('model preparation (BullMQ)', () => {
     );
   });
 
+  it('fails a raw model whose rows are never padded when it is given a maxPaddingRatio, and prepares it without one', async () => {
+    // tiny-vit takes FP32 pixel_values [batch, 3, H, W]: no attention_mask, nothing to pad.
+    const body = await fixtureRegistration('tiny-vit', 'pixels-padded', 'raw', files);
+    const { tokenizer: _none, ...raw } = body;
+    const failed = await register({ ...raw, batching: { maxBatchSize: 8, maxPaddingRatio: 2 } });
+    expect(failed.status).toBe('FAILED');
+    expect(failed.statusReason).toMatch(
+      /^batching\.maxPaddingRatio has no meaning for this model: only a model whose inputs are all INT64 \[batch, sequence\] with an attention_mask is padded \(rows of this one, pixel_values \(FP32 \[.*\]\), batch only with rows of the same shape\); leave it out$/,
+    );
+    const ready = await register({ ...raw, name: 'pixels' });
+    expect(ready.status).toBe('READY');
+  });
+
   it('retries an unreachable source with backoff, then fails saying so', async () => {
     const closedPort = await freePort();
     const failed = await register({

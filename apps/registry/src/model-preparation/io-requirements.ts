@@ -1,5 +1,7 @@
 import {
+  ENCODER_ONLY_BATCHING_DEFAULTS,
   isGenerativeTask,
+  isTokenModel,
   type ModelTask,
   type TensorMetadata,
   LAST_HIDDEN_STATE,
@@ -81,6 +83,24 @@ export function checkIoForTask(
     }
   }
   return problems;
+}
+
+/**
+ * A problem when `maxPaddingRatio` is set (other than its default) on a model whose rows are never
+ * padded: only token models' rows are (isTokenModel); undefined when it acts or keeps its default.
+ * The schema already refuses it for tasks that pad nothing; a raw model can be told only here.
+ */
+export function checkPaddingRatio(
+  maxPaddingRatio: number,
+  inputs: readonly TensorMetadata[],
+): string | undefined {
+  if (maxPaddingRatio === ENCODER_ONLY_BATCHING_DEFAULTS.maxPaddingRatio || isTokenModel(inputs))
+    return undefined;
+  return (
+    `batching.maxPaddingRatio has no meaning for this model: only a model whose inputs are all INT64 ` +
+    `[batch, sequence] with an attention_mask is padded (rows of this one, ${describeTensors(inputs)}, batch ` +
+    `only with rows of the same shape); leave it out`
+  );
 }
 
 /** A problem when `labels` do not match the classes `logits` declares; undefined when they fit or cannot be told. */

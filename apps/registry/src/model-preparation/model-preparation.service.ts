@@ -76,6 +76,7 @@ export class ModelPreparationService {
           externalData: files.externalData,
           tokenizer: files.tokenizer,
           labels: model.labels,
+          maxPaddingRatio: model.batching.maxPaddingRatio,
         },
         this.deps,
       );

@@ -10,7 +10,7 @@ import {
   type PreparationTimings,
 } from '@modelgate/contracts';
 import { type ModelIo } from '../models/model.entity.js';
-import { checkIoForTask, checkLabels, labelsFromHfConfig } from './io-requirements.js';
+import { checkIoForTask, checkLabels, checkPaddingRatio, labelsFromHfConfig } from './io-requirements.js';
 import {
   type BundleFiles,
   causalLmHint,
@@ -53,6 +53,8 @@ export interface PreparationRequest {
   tokenizer: ArtifactRef | null;
   /** Labels given at registration; config.json's id2label fills in when null. */
   labels: string[] | null;
+  /** The model's batching.maxPaddingRatio, checked against its inputs. @defaultValue the schema's */
+  maxPaddingRatio?: number;
 }
 
 /** What preparation learned: the model's tensors, its labels, the time each step took. */
@@ -106,6 +108,11 @@ export async function prepareModel(
             ? checkTokenLabels(labels, model.outputs)
             : undefined;
       if (labelProblem !== undefined) problems.push(labelProblem);
+      const paddingProblem =
+        request.maxPaddingRatio === undefined
+          ? undefined
+          : checkPaddingRatio(request.maxPaddingRatio, model.inputs);
+      if (paddingProblem !== undefined) problems.push(paddingProblem);
       const imageInputs = (encoder ?? model).inputs;
       problems.push(...checkBundleForTask(request.task, bundle, model.outputs, imageInputs));
       const hint = problems.length > 0 ? causalLmHint(request.task, bundle, model.inputs) : undefined;

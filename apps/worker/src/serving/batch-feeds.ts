@@ -1,7 +1,7 @@
 // The feeds of one batch of request rows: rows stacked along dim 0 (a lone row as it is), or token
 // rows right-padded to one length; and the outputs the batch must compute.
 import { type BatchLayout, type TensorData, concatBatch, packTokenBatch } from '@modelgate/batching';
-import { type TensorDeclaration, type WorkerTensor } from '../model-loading/onnx-session.adapter.js';
+import { type WorkerTensor } from '../model-loading/onnx-session.adapter.js';
 
 /** One row of a request as the batcher queues it. */
 export interface RowItem {
@@ -26,14 +26,6 @@ export function outputsWanted(items: readonly RowItem[]): string[] | undefined {
     for (const name of item.outputNames) wanted.add(name);
   }
   return [...wanted];
-}
-
-/** Token models: every input int64 [batch, sequence], and an attention mask that hides padding. */
-export function isTokenModel(inputs: readonly TensorDeclaration[]): boolean {
-  return (
-    inputs.some((input) => input.name === 'attention_mask') &&
-    inputs.every((input) => input.datatype === 'INT64' && input.dims.length === 2)
-  );
 }
 
 /** Token rows right-padded to the longest into one batch (the mask hides the padding). */

@@ -17,14 +17,14 @@ import {
   sequenceAxisOf,
   splitBatchOutput,
 } from '@modelgate/batching';
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError, isTokenModel } from '@modelgate/contracts';
 import {
   type OnnxSession,
   type SessionRun,
   type WorkerTensor,
 } from '../model-loading/onnx-session.adapter.js';
 import { joinRowOutputs, splitRequestRows } from './request-rows.js';
-import { type RowItem, concatRows, isTokenModel, outputsWanted, packRows } from './batch-feeds.js';
+import { type RowItem, concatRows, outputsWanted, packRows } from './batch-feeds.js';
 
 interface RowResult {
   outputs: Record<string, TensorData>;

@@ -8,3 +8,4 @@ export * from './tensor-shape.js';
 export { HOST_IS_LITTLE_ENDIAN, type FixedWidthArray } from './fixed-width-codec.js';
 export { formatShape } from './tensor-errors.js';
 export * from './runtime-type-names.js';
+export * from './token-model.js';
