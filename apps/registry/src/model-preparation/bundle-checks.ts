@@ -4,13 +4,18 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ImageFacts, isGenerativeTask, type ModelTask, type TensorMetadata } from '@modelgate/contracts';
+import {
+  hasPastInputs,
+  type ImageFacts,
+  isGenerativeTask,
+  type ModelTask,
+  type TensorMetadata,
+} from '@modelgate/contracts';
 import {
   causalLmArchitecture,
   checkDecoderVocab,
   eosTokenIdsOf,
   generationFactsOf,
-  hasPastInputs,
   tokenizerVocabSize,
 } from './decoder-export.js';
 import { readCaptionDecoding } from '@modelgate/generation';

@@ -1,21 +1,15 @@
-import { ENCODER_HIDDEN_STATES } from '@modelgate/contracts';
-import { type GenerationFacts, type TensorMetadata } from '@modelgate/contracts';
+import {
+  ENCODER_HIDDEN_STATES,
+  type GenerationFacts,
+  PAST_KEY_VALUES_INPUT,
+  type TensorMetadata,
+  USE_CACHE_BRANCH,
+  hasPastInputs,
+} from '@modelgate/contracts';
 import { describeTensors } from './describe-tensors.js';
 
 /** Tasks served by a decoder export with past. */
 export type DecoderTask = 'text-generation' | 'image-to-text';
-
-// image-to-text: the decoder's input for the encoder's states [batch, encoder sequence, hidden].
-export { ENCODER_HIDDEN_STATES };
-
-/**
- * A merged decoder's branch choice (Optimum's decoder_model_merged: an If node over the no-past and
- * with-past graphs), BOOL [1]: the worker feeds false on a prefill (empty past) and true after.
- */
-export const USE_CACHE_BRANCH = 'use_cache_branch';
-
-/** A Hugging Face decoder export's cache inputs: `past_key_values.<layer>.key|value`. */
-const PAST_INPUT = /^past_key_values\.(\d+)\.(key|value)$/;
 
 /** Its cache outputs: `present.<layer>.key|value`. */
 const PRESENT_OUTPUT = /^present\.(\d+)\.(key|value)$/;
@@ -34,11 +28,6 @@ const EXPORT_WITH_PAST =
 const EXPORT_VISION_ENCODER_DECODER =
   'a vision-encoder-decoder export with past: optimum-cli export onnx --task image-to-text-with-past, or a ' +
   'transformers.js export (decoder_model_merged.onnx)';
-
-/** True when the model has the KV-cache inputs of a decoder export with past. */
-export function hasPastInputs(inputs: readonly TensorMetadata[]): boolean {
-  return inputs.some((input) => PAST_INPUT.test(input.name));
-}
 
 /** Layer numbers of the tensors whose names match `pattern`, with the key/value halves seen. */
 function layersOf(tensors: readonly TensorMetadata[], pattern: RegExp): Map<number, TensorMetadata[]> {
@@ -102,7 +91,9 @@ export function checkDecoderIo(
     );
   }
   const fed = decoderInputs(task);
-  const unfeedable = inputs.filter((input) => !fed.includes(input.name) && !PAST_INPUT.test(input.name));
+  const unfeedable = inputs.filter(
+    (input) => !fed.includes(input.name) && !PAST_KEY_VALUES_INPUT.test(input.name),
+  );
   if (unfeedable.length > 0) {
     problems.push(
       `task ${task} feeds only ${fed.join(', ')} and past_key_values.N.key/value; the model ` +
@@ -110,7 +101,7 @@ export function checkDecoderIo(
     );
   }
 
-  const past = layersOf(inputs, PAST_INPUT);
+  const past = layersOf(inputs, PAST_KEY_VALUES_INPUT);
   const present = layersOf(outputs, PRESENT_OUTPUT);
   const layers = past.size;
   for (let layer = 0; layer < layers; layer += 1) {

@@ -1,12 +1,13 @@
 import {
   ENCODER_ONLY_BATCHING_DEFAULTS,
+  hasPastInputs,
   isGenerativeTask,
   isTokenModel,
   type ModelTask,
   type TensorMetadata,
   LAST_HIDDEN_STATE,
 } from '@modelgate/contracts';
-import { checkDecoderIo, hasPastInputs } from './decoder-export.js';
+import { checkDecoderIo } from './decoder-export.js';
 import { checkImageClassificationIo } from './image-io.js';
 import { checkRankingOutputs } from './ranking-outputs.js';
 import { checkSpanOutputs } from './span-outputs.js';

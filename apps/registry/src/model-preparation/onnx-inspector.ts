@@ -7,10 +7,11 @@ import {
   DATATYPE_BY_RUNTIME_TYPE,
   ErrorCode,
   ModelgateError,
+  RUNTIME_TYPE_BY_DATATYPE,
   type TensorMetadata,
+  warmUpTensors,
 } from '@modelgate/contracts';
 import * as ort from 'onnxruntime-node';
-import { PIXEL_VALUES } from '@modelgate/contracts';
 
 /** An opened model: what it declares, and a warm-up run. */
 export interface InspectedModel {
@@ -30,9 +31,6 @@ const OIP_BY_ORT_TYPE = DATATYPE_BY_RUNTIME_TYPE;
 
 /** onnxruntime's words for an initializer whose external data file is not beside the model. */
 const MISSING_EXTERNAL_DATA = /External data path does not exist: "([^"]+)"/;
-
-/** Sequence length of the warm-up request for dynamic non-batch dims. */
-const WARM_UP_SEQUENCE = 8;
 
 /** Opens `path` with onnxruntime; INVALID_ARGUMENT with onnxruntime's reason when it cannot. */
 export async function openOnnxModel(path: string, fileLabel: string): Promise<InspectedModel> {
@@ -79,66 +77,16 @@ export async function openOnnxModel(path: string, fileLabel: string): Promise<In
     outputs,
     nonTensors,
     async warmUp(image?: readonly number[]) {
-      const feeds = warmUpFeeds(inputs, image);
-      if (feeds === undefined) return undefined;
+      const tensors = warmUpTensors(inputs, image);
+      if (tensors === undefined) return undefined;
+      const feeds: Record<string, ort.Tensor> = {};
+      for (const [name, { datatype, data, dims }] of Object.entries(tensors)) {
+        feeds[name] = new ort.Tensor(RUNTIME_TYPE_BY_DATATYPE[datatype] as ort.Tensor.Type, data, dims);
+      }
       const started = performance.now();
       await session.run(feeds);
       return performance.now() - started;
     },
     release: () => session.release(),
   };
-}
-
-/** A decoder's cache input, `past_key_values.N.key|value` [batch, heads, past sequence, head size]. */
-const PAST_INPUT = /^past_key_values\.\d+\.(key|value)$/;
-
-/** The dynamic axis of a cache input that counts past tokens. */
-const PAST_SEQUENCE_AXIS = 2;
-
-/**
- * Batch 1, dynamic dims 8 long (a `pixel_values` input's image dims: `image` when given); input_ids start like [CLS] (101), masks are all ones. A decoder's
- * cache starts empty (past sequence 0), as a generation's first step does, so its attention_mask
- * covers the 8 new tokens only.
- */
-function warmUpFeeds(
-  inputs: readonly TensorMetadata[],
-  image?: readonly number[],
-): Record<string, ort.Tensor> | undefined {
-  const feeds: Record<string, ort.Tensor> = {};
-  for (const input of inputs) {
-    const past = PAST_INPUT.test(input.name);
-    // An image graph cannot run on 8×8 pixels: dynamic image dims take the image processor's size.
-    const known = input.name === PIXEL_VALUES && image ? [1, ...image] : [];
-    const dims = input.dims.map((dim, axis) =>
-      dim >= 0
-        ? dim
-        : (known[axis] ?? -1) >= 0
-          ? known[axis]!
-          : axis === 0
-            ? 1
-            : past && axis === PAST_SEQUENCE_AXIS
-              ? 0
-              : WARM_UP_SEQUENCE,
-    );
-    const count = dims.reduce((a, b) => a * b, 1);
-    const fill = input.name.includes('mask') ? 1 : input.name === 'input_ids' ? 101 : 0;
-    switch (input.datatype) {
-      case 'INT64':
-        feeds[input.name] = new ort.Tensor('int64', new BigInt64Array(count).fill(BigInt(fill)), dims);
-        break;
-      case 'INT32':
-        feeds[input.name] = new ort.Tensor('int32', new Int32Array(count).fill(fill), dims);
-        break;
-      case 'FP32':
-        feeds[input.name] = new ort.Tensor('float32', new Float32Array(count).fill(fill), dims);
-        break;
-      case 'BOOL':
-        // A merged decoder's use_cache_branch: false, the no-past branch of an empty cache.
-        feeds[input.name] = new ort.Tensor('bool', new Uint8Array(count), dims);
-        break;
-      default:
-        return undefined;
-    }
-  }
-  return feeds;
 }

@@ -7,11 +7,11 @@
 import {
   type TensorMetadata,
   DECODER_MODEL_FILE,
+  ENCODER_HIDDEN_STATES,
   ENCODER_MODEL_FILE,
   LAST_HIDDEN_STATE,
 } from '@modelgate/contracts';
 import { readCaptionDecoding } from '@modelgate/generation';
-import { ENCODER_HIDDEN_STATES } from './decoder-export.js';
 import { checkPixelInputs } from './image-io.js';
 import { describeTensors } from './describe-tensors.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decoderLayoutOf, isDecoderWithPast } from './decoder-layout.js';
+import { hasPastInputs } from '@modelgate/contracts';
+import { decoderLayoutOf } from './decoder-layout.js';
 
 const int64 = (name: string) => ({ name, datatype: 'INT64', dims: [-1, -1] });
 const cache = (prefix: string, layers: number, dims = [-1, 4, -1, 16]) =>
@@ -23,7 +24,7 @@ describe('decoderLayoutOf', () => {
       hasPositionIds: true,
       useCacheBranch: false,
     });
-    expect(isDecoderWithPast(inputs)).toBe(true);
+    expect(hasPastInputs(inputs)).toBe(true);
   });
 
   it("records a merged decoder's use_cache_branch BOOL [1], and refuses it in another type or shape", () => {
@@ -51,7 +52,7 @@ describe('decoderLayoutOf', () => {
 
   it('says why a graph is not a decoder with past it can run', () => {
     const encoder = [int64('input_ids'), int64('attention_mask')];
-    expect(isDecoderWithPast(encoder)).toBe(false);
+    expect(hasPastInputs(encoder)).toBe(false);
     expect(decoderLayoutOf(encoder, outputs)).toMatch(/must be exported with past/);
     expect(decoderLayoutOf(inputs, outputs.slice(0, 3))).toBe("output 'present.1.key' is missing");
     expect(

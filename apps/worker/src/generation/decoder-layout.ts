@@ -4,7 +4,13 @@
  * layer N is fed as `past_key_values.N.key` / `.value` [batch, heads, past_sequence, head_size]
  * and comes back as `present.N.key` / `.value` with one more position per fed token.
  */
-import { ENCODER_HIDDEN_STATES, LAST_HIDDEN_STATE, PIXEL_VALUES } from '@modelgate/contracts';
+import {
+  ENCODER_HIDDEN_STATES,
+  LAST_HIDDEN_STATE,
+  PAST_KEY_VALUES_INPUT,
+  PIXEL_VALUES,
+  USE_CACHE_BRANCH,
+} from '@modelgate/contracts';
 import { type GenerationLimits } from '@modelgate/generation';
 import { type TensorDeclaration } from '../model-loading/onnx-session.adapter.js';
 
@@ -52,16 +58,7 @@ export interface GraphSignature {
 
 // The export's tensor names (the decoder's input for the encoder's states, the encoder's image
 // input and its output), named once in contracts; re-exported for the worker's modules.
-export { ENCODER_HIDDEN_STATES, LAST_HIDDEN_STATE, PIXEL_VALUES };
-/** A merged decoder's input choosing its with-past branch (true) or its no-past one (false). */
-export const USE_CACHE_BRANCH = 'use_cache_branch';
-
-const PAST = /^past_key_values\.(\d+)\.(key|value)$/;
-
-/** True when the graph's inputs look like a decoder with a KV cache (any `past_key_values.*`). */
-export function isDecoderWithPast(inputs: readonly TensorDeclaration[]): boolean {
-  return inputs.some((input) => PAST.test(input.name));
-}
+export { ENCODER_HIDDEN_STATES, LAST_HIDDEN_STATE, PIXEL_VALUES, USE_CACHE_BRANCH };
 
 /**
  * The layout of a decoder graph, or an error message saying why it is not one the worker can
@@ -136,7 +133,7 @@ function selfAttentionLayoutOf(
   }
   if (!outputs.some((output) => output.name === 'logits'))
     return "a text-generation model needs an output 'logits'";
-  const pasts = inputs.filter((input) => PAST.test(input.name));
+  const pasts = inputs.filter((input) => PAST_KEY_VALUES_INPUT.test(input.name));
   if (pasts.length === 0) {
     return 'a text-generation model must be exported with past (inputs past_key_values.N.key/value)';
   }

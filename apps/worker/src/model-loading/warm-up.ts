@@ -1,58 +1,12 @@
+import { warmUpTensors } from '@modelgate/contracts';
 import { DecodeBatch, type StepFeeds } from '../generation/decode-batch.js';
 import {
   type DecoderLayout,
   ENCODER_HIDDEN_STATES,
   LAST_HIDDEN_STATE,
-  PIXEL_VALUES,
 } from '../generation/decoder-layout.js';
 import { type EncoderStates } from '../generation/encoder-states.js';
-import { type OnnxSession, type TensorDeclaration, type WorkerTensor } from './onnx-session.adapter.js';
-
-/** Sequence length the warm-up request uses for dynamic non-batch dims. */
-const WARM_UP_SEQUENCE = 8;
-
-/**
- * One small request shaped like the model's inputs: batch 1, dynamic dims 8 long; token ids
- * start with [CLS]-like 101 and masks are all ones. `imageDims` ([C, H, W], -1 unknown) sizes a
- * `pixel_values` input whose image dims are dynamic: an image model cannot run on 8×8 pixels.
- * Returns undefined for inputs it cannot fabricate (strings).
- */
-export function warmUpFeeds(
-  inputs: readonly TensorDeclaration[],
-  imageDims?: readonly number[],
-): Record<string, WorkerTensor> | undefined {
-  const feeds: Record<string, WorkerTensor> = {};
-  for (const input of inputs) {
-    const known = input.name === PIXEL_VALUES ? [-1, ...(imageDims ?? [])] : [];
-    const dims = input.dims.map((dim, axis) =>
-      dim >= 0 ? dim : (known[axis] ?? -1) >= 0 ? known[axis]! : axis === 0 ? 1 : WARM_UP_SEQUENCE,
-    );
-    const count = dims.reduce((a, b) => a * b, 1);
-    const fill = input.name.includes('mask') ? 1 : input.name === 'input_ids' ? 101 : 0;
-    const data = makeArray(input.datatype, count, fill);
-    if (!data) return undefined;
-    feeds[input.name] = { datatype: input.datatype, dims, data };
-  }
-  return feeds;
-}
-
-function makeArray(datatype: string, count: number, fill: number): WorkerTensor['data'] | undefined {
-  switch (datatype) {
-    case 'INT64':
-      return new BigInt64Array(count).fill(BigInt(fill));
-    case 'INT32':
-      return new Int32Array(count).fill(fill);
-    case 'FP32':
-      return new Float32Array(count).fill(fill);
-    case 'FP64':
-      return new Float64Array(count).fill(fill);
-    case 'BOOL':
-    case 'UINT8':
-      return new Uint8Array(count).fill(fill ? 1 : 0);
-    default:
-      return undefined;
-  }
-}
+import { type OnnxSession } from './onnx-session.adapter.js';
 
 /** Runs the warm-up request once per session; returns the slowest run in ms. */
 export async function warmUp(
@@ -61,7 +15,7 @@ export async function warmUp(
 ): Promise<number> {
   let slowest = 0;
   for (const session of sessions) {
-    const feeds = warmUpFeeds(session.inputs, imageDims);
+    const feeds = warmUpTensors(session.inputs, imageDims);
     if (!feeds) continue;
     const started = performance.now();
     await session.run(feeds);
@@ -102,7 +56,7 @@ export async function warmUpDecoder(
 
 /** Runs `session`'s image encoder on one blank image shaped like its input; gives the image's states. */
 async function warmUpEncoder(session: OnnxSession, imageDims?: readonly number[]): Promise<EncoderStates> {
-  const feeds = session.encoder ? warmUpFeeds(session.encoder.inputs, imageDims) : undefined;
+  const feeds = session.encoder ? warmUpTensors(session.encoder.inputs, imageDims) : undefined;
   const pixels = feeds ? Object.values(feeds)[0] : undefined;
   if (!pixels || !session.runEncoder) throw new Error('the session has no image encoder to warm up');
   const states = (await session.runEncoder(pixels)).outputs[LAST_HIDDEN_STATE];

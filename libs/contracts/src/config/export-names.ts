@@ -1,6 +1,7 @@
 /**
  * Names in a Hugging Face ONNX export (Optimum's layout, as transformers.js loads it) that modelgate
- * reads: the graph files of a vision-encoder-decoder export and the tensors that join its parts.
+ * reads: the graph files of a vision-encoder-decoder export, the tensors that join its parts, and a
+ * decoder's cache tensors.
  */
 
 /** The vision encoder graph of an image-to-text export (under onnx/ in a Hub repository). */
@@ -17,3 +18,20 @@ export const LAST_HIDDEN_STATE = 'last_hidden_state';
 
 /** The decoder input that takes the encoder's states (cross-attention). */
 export const ENCODER_HIDDEN_STATES = 'encoder_hidden_states';
+
+/**
+ * A merged decoder's branch choice (Optimum's decoder_model_merged: an If node over the no-past and
+ * with-past graphs), BOOL [1]: false on a prefill (empty past), true after.
+ */
+export const USE_CACHE_BRANCH = 'use_cache_branch';
+
+/** A decoder export's cache inputs, `past_key_values.<layer>.key|value` [batch, heads, past sequence, head size]. */
+export const PAST_KEY_VALUES_INPUT = /^past_key_values\.(\d+)\.(key|value)$/;
+
+/** The axis of a cache input that counts past tokens. */
+export const PAST_SEQUENCE_AXIS = 2;
+
+/** True when `inputs` hold a decoder export's KV cache (any `past_key_values.*`). */
+export function hasPastInputs(inputs: readonly { readonly name: string }[]): boolean {
+  return inputs.some((input) => PAST_KEY_VALUES_INPUT.test(input.name));
+}

@@ -9,3 +9,4 @@ export { HOST_IS_LITTLE_ENDIAN, type FixedWidthArray } from './fixed-width-codec
 export { formatShape } from './tensor-errors.js';
 export * from './runtime-type-names.js';
 export * from './token-model.js';
+export * from './warm-up-tensors.js';
