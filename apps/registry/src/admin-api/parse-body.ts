@@ -1,4 +1,4 @@
-import { safeParseWith } from '@modelgate/contracts';
+import { resourceNameSchema, safeParseWith } from '@modelgate/contracts';
 import { type z } from 'zod';
 
 /**
@@ -9,4 +9,9 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, subje
   const outcome = safeParseWith(schema, value ?? undefined, subject);
   if (!outcome.success) throw outcome.error;
   return outcome.data;
+}
+
+/** A resource name from a request path (`endpoint name`, `model name`, `token name`), checked as the API names them. */
+export function parseName(name: string, subject: string): string {
+  return parseInput(resourceNameSchema, name, subject);
 }

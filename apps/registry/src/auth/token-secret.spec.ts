@@ -1,5 +1,6 @@
+import { generateToken } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { digestsEqual, generateToken, hashToken, tokenFromAuthorization } from './token-secret.js';
+import { digestsEqual, hashToken, tokenFromAuthorization } from './token-secret.js';
 
 describe('token secrets', () => {
   it('generates distinct, prefixed, url-safe tokens', () => {

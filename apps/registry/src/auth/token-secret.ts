@@ -1,12 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-
-/** Prefix of generated tokens, so a leaked one is recognisable in logs and secret scanners. */
-export const TOKEN_PREFIX = 'mgt_';
-
-/** A new random token: `mgt_` + 32 random bytes, base64url. */
-export function generateToken(): string {
-  return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-}
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** The sha256 (hex) a token is stored and looked up by. */
 export function hashToken(token: string): string {

@@ -1,11 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  type CreatedTokenView,
-  createTokenSchema,
-  resourceNameSchema,
-  type TokenView,
-} from '@modelgate/contracts';
-import { parseInput } from '../admin-api/parse-body.js';
+import { type CreatedTokenView, createTokenSchema, type TokenView } from '@modelgate/contracts';
+import { parseInput, parseName } from '../admin-api/parse-body.js';
 import { type Actor } from '../outbox/actor.js';
 import { RequireRole } from './access.decorator.js';
 import { RequestActor } from './principal.js';
@@ -33,6 +28,6 @@ export class TokensController {
   @Delete(':name')
   @RequireRole('admin')
   async revoke(@Param('name') name: string, @RequestActor() actor: Actor): Promise<TokenView> {
-    return this.tokens.revoke(actor, parseInput(resourceNameSchema, name, 'token name'));
+    return this.tokens.revoke(actor, parseName(name, 'token name'));
   }
 }

@@ -1,3 +1,4 @@
+import { generateToken } from '@modelgate/contracts';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
@@ -12,7 +13,7 @@ import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { ApiTokenEntity } from './api-token.entity.js';
 import { type Principal } from './principal.js';
-import { digestsEqual, generateToken, hashToken } from './token-secret.js';
+import { digestsEqual, hashToken } from './token-secret.js';
 
 /** Name of the first admin token (REGISTRY_BOOTSTRAP_TOKEN, or generated at the first start). */
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap';

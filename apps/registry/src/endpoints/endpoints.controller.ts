@@ -2,11 +2,10 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put } from
 import {
   createEndpointSchema,
   type EndpointView,
-  resourceNameSchema,
   setRoutesSchema,
   updateEndpointSchema,
 } from '@modelgate/contracts';
-import { parseInput } from '../admin-api/parse-body.js';
+import { parseInput, parseName } from '../admin-api/parse-body.js';
 import { RequireRole } from '../auth/access.decorator.js';
 import { RequestActor } from '../auth/principal.js';
 import { type Actor } from '../outbox/actor.js';
@@ -33,7 +32,7 @@ export class EndpointsController {
   @Get(':name')
   @RequireRole('viewer')
   async get(@Param('name') name: string): Promise<EndpointView> {
-    return this.endpoints.get(endpointName(name));
+    return this.endpoints.get(parseName(name, 'endpoint name'));
   }
 
   @Patch(':name')
@@ -45,7 +44,7 @@ export class EndpointsController {
   ): Promise<EndpointView> {
     return this.endpoints.update(
       actor,
-      endpointName(name),
+      parseName(name, 'endpoint name'),
       parseInput(updateEndpointSchema, body, 'endpoint update'),
     );
   }
@@ -54,7 +53,7 @@ export class EndpointsController {
   @RequireRole('admin')
   @HttpCode(204)
   async remove(@Param('name') name: string, @RequestActor() actor: Actor): Promise<void> {
-    await this.endpoints.remove(actor, endpointName(name));
+    await this.endpoints.remove(actor, parseName(name, 'endpoint name'));
   }
 
   @Put(':name/routes')
@@ -65,10 +64,6 @@ export class EndpointsController {
     @RequestActor() actor: Actor,
   ): Promise<EndpointView> {
     const input = parseInput(setRoutesSchema, body, 'routes');
-    return this.endpoints.setRoutes(actor, endpointName(name), input.routes);
+    return this.endpoints.setRoutes(actor, parseName(name, 'endpoint name'), input.routes);
   }
-}
-
-function endpointName(name: string): string {
-  return parseInput(resourceNameSchema, name, 'endpoint name');
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
-import { resourceNameSchema, versionPolicySchema, type VersionPolicyView } from '@modelgate/contracts';
-import { parseInput } from '../admin-api/parse-body.js';
+import { versionPolicySchema, type VersionPolicyView } from '@modelgate/contracts';
+import { parseInput, parseName } from '../admin-api/parse-body.js';
 import { RequireRole } from '../auth/access.decorator.js';
 import { RequestActor } from '../auth/principal.js';
 import { type Actor } from '../outbox/actor.js';
@@ -18,7 +18,7 @@ export class VersionPolicyController {
   @Get()
   @RequireRole('viewer')
   async get(@Param('name') name: string): Promise<VersionPolicyView> {
-    return this.policies.get(modelName(name));
+    return this.policies.get(parseName(name, 'model name'));
   }
 
   @Put()
@@ -28,17 +28,13 @@ export class VersionPolicyController {
     @Body() body: unknown,
     @RequestActor() actor: Actor,
   ): Promise<VersionPolicyView> {
-    const model = modelName(name);
+    const model = parseName(name, 'model name');
     return this.policies.set(actor, model, parseInput(versionPolicySchema, body, 'version policy'));
   }
 
   @Delete()
   @RequireRole('admin')
   async reset(@Param('name') name: string, @RequestActor() actor: Actor): Promise<VersionPolicyView> {
-    return this.policies.reset(actor, modelName(name));
+    return this.policies.reset(actor, parseName(name, 'model name'));
   }
-}
-
-function modelName(name: string): string {
-  return parseInput(resourceNameSchema, name, 'model name');
 }

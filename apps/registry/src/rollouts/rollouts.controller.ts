@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { type RolloutView, resourceNameSchema, startRolloutSchema } from '@modelgate/contracts';
-import { parseInput } from '../admin-api/parse-body.js';
+import { type RolloutView, startRolloutSchema } from '@modelgate/contracts';
+import { parseInput, parseName } from '../admin-api/parse-body.js';
 import { RequireRole } from '../auth/access.decorator.js';
 import { RequestActor } from '../auth/principal.js';
 import { type Actor } from '../outbox/actor.js';
@@ -20,45 +20,45 @@ export class RolloutsController {
     @Body() body: unknown,
     @RequestActor() actor: Actor,
   ): Promise<RolloutView> {
-    return this.rollouts.start(actor, endpointName(name), parseInput(startRolloutSchema, body, 'rollout'));
+    return this.rollouts.start(
+      actor,
+      parseName(name, 'endpoint name'),
+      parseInput(startRolloutSchema, body, 'rollout'),
+    );
   }
 
   /** The endpoint's latest rollout: state, step, the running window against the thresholds, history. */
   @Get(':name/rollout')
   @RequireRole('viewer')
   async get(@Param('name') name: string): Promise<RolloutView> {
-    return this.rollouts.get(endpointName(name));
+    return this.rollouts.get(parseName(name, 'endpoint name'));
   }
 
   @Post(':name/rollout/pause')
   @RequireRole('admin')
   @HttpCode(200)
   async pause(@Param('name') name: string, @RequestActor() actor: Actor): Promise<RolloutView> {
-    return this.rollouts.pause(actor, endpointName(name));
+    return this.rollouts.pause(actor, parseName(name, 'endpoint name'));
   }
 
   @Post(':name/rollout/resume')
   @RequireRole('admin')
   @HttpCode(200)
   async resume(@Param('name') name: string, @RequestActor() actor: Actor): Promise<RolloutView> {
-    return this.rollouts.resume(actor, endpointName(name));
+    return this.rollouts.resume(actor, parseName(name, 'endpoint name'));
   }
 
   @Post(':name/rollout/abort')
   @RequireRole('admin')
   @HttpCode(200)
   async abort(@Param('name') name: string, @RequestActor() actor: Actor): Promise<RolloutView> {
-    return this.rollouts.abort(actor, endpointName(name));
+    return this.rollouts.abort(actor, parseName(name, 'endpoint name'));
   }
 
   @Post(':name/rollout/promote')
   @RequireRole('admin')
   @HttpCode(200)
   async promote(@Param('name') name: string, @RequestActor() actor: Actor): Promise<RolloutView> {
-    return this.rollouts.promote(actor, endpointName(name));
+    return this.rollouts.promote(actor, parseName(name, 'endpoint name'));
   }
-}
-
-function endpointName(name: string): string {
-  return parseInput(resourceNameSchema, name, 'endpoint name');
 }

@@ -1,10 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
-
-/** A new token in the registry's format: `mgt_` + 32 random bytes, base64url. */
-export function generateToken(): string {
-  return `mgt_${randomBytes(32).toString('base64url')}`;
-}
+import { generateToken } from '@modelgate/contracts';
 
 /** The secret stored in `path` (trimmed), or undefined when there is no such file. */
 export async function readSecret(path: string): Promise<string | undefined> {

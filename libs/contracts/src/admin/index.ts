@@ -7,3 +7,4 @@ export * from './registry-version.schema.js';
 export * from './status.schemas.js';
 export * from './token.schemas.js';
 export * from './version-policy-view.schema.js';
+export * from './token-format.js';
