@@ -2,8 +2,16 @@ import { type Command, Option } from 'commander';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { UsageError } from '../cli-errors.js';
 import { parseResourceName } from './parse-arguments.js';
-import { type PerfStep, formatStep, parseConcurrencyRange, parseDuration } from '../perf/perf-stats.js';
+import { type PerfStep, formatStep, parseConcurrencyRange } from '../perf/perf-stats.js';
+import { parseDurationMs } from './duration-argument.js';
 import { runPerfStep } from '../perf/run-perf-step.js';
+
+/** `--duration`: any CLI duration longer than zero. */
+function parsePerfDuration(text: string): number {
+  const ms = parseDurationMs(text);
+  if (ms <= 0) throw new UsageError(`--duration '${text}' must be longer than 0`);
+  return ms;
+}
 
 /** The gateway perf drives when --gateway is not given. */
 const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
@@ -38,7 +46,7 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
     )
     .addOption(
       new Option('--duration <time>', 'time per level, e.g. 30s or 2m')
-        .argParser(asArgParser(usage(parseDuration)))
+        .argParser(asArgParser(parsePerfDuration))
         .default(10_000, '10s'),
     )
     .action(

@@ -11,6 +11,7 @@ import {
 describe('parseDuration', () => {
   it.each([
     ['30s', 30],
+    ['2000ms', 2],
     ['2m', 120],
     ['1h', 3600],
     ['1m30s', 90],
@@ -22,7 +23,8 @@ describe('parseDuration', () => {
 
   it.each([
     ['90', /'90' is not a duration.*give a unit: 90s or 90m/],
-    ['2x', /'2x' is not a duration: use s, m or h, e.g. 30s, 2m, 1h or 1m30s/],
+    ['2x', /'2x' is not a duration/],
+    ['1500ms', /'1500ms': rollout durations are whole seconds/],
     ['30s2m', /not a duration/],
     ['1.5m', /not a duration/],
     ['', /not a duration/],

@@ -1,23 +1,17 @@
 import { UsageError } from '../cli-errors.js';
-
-const DURATION = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
+import { parseDurationMs } from './duration-argument.js';
 
 /** Longest duration a rollout takes for a window: 7 days, as the registry. */
 const MAX_DURATION_SECONDS = 7 * 24 * 3600;
 
 /**
- * A duration as `rollout start` takes it, in whole seconds: `30s`, `2m`, `1h`, or combined in that
- * order (`1m30s`). A UsageError saying what is accepted otherwise (a bare number has no unit).
+ * A duration as `rollout start` takes it (parseDurationMs), in whole seconds from 1s to 168h, as
+ * the registry takes them.
  */
 export function parseDuration(text: string): number {
-  const trimmed = text.trim().toLowerCase();
-  const match = DURATION.exec(trimmed);
-  if (trimmed === '' || match === null) {
-    const hint = /^\d+$/.test(trimmed) ? ` (give a unit: ${trimmed}s or ${trimmed}m)` : '';
-    throw new UsageError(`'${text}' is not a duration: use s, m or h, e.g. 30s, 2m, 1h or 1m30s${hint}`);
-  }
-  const [, hours = '0', minutes = '0', seconds = '0'] = match;
-  const total = Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds);
+  const ms = parseDurationMs(text);
+  if (ms % 1000 !== 0) throw new UsageError(`'${text}': rollout durations are whole seconds`);
+  const total = ms / 1000;
   if (total < 1 || total > MAX_DURATION_SECONDS) {
     throw new UsageError(`'${text}' must be from 1s to 168h`);
   }

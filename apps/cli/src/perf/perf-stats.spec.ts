@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatStep, parseConcurrencyRange, parseDuration, percentile, summarizeStep } from './perf-stats.js';
+import { formatStep, parseConcurrencyRange, percentile, summarizeStep } from './perf-stats.js';
 
 describe('perf arguments', () => {
   it('reads perf_analyzer concurrency ranges, linear, always ending on end', () => {
@@ -9,14 +9,6 @@ describe('perf arguments', () => {
     expect(parseConcurrencyRange('1:4')).toEqual([1, 2, 3, 4]);
     expect(() => parseConcurrencyRange('4:1')).toThrow('--concurrency-range');
     expect(() => parseConcurrencyRange('0:4')).toThrow('--concurrency-range');
-  });
-
-  it('reads durations in ms, s and m', () => {
-    expect(parseDuration('10s')).toBe(10_000);
-    expect(parseDuration('500ms')).toBe(500);
-    expect(parseDuration('1m')).toBe(60_000);
-    expect(parseDuration('3')).toBe(3000);
-    expect(() => parseDuration('ten')).toThrow('--duration');
   });
 });
 

@@ -32,15 +32,6 @@ export function parseConcurrencyRange(text: string): number[] {
   return levels;
 }
 
-/** Parses a duration like `10s`, `500ms` or `2m` into milliseconds. */
-export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!match) throw new Error(`--duration must look like 10s, 500ms or 1m, got '${text}'`);
-  const value = Number(match[1]);
-  const unit = match[2] ?? 's';
-  return Math.round(value * (unit === 'ms' ? 1 : unit === 's' ? 1000 : 60_000));
-}
-
 /** The value at percentile `p` (nearest rank) of ascending `sorted`. */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
