@@ -1,20 +1,21 @@
-import { readdirSync, readFileSync } from 'node:fs';
+// The chart's values, credentials, config sync and snapshot (helm-workloads.e2e-spec.ts: the workloads).
 import { parseConfigSnapshot } from '@modelgate/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CHART_DIR,
+  failureOf,
   findObject,
   type K8sObject,
   onDefaults,
   RELEASE,
   renderChart,
   runHelm,
+  templateArgs,
   type ValuesInput,
   valuesArgs,
 } from './support/helm.js';
 import { validateKubernetesObject } from './support/kubernetes-schemas.js';
-import { componentOf, podSpecOf, workloads } from './support/pod-spec.js';
-import { repoPath } from './support/repo.js';
+import { podSpecOf, workloads } from './support/pod-spec.js';
 
 const DEFAULTS: ValuesInput = onDefaults();
 const PRODUCTION: ValuesInput = { files: ['ci/production-values.yaml'] };
@@ -33,25 +34,6 @@ beforeAll(() => {
   production = renderChart(PRODUCTION);
   productionStatic = renderChart(PRODUCTION_STATIC);
 });
-
-/** helm's combined output of a command expected to fail. */
-function failureOf(args: readonly string[]): string {
-  const result = runHelm(args);
-  expect(result.status, 'helm should have refused these values').not.toBe(0);
-  return result.stderr + result.stdout;
-}
-
-/** `helm template` arguments for `input` on top of the default values (see onDefaults). */
-function templateArgs(input: ValuesInput): string[] {
-  return [
-    'template',
-    RELEASE.name,
-    CHART_DIR,
-    '--namespace',
-    RELEASE.namespace,
-    ...valuesArgs(onDefaults(input)),
-  ];
-}
 
 describe('helm/modelgate', () => {
   it.each([
@@ -226,73 +208,6 @@ describe('helm/modelgate', () => {
     expect(job?.env?.[0]?.valueFrom?.secretKeyRef?.name).toBe(secret.metadata.name);
   });
 
-  it('gives workers GPU limits, scheduling from values, gRPC readiness and a grace period past the drain timeout', () => {
-    const worker = findObject(production, 'Deployment', '-worker');
-    const pod = podSpecOf(worker);
-    const container = pod.containers[0];
-    expect(container?.resources?.limits?.['nvidia.com/gpu']).toBe(1);
-    expect(pod.nodeSelector).toEqual({ 'nvidia.com/gpu.present': 'true' });
-    expect(pod.tolerations).toEqual([{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
-    expect(JSON.stringify(pod.affinity)).toContain('NVIDIA-A100-SXM4-80GB');
-    expect(container?.readinessProbe?.grpc).toEqual({ port: 8001 });
-    expect(container?.livenessProbe?.httpGet).toEqual({ path: '/health/live', port: 'metrics' });
-    for (const objects of [defaults, production]) {
-      const spec = podSpecOf(findObject(objects, 'Deployment', '-worker'));
-      const env = findObject(objects, 'ConfigMap', '-worker-env').data as Record<string, string>;
-      expect((spec.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(
-        Number(env.WORKER_DRAIN_TIMEOUT_MS),
-      );
-    }
-    const cpuOnly = renderChart(
-      onDefaults({
-        values: { worker: { gpu: { count: 0 }, image: { repository: 'modelgate/worker-cpu' } } },
-      }),
-    );
-    expect(podSpecOf(findObject(cpuOnly, 'Deployment', '-worker')).containers[0]?.resources?.limits).toEqual({
-      memory: '8Gi',
-    });
-  });
-
-  it('gives gateways a grace period past their shutdown delay plus drain timeout, and a readiness probe that no endpoint can fail', () => {
-    const custom = renderChart(
-      onDefaults({
-        values: {
-          gateway: {
-            env: { GATEWAY_SHUTDOWN_DELAY_MS: 12_500, GATEWAY_DRAIN_TIMEOUT_MS: 0 },
-            terminationGraceExtraSeconds: 1,
-          },
-        },
-      }),
-    );
-    const graces = [defaults, production, custom].map((objects) => {
-      const spec = podSpecOf(findObject(objects, 'Deployment', '-gateway'));
-      const env = findObject(objects, 'ConfigMap', '-gateway-env').data as Record<string, string>;
-      const grace = spec.terminationGracePeriodSeconds ?? 30;
-      expect(grace * 1000).toBeGreaterThan(
-        Number(env.GATEWAY_SHUTDOWN_DELAY_MS) + Number(env.GATEWAY_DRAIN_TIMEOUT_MS),
-      );
-      return grace;
-    });
-    // 5 s delay + 30 s drain + 5 s extra; 12.5 s rounds up to 13 s, + 0 + 1.
-    expect(graces).toEqual([40, 40, 14]);
-    const container = podSpecOf(findObject(defaults, 'Deployment', '-gateway')).containers[0];
-    // The gateway delays its own exit: no preStop sleep (the image need not have a shell).
-    expect(container).not.toHaveProperty('lifecycle');
-    expect(container?.readinessProbe).toMatchObject({
-      httpGet: { path: '/health/ready' },
-      failureThreshold: 1,
-    });
-  });
-
-  it('refuses the fixed gateway grace period it now derives, and a negative shutdown delay', () => {
-    expect(failureOf(templateArgs({ values: { gateway: { terminationGracePeriodSeconds: 30 } } }))).toMatch(
-      /terminationGracePeriodSeconds/,
-    );
-    expect(
-      failureOf(templateArgs({ values: { gateway: { env: { GATEWAY_SHUTDOWN_DELAY_MS: -1 } } } })),
-    ).toMatch(/GATEWAY_SHUTDOWN_DELAY_MS/);
-  });
-
   it('publishes workers through a headless Service that the snapshot names as the worker group address', () => {
     const service = findObject(defaults, 'Service', '-worker');
     expect((service.spec as { clusterIP?: string }).clusterIP).toBe('None');
@@ -391,212 +306,5 @@ describe('helm/modelgate', () => {
       failureOf(templateArgs({ files: ['ci/static-values.yaml'], values: { configSync: { mode: 'live' } } })),
     ).toMatch(/used only with configSync.mode static/);
     expect(failureOf(templateArgs({ values: { configSync: { mode: 'push' } } }))).toMatch(/configSync\/mode/);
-  });
-
-  it("creates the registry's artifacts claim from its settings, and refuses them where the chart creates no claim", () => {
-    const volumeOf = (objects: K8sObject[], component: string, name: string) =>
-      (podSpecOf(findObject(objects, 'Deployment', `-${component}`)).volumes as { name: string }[]).find(
-        (volume) => volume.name === name,
-      );
-    const claim = findObject(defaults, 'PersistentVolumeClaim', '-registry-artifacts');
-    expect(claim.spec).toEqual({
-      accessModes: ['ReadWriteOnce'],
-      resources: { requests: { storage: '20Gi' } },
-    });
-    expect(findObject(production, 'PersistentVolumeClaim', '-registry-artifacts').spec).toEqual({
-      accessModes: ['ReadWriteOnce'],
-      storageClassName: 'premium-rwo',
-      resources: { requests: { storage: '200Gi' } },
-    });
-    const existing = renderChart(
-      onDefaults({ values: { registry: { persistence: { existingClaim: 'artifacts' } } } }),
-    );
-    expect(existing.some((object) => object.kind === 'PersistentVolumeClaim')).toBe(false);
-    expect(volumeOf(existing, 'registry', 'artifacts')).toEqual({
-      name: 'artifacts',
-      persistentVolumeClaim: { claimName: 'artifacts' },
-    });
-    expect(
-      failureOf(
-        templateArgs({ values: { registry: { persistence: { existingClaim: 'artifacts', size: '50Gi' } } } }),
-      ),
-    ).toMatch(
-      /registry.persistence.size: describe the claim the chart creates; with registry.persistence.existingClaim the existing claim's own apply/,
-    );
-    expect(
-      failureOf(
-        templateArgs({
-          values: {
-            registry: {
-              persistence: { enabled: false, existingClaim: 'artifacts', accessModes: ['ReadWriteMany'] },
-            },
-          },
-        }),
-      ),
-    ).toMatch(
-      /registry.persistence.existingClaim, registry.persistence.accessModes: act only with registry.persistence.enabled/,
-    );
-  });
-
-  it("sizes the workers' cache emptyDir, and refuses a size limit beside an existing claim", () => {
-    const cacheOf = (objects: K8sObject[]) =>
-      (podSpecOf(findObject(objects, 'Deployment', '-worker')).volumes as { name: string }[]).find(
-        (volume) => volume.name === 'cache',
-      );
-    expect(cacheOf(defaults)).toEqual({ name: 'cache', emptyDir: { sizeLimit: '20Gi' } });
-    const shared = renderChart(
-      onDefaults({ values: { worker: { cache: { existingClaim: 'model-cache' } } } }),
-    );
-    expect(cacheOf(shared)).toEqual({ name: 'cache', persistentVolumeClaim: { claimName: 'model-cache' } });
-    expect(
-      failureOf(
-        templateArgs({ values: { worker: { cache: { existingClaim: 'model-cache', sizeLimit: '5Gi' } } } }),
-      ),
-    ).toMatch(/worker.cache.sizeLimit is the emptyDir's limit; with worker.cache.existingClaim/);
-  });
-
-  it('lets gateways and workers reach the registry’s port (config snapshots, artifacts)', () => {
-    const policy = findObject(defaults, 'NetworkPolicy', '-registry');
-    const [rule] = (policy.spec as { ingress: { from: unknown[]; ports: unknown[] }[] }).ingress;
-    expect(rule?.ports).toEqual([{ port: 8081, protocol: 'TCP' }]);
-    for (const component of ['gateway', 'worker']) {
-      expect(rule?.from).toContainEqual({
-        podSelector: {
-          matchLabels: {
-            'app.kubernetes.io/name': 'modelgate',
-            'app.kubernetes.io/instance': 'mg',
-            'app.kubernetes.io/component': component,
-          },
-        },
-      });
-    }
-  });
-
-  it('scales gateways with an autoscaling/v2 CPU HPA and guards gateways and workers with PDBs', () => {
-    const hpa = findObject(production, 'HorizontalPodAutoscaler', '-gateway');
-    expect(hpa.apiVersion).toBe('autoscaling/v2');
-    expect(hpa.spec).toMatchObject({
-      minReplicas: 3,
-      maxReplicas: 30,
-      metrics: [
-        {
-          type: 'Resource',
-          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 65 } },
-        },
-      ],
-    });
-    expect(
-      (findObject(production, 'Deployment', '-gateway').spec as { replicas?: number }).replicas,
-    ).toBeUndefined();
-    expect(findObject(production, 'PodDisruptionBudget', '-gateway').spec).toMatchObject({ minAvailable: 2 });
-    expect(findObject(production, 'PodDisruptionBudget', '-worker').spec).toMatchObject({
-      maxUnavailable: 1,
-    });
-  });
-
-  it('runs every container as non-root with a read-only root filesystem, no capabilities and emptyDir /tmp', () => {
-    for (const objects of [defaults, production]) {
-      for (const workload of workloads(objects)) {
-        const pod = podSpecOf(workload);
-        expect(pod.securityContext, workload.metadata.name).toMatchObject({
-          runAsNonRoot: true,
-          runAsUser: 1000,
-        });
-        expect(pod.automountServiceAccountToken).toBe(false);
-        for (const container of pod.containers) {
-          expect(container.securityContext, container.name).toMatchObject({
-            runAsNonRoot: true,
-            readOnlyRootFilesystem: true,
-            allowPrivilegeEscalation: false,
-            capabilities: { drop: ['ALL'] },
-          });
-          const tmp = container.volumeMounts?.find((mount) => mount.mountPath === '/tmp');
-          const volume = pod.volumes?.find((candidate) => candidate.name === tmp?.name);
-          expect(volume?.emptyDir, `${container.name} needs an emptyDir on /tmp`).toBeDefined();
-        }
-      }
-    }
-  });
-
-  it('lets only gateways reach the workers’ inference port, and monitoring reach the metrics port', () => {
-    const policy = findObject(defaults, 'NetworkPolicy', '-worker');
-    expect(policy.spec).toMatchObject({
-      podSelector: { matchLabels: { 'app.kubernetes.io/component': 'worker' } },
-      policyTypes: ['Ingress'],
-      ingress: [
-        {
-          from: [
-            {
-              podSelector: {
-                matchLabels: { 'app.kubernetes.io/component': 'gateway', 'app.kubernetes.io/instance': 'mg' },
-              },
-            },
-          ],
-          ports: [{ port: 8001, protocol: 'TCP' }],
-        },
-        {
-          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
-          ports: [{ port: 8002, protocol: 'TCP' }],
-        },
-      ],
-    });
-  });
-
-  it('renders ServiceMonitors and the Ingress only when enabled', () => {
-    expect(
-      defaults.filter((object) => object.kind === 'ServiceMonitor' || object.kind === 'Ingress'),
-    ).toEqual([]);
-    const monitors = production.filter((object) => object.kind === 'ServiceMonitor');
-    expect(monitors.map(componentOf).sort()).toEqual(['gateway', 'registry', 'worker']);
-    for (const monitor of monitors) {
-      const port = (monitor.spec as { endpoints: { port: string }[] }).endpoints[0]?.port;
-      const service = findObject(production, 'Service', `-${componentOf(monitor)}`);
-      expect((service.spec as { ports: { name: string }[] }).ports.map((p) => p.name)).toContain(port);
-      expect(monitor.metadata.labels?.release).toBe('kube-prometheus-stack');
-    }
-    const ingress = findObject(production, 'Ingress', '-gateway');
-    expect(JSON.stringify(ingress.spec)).toContain('"name":"mg-modelgate-gateway"');
-  });
-
-  it('ships a Grafana dashboard whose queries use only metrics the apps register', () => {
-    const dashboard = findObject(defaults, 'ConfigMap', '-dashboard');
-    expect(dashboard.metadata.labels?.grafana_dashboard).toBe('1');
-    const json = (dashboard.data as Record<string, string>)['modelgate.json'] ?? '';
-    const used = new Set(
-      [...json.matchAll(/modelgate_[a-z_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, '')),
-    );
-    const registered = new Set<string>();
-    for (const dir of [
-      'apps/gateway/src',
-      'apps/worker/src',
-      'apps/registry/src',
-      'libs/observability/src',
-    ]) {
-      for (const file of readdirSync(repoPath(dir), { recursive: true, encoding: 'utf8' })) {
-        if (!file.endsWith('.ts') || file.endsWith('.spec.ts')) continue;
-        for (const [, name] of readFileSync(repoPath(dir, file), 'utf8').matchAll(
-          /name: '(modelgate_[a-z_]+)'/g,
-        )) {
-          registered.add(name ?? '');
-        }
-      }
-    }
-    expect([...used].filter((name) => !registered.has(name))).toEqual([]);
-    for (const metric of [
-      'modelgate_requests_total',
-      'modelgate_stage_duration_seconds',
-      'modelgate_request_duration_seconds',
-      'modelgate_batch_size',
-      'modelgate_queue_depth',
-      'modelgate_model_ready',
-      'modelgate_config_revision',
-      'modelgate_registry_config_revision',
-      'modelgate_request_failures_total',
-      'modelgate_inference_failures_total',
-      'modelgate_model_execution_provider',
-      'modelgate_model_load_duration_seconds',
-    ]) {
-      expect(used).toContain(metric);
-    }
   });
 });

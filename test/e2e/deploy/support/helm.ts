@@ -11,6 +11,7 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { repoPath } from './repo.js';
 import { readZipEntry } from './zip-entry.js';
@@ -147,4 +148,23 @@ export function findObject(objects: readonly K8sObject[], kind: string, suffix: 
     );
   }
   return found[0] as K8sObject;
+}
+
+/** helm's combined output of a command expected to fail. */
+export function failureOf(args: readonly string[]): string {
+  const result = runHelm(args);
+  expect(result.status, 'helm should have refused these values').not.toBe(0);
+  return result.stderr + result.stdout;
+}
+
+/** `helm template` arguments for `input` on top of the default values (see onDefaults). */
+export function templateArgs(input: ValuesInput): string[] {
+  return [
+    'template',
+    RELEASE.name,
+    CHART_DIR,
+    '--namespace',
+    RELEASE.namespace,
+    ...valuesArgs(onDefaults(input)),
+  ];
 }
