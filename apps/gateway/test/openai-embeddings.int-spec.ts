@@ -19,6 +19,7 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
     ({ worker, gateway } = await startServingPair(
       [
         { name: 'embed', fixture: 'tiny-bert-embedder', task: 'feature-extraction' },
+        { name: 'embed-b', fixture: 'tiny-bert-embedder', task: 'feature-extraction' },
         { name: 'bert', fixture: 'tiny-bert-sst2' },
       ],
       {
@@ -28,6 +29,14 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
             task: 'feature-extraction',
             routes: [{ model: 'embed:1', weight: 100, role: 'primary' }],
             postprocessing: { pooling: 'mean', normalize: true },
+          },
+          {
+            name: 'split-embedder',
+            task: 'feature-extraction',
+            routes: [
+              { model: 'embed:1', weight: 50, role: 'primary' },
+              { model: 'embed-b:1', weight: 50, role: 'canary' },
+            ],
           },
           {
             name: 'sentiment',
@@ -98,6 +107,22 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
     });
     expect(lineOf(ids[0]!)).toEqual([expect.objectContaining({ user, url: '/v1/embeddings', status: 200 })]);
     expect(lineOf(ids[1]!)[0]).not.toHaveProperty('user');
+  });
+
+  it("keeps a caller on one route of a canary split by the endpoint's sticky header, and names the model", async () => {
+    const modelOf = async (headers: Record<string, string>) =>
+      (
+        await client.embeddings.create({ model: 'split-embedder', input: 'x' }, { headers }).withResponse()
+      ).response.headers.get('x-modelgate-model');
+    for (const key of ['user-1', 'user-2', 'user-3', 'user-4']) {
+      const models = new Set<string | null>();
+      for (let i = 0; i < 10; i++) models.add(await modelOf({ 'x-modelgate-route-key': key }));
+      expect(models.size, key).toBe(1);
+    }
+    // Without a key each request is weighed afresh: 40 at 50/50 land on both routes.
+    const unkeyed = new Set<string | null>();
+    for (let i = 0; i < 40; i++) unkeyed.add(await modelOf({}));
+    expect([...unkeyed].sort()).toEqual(['embed-b:1', 'embed:1']);
   });
 
   it('truncates to `dimensions` and re-normalizes', async () => {

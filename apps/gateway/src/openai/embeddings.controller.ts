@@ -1,10 +1,11 @@
-import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
-import { type FastifyRequest } from 'fastify';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { noteEndUser } from '../http/end-user.js';
 import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { ServeService } from '../serving/serve.service.js';
+import { stickyRouteKey } from '../serving/sticky-key.js';
 import {
   type OpenAiEmbeddingsResponse,
   parseOpenAiEmbeddingsRequest,
@@ -28,12 +29,16 @@ export class EmbeddingsController {
 
   @Post('embeddings')
   @HttpCode(200)
-  async embeddings(@Body() body: unknown, @Req() request: FastifyRequest): Promise<OpenAiEmbeddingsResponse> {
+  async embeddings(
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OpenAiEmbeddingsResponse> {
     const started = performance.now();
     // What the failure metrics are labelled with: the endpoint once known, the model once routed.
     const reached: Reached = {};
     try {
-      return await this.embed(body, request, started, reached);
+      return await this.embed(body, request, reply, started, reached);
     } catch (error) {
       this.metrics.recordFailure(
         reached.endpoint ?? 'unknown',
@@ -48,6 +53,7 @@ export class EmbeddingsController {
   private async embed(
     body: unknown,
     request: FastifyRequest,
+    reply: FastifyReply,
     started: number,
     reached: Reached,
   ): Promise<OpenAiEmbeddingsResponse> {
@@ -62,12 +68,20 @@ export class EmbeddingsController {
         { field: 'model' },
       );
     }
+    // A canary split keeps a caller on one route by the endpoint's sticky header, as on /serve.
+    const stickyKey = stickyRouteKey(request.headers, endpoint);
     const answer = await this.serve.serve(
-      { endpoint: parsed.model, body: { text: parsed.input }, requestId: request.id },
+      {
+        endpoint: parsed.model,
+        body: { text: parsed.input },
+        requestId: request.id,
+        ...(stickyKey === undefined ? {} : { stickyKey }),
+      },
       (to) => {
         reached.routed = to;
       },
     );
+    void reply.header('x-modelgate-model', answer.modelId);
     const response = toOpenAiEmbeddings(
       parsed,
       Array.isArray(parsed.input) ? answer.body.predictions : answer.body.predictions.slice(0, 1),

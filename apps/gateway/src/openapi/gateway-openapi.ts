@@ -12,7 +12,14 @@ import { z } from 'zod';
 import { openAiEmbeddingsRequestSchema } from '../openai/openai-embeddings.js';
 import { generationRoutes, openAiErrors } from './generation-openapi.js';
 import { kserveRoutes } from './kserve-openapi.js';
-import { REQUEST_ID_HEADER, gatewayErrors, serveAnswerBody, serveRoutes } from './serve-openapi.js';
+import {
+  MODEL_HEADER,
+  REQUEST_ID_HEADER,
+  ROUTE_KEY_HEADER,
+  gatewayErrors,
+  serveAnswerBody,
+  serveRoutes,
+} from './serve-openapi.js';
 
 const jobBody: ApiBody = {
   name: 'Job',
@@ -101,10 +108,14 @@ const otherRoutes: ApiRoute[] = [
     operationId: 'EmbeddingsController_embeddings',
     tag: 'openai',
     summary: 'OpenAI-compatible embeddings: `model` names a feature-extraction endpoint',
-    headers: [REQUEST_ID_HEADER],
+    headers: [REQUEST_ID_HEADER, ROUTE_KEY_HEADER],
     body: embeddingsRequestBody,
     responses: {
-      '200': { description: "OpenAI's list of embeddings.", body: embeddingsAnswerBody },
+      '200': {
+        description: "OpenAI's list of embeddings.",
+        body: embeddingsAnswerBody,
+        headers: [REQUEST_ID_HEADER, MODEL_HEADER],
+      },
       ...openAiErrors([400, 404, 413, 422, 429, 503, 504]),
     },
   },

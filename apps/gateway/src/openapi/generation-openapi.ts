@@ -15,7 +15,7 @@ import { completionAnswerSchema, completionChunkSchema } from '../openai/complet
 import { openAiCompletionsRequestSchema } from '../openai/openai-completions.js';
 import { openAiErrorBodySchema, openAiErrorType } from '../openai/openai-errors.js';
 import { modelParams, v2Error, versionParams } from './kserve-openapi.js';
-import { REQUEST_ID_HEADER } from './serve-openapi.js';
+import { MODEL_HEADER, REQUEST_ID_HEADER, ROUTE_KEY_HEADER } from './serve-openapi.js';
 
 const EXAMPLE_MODEL = 'gpt2';
 
@@ -214,17 +214,14 @@ const completionsRoute: ApiRoute = {
     'temperature 0 decodes greedily; an array of prompts answers one choice each; `stream: true` answers ' +
     'Server-Sent Events `data: <chunk>` (the choices interleaved, each ending with its finish_reason) ended by `data: [DONE]`. ' +
     'suffix, logprobs, best_of > 1, n > 1, presence/frequency penalties and logit_bias are refused (400, `param` names the field).',
-  headers: [REQUEST_ID_HEADER],
+  headers: [REQUEST_ID_HEADER, ROUTE_KEY_HEADER],
   body: completionRequestBody,
   responses: {
     '200': {
       description: 'The completion, or with `stream: true` its chunks as Server-Sent Events.',
       body: completionAnswerBody,
       alternatives: [completionChunkBody],
-      headers: [
-        REQUEST_ID_HEADER,
-        { name: 'x-modelgate-model', description: 'The model that answered, `name:version`.' },
-      ],
+      headers: [REQUEST_ID_HEADER, MODEL_HEADER],
     },
     ...openAiErrors([400, 404, 413, 422, 429, 503, 504]),
   },

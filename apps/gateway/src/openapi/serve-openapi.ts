@@ -153,13 +153,22 @@ const acceptedJobBody: ApiBody = {
   examples: { queued: { summary: 'Queued', value: { job: 'k3Jv9q', status_url: '/jobs/k3Jv9q' } } },
 };
 
+/** The sticky-route request header (an endpoint's `stickyHeader` may name another). */
+export const ROUTE_KEY_HEADER: ApiHeader = {
+  name: 'x-modelgate-route-key',
+  description:
+    'Keeps a client on one canary route: the same key always takes the same route (an endpoint may name another header).',
+};
+
+/** The response header naming the model that answered. */
+export const MODEL_HEADER: ApiHeader = {
+  name: 'x-modelgate-model',
+  description: 'The model that answered, `name:version`.',
+};
+
 const requestHeaders: ApiHeader[] = [
   REQUEST_ID_HEADER,
-  {
-    name: 'x-modelgate-route-key',
-    description:
-      'Keeps a client on one canary route: the same key always takes the same route (an endpoint may name another header).',
-  },
+  ROUTE_KEY_HEADER,
   {
     name: 'Prefer',
     description: '`respond-async` queues the request and answers 202 with a job to poll (needs Redis).',
@@ -209,7 +218,7 @@ function serveRoute(pinned: boolean): ApiRoute {
         alternatives: [serveEventBody],
         headers: [
           REQUEST_ID_HEADER,
-          { name: 'x-modelgate-model', description: 'The model that answered, `name:version`.' },
+          MODEL_HEADER,
           {
             name: 'Server-Timing',
             description:
