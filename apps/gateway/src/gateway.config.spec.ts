@@ -52,6 +52,14 @@ describe('retired keys', () => {
 });
 
 describe('loadGatewayConfig: settings that would do nothing', () => {
+  it('refuses a registry token without a registry to send it to', () => {
+    expect(() => loadGatewayConfig({ REGISTRY_TOKEN: 'mgt_node' })).toThrow(
+      /REGISTRY_TOKEN: is sent only to REGISTRY_URL .*: set REGISTRY_URL, or leave it out/,
+    );
+    const live = loadGatewayConfig({ REGISTRY_URL: 'http://registry:8081', REGISTRY_TOKEN: 'mgt_node' });
+    expect(live.REGISTRY_TOKEN).toBe('mgt_node');
+  });
+
   it('refuses a config file beside REGISTRY_URL, and Redis-only settings without Redis, each saying why', () => {
     expect(() =>
       loadGatewayConfig({ REGISTRY_URL: 'http://registry:8081', GATEWAY_CONFIG_FILE: '/etc/snapshot.json' }),

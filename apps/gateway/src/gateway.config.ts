@@ -6,6 +6,7 @@ import {
   listFromEnv,
   notBesideRegistryUrl,
   REDIS_KEY_PREFIX_RULE,
+  REGISTRY_TOKEN_RULE,
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
@@ -125,6 +126,7 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
 /** Keys that act only in some configurations (refused where they would do nothing). */
 const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
   REDIS_KEY_PREFIX_RULE,
+  REGISTRY_TOKEN_RULE,
   ['GATEWAY_CONFIG_FILE', notBesideRegistryUrl],
   [
     'GATEWAY_HEARTBEAT_TTL_MS',

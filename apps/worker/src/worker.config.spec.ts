@@ -61,6 +61,10 @@ describe('loadWorkerConfig', () => {
       WORKER_ADVERTISE_ADDRESS: '10.0.0.1',
     });
     expect([live.WORKER_RECONCILE_INTERVAL_MS, live.WORKER_HEARTBEAT_TTL_MS]).toEqual([500, 3000]);
+    expect(() => loadWorkerConfig({ REGISTRY_TOKEN: 'mgt_node' })).toThrow(
+      /REGISTRY_TOKEN: is sent only to REGISTRY_URL .*: set REGISTRY_URL, or leave it out/,
+    );
+    expect(loadWorkerConfig({ ...registry, REGISTRY_TOKEN: 'mgt_node' }).REGISTRY_TOKEN).toBe('mgt_node');
     expect(() => loadWorkerConfig({ ...registry, REDIS_KEY_PREFIX: 'mg' })).toThrow(
       'REDIS_KEY_PREFIX: prefixes Redis keys and channels only: set REDIS_URL, or leave it out',
     );

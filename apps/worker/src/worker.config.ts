@@ -5,6 +5,7 @@ import {
   listFromEnv,
   notBesideRegistryUrl,
   REDIS_KEY_PREFIX_RULE,
+  REGISTRY_TOKEN_RULE,
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
@@ -93,6 +94,7 @@ const HEARTBEATS_GO_TO = ['REDIS_URL', 'REGISTRY_URL'];
 /** Keys that act only in some configurations (refused where they would do nothing). */
 const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
   REDIS_KEY_PREFIX_RULE,
+  REGISTRY_TOKEN_RULE,
   ['WORKER_CONFIG_FILE', notBesideRegistryUrl],
   ['WORKER_RECONCILE_INTERVAL_MS', actsOnlyWith(['REGISTRY_URL'], 'paces polling the registry')],
   ['WORKER_HEARTBEAT_TTL_MS', actsOnlyWith(HEARTBEATS_GO_TO, 'heartbeats go to Redis or the registry')],

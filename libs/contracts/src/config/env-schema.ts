@@ -63,6 +63,15 @@ export const REDIS_KEY_PREFIX_RULE: IdleKeyRule = [
   actsOnlyWith(['REDIS_URL'], 'prefixes Redis keys and channels only'),
 ];
 
+/** A node's REGISTRY_TOKEN, which authenticates it to REGISTRY_URL only. */
+export const REGISTRY_TOKEN_RULE: IdleKeyRule = [
+  'REGISTRY_TOKEN',
+  actsOnlyWith(
+    ['REGISTRY_URL'],
+    'is sent only to REGISTRY_URL (an artifact URI on a registry carries a token as its user info: http://x:<token>@registry/...)',
+  ),
+];
+
 /** The config file check of a node: a file beside REGISTRY_URL is not read (the registry's config wins). */
 export const notBesideRegistryUrl: IdleKeyRule[1] = (env) =>
   env.REGISTRY_URL === undefined
