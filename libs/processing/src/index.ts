@@ -125,7 +125,6 @@ export {
   planContextWindows,
 } from './preprocessing/question-windows.js';
 export {
-  MAX_QUESTION_ANSWERING_SEQ_LEN,
   type EncodeQuestionsOptions,
   type EncodedQuestions,
   type PairPlan,

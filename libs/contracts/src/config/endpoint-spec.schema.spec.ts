@@ -107,6 +107,25 @@ describe('endpointSpecSchema', () => {
     });
   });
 
+  it("refuses a question-answering maxTokens past the pipeline's 384-token windows, which would cap it", () => {
+    const issues = issuesOf(endpoint({ task: 'question-answering', preprocessing: { maxTokens: 512 } }));
+    expect(issues).toEqual([
+      {
+        path: 'preprocessing.maxTokens',
+        message:
+          "question-answering windows are at most 384 tokens (the pipeline's max_seq_len); give 384 or less",
+      },
+    ]);
+    expect(
+      parseEndpointSpec(endpoint({ task: 'question-answering', preprocessing: { maxTokens: 384 } }))
+        .preprocessing.maxTokens,
+    ).toBe(384);
+    // Other tasks are capped by the model's own maximum only.
+    expect(parseEndpointSpec(endpoint({ preprocessing: { maxTokens: 512 } })).preprocessing.maxTokens).toBe(
+      512,
+    );
+  });
+
   it('names every bad pre-processing and top-level field', () => {
     const issues = issuesOf({
       name: '-leading-dash',

@@ -36,6 +36,9 @@ const DEFAULT_MAX_INPUT_CHARS = 20000;
 /** Tasks whose requests carry one image and no text. */
 const IMAGE_TASKS: readonly ModelTask[] = ['image-classification', 'image-to-text'];
 
+/** transformers' QA pipeline never makes windows longer than this (max_seq_len's default cap). */
+export const MAX_QUESTION_ANSWERING_SEQ_LEN = 384;
+
 /** Limits and options of the gateway's text → tensors step. */
 export const preprocessingSchema = z.object({
   maxInputChars: positiveIntSchema
@@ -143,6 +146,17 @@ function checkPreprocessingForTask(
         message: `does not apply to ${task} endpoints: a request carries an image, no text; leave it out`,
       });
     }
+  }
+  if (
+    task === 'question-answering' &&
+    preprocessing.maxTokens !== undefined &&
+    preprocessing.maxTokens > MAX_QUESTION_ANSWERING_SEQ_LEN
+  ) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['preprocessing', 'maxTokens'],
+      message: `question-answering windows are at most ${MAX_QUESTION_ANSWERING_SEQ_LEN} tokens (the pipeline's max_seq_len); give ${MAX_QUESTION_ANSWERING_SEQ_LEN} or less`,
+    });
   }
   if (task === 'question-answering' && preprocessing.truncation !== true) {
     // Long contexts become overlapping windows and an over-long question is refused: nothing is cut.

@@ -1,15 +1,12 @@
 // Question-answering requests → model rows: every pair's windows (question-windows.ts) of every
 // pair, packed as the rows of ONE tensor batch, plus what decoding needs to map each row's span
 // logits back to characters of its context.
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { ErrorCode, MAX_QUESTION_ANSWERING_SEQ_LEN, ModelgateError } from '@modelgate/contracts';
 import { type AnswerWindow, type ContextTokens } from '../postprocessing/answer-spans.js';
 import { type TextTokenizer } from '../tokenizer/text-tokenizer.js';
 import { type Int64Tensor, checkInputNames, packRows } from './encode-inputs.js';
 import { type QuestionAnsweringRequest } from './question-answering-request.js';
 import { buildQuestionWindows, defaultDocStride } from './question-windows.js';
-
-/** transformers' QA pipeline never makes windows longer than this (max_seq_len's default cap). */
-export const MAX_QUESTION_ANSWERING_SEQ_LEN = 384;
 
 /** Where a pair's answers are read from. */
 export interface PairPlan {
