@@ -94,6 +94,16 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
       const registered = await registry.admin.post<ModelView>('/v1/models', body);
       expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
     }
+    const embedder = await fixtureRegistration(
+      'tiny-bert-embedder',
+      'embed',
+      'feature-extraction',
+      `${isolation.dir}/files`,
+    );
+    for (let version = 1; version <= 2; version++) {
+      const registered = await registry.admin.post<ModelView>('/v1/models', embedder);
+      expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
+    }
   });
 
   afterAll(async () => {
@@ -137,6 +147,26 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
       expect.objectContaining({ endpoint: 'first', to: 'demo:2', state: 'PENDING', percent: 0 }),
     );
     expect((await client().post('/v1/endpoints/first/rollout/abort', {})).status).toBe(200);
+  });
+
+  it('refuses minAgreement on an endpoint whose shadow answers are not compared row by row', async () => {
+    const created = await client().post('/v1/endpoints', {
+      name: 'vectors',
+      task: 'feature-extraction',
+      model: 'embed:1',
+    });
+    expect(created.status).toBe(201);
+    const refused = await start('vectors', { to: 'embed:2', shadowFirstSeconds: 5, minAgreement: 0.9 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      field: 'minAgreement',
+      message: expect.stringMatching(
+        /^minAgreement: feature-extraction answers are not compared row by row, so no agreement is measured \(only for text-classification, image-classification, text-generation, image-to-text\); leave it out$/,
+      ) as unknown,
+    });
+    const shadowed = await start('vectors', { to: 'embed:2', shadowFirstSeconds: 5 });
+    expect(shadowed.status).toBe(201);
+    expect((await client().post('/v1/endpoints/vectors/rollout/abort', {})).status).toBe(200);
   });
 
   let refusals = 0;

@@ -79,7 +79,7 @@ export function registerRolloutCommands(program: Command, contextOf: ContextFact
     )
     .option(
       '--min-agreement <share>',
-      "smallest share of mirrored rows whose top label matches the primary's (default 0.95)",
+      "smallest share of mirrored rows whose top label (or generated text) matches the primary's (default 0.95; classification and generation endpoints)",
       asArgParser(parseRate),
     )
     .option(

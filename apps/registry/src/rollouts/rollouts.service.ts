@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type NodeHeartbeat } from '@modelgate/config-sync';
 import {
+  AGREEMENT_TASKS,
   DEFAULT_ROLLOUT_MIN_AGREEMENT,
   DEFAULT_ROLLOUT_SHADOW_PERCENT,
   ErrorCode,
@@ -9,6 +10,7 @@ import {
   type RolloutSummary,
   type RolloutView,
   type StartRolloutInput,
+  measuresAgreement,
   parseModelId,
 } from '@modelgate/contracts';
 import {
@@ -74,6 +76,14 @@ export class RolloutsService {
           `endpoint ${endpoint.name} already has a rollout to ${active.toModel} in progress (${active.state}); ` +
             `one at a time: see \`modelgate rollout status ${endpoint.name}\`, or end it with ` +
             `\`modelgate rollout abort ${endpoint.name}\` or \`promote\``,
+        );
+      }
+      if (input.minAgreement !== undefined && !measuresAgreement(endpoint.task)) {
+        throw new ModelgateError(
+          ErrorCode.INVALID_ARGUMENT,
+          `minAgreement: ${endpoint.task} answers are not compared row by row, so no agreement is measured ` +
+            `(only for ${AGREEMENT_TASKS.join(', ')}); leave it out`,
+          { field: 'minAgreement' },
         );
       }
       const candidate = await findRoutableModel(manager, input.to, endpoint.task, 'to');

@@ -67,3 +67,20 @@ export const LABELLED_TASKS = [
 export function hasLabels(task: ModelTask): boolean {
   return (LABELLED_TASKS as readonly ModelTask[]).includes(task);
 }
+
+/**
+ * Tasks whose shadow answers the gateways compare with the primary's row by row, the agreement a
+ * rollout's minAgreement judges: the top class (text- and image-classification) or the generated
+ * text (text-generation, image-to-text).
+ */
+export const AGREEMENT_TASKS = [
+  'text-classification',
+  'image-classification',
+  'text-generation',
+  'image-to-text',
+] as const satisfies readonly ModelTask[];
+
+/** Whether a rollout on an endpoint of `task` measures agreement (AGREEMENT_TASKS). */
+export function measuresAgreement(task: ModelTask): boolean {
+  return (AGREEMENT_TASKS as readonly ModelTask[]).includes(task);
+}
