@@ -84,25 +84,16 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
     env = { ...isolation.env, REGISTRY_ROLLOUT_TICK_MS: '100' };
     registry = await startRegistryInProcess(env);
     redis = new Redis(TEST_REDIS_URL);
-    const body = await fixtureRegistration(
-      'tiny-bert-sst2',
-      'demo',
-      'text-classification',
-      `${isolation.dir}/files`,
-    );
-    for (let version = 1; version <= 3; version++) {
-      const registered = await registry.admin.post<ModelView>('/v1/models', body);
-      expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
-    }
-    const embedder = await fixtureRegistration(
-      'tiny-bert-embedder',
-      'embed',
-      'feature-extraction',
-      `${isolation.dir}/files`,
-    );
-    for (let version = 1; version <= 2; version++) {
-      const registered = await registry.admin.post<ModelView>('/v1/models', embedder);
-      expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
+    // demo:1-3 (text-classification) and embed:1-2 (feature-extraction), all READY.
+    for (const [fixture, name, task, versions] of [
+      ['tiny-bert-sst2', 'demo', 'text-classification', 3],
+      ['tiny-bert-embedder', 'embed', 'feature-extraction', 2],
+    ] as const) {
+      const body = await fixtureRegistration(fixture, name, task, `${isolation.dir}/files`);
+      for (let version = 1; version <= versions; version++) {
+        const registered = await registry.admin.post<ModelView>('/v1/models', body);
+        expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
+      }
     }
   });
 
