@@ -94,7 +94,7 @@ export const gatewayConfigSchema = z.object({
    * off; `false` (one ModelInfer per call) for workers that compute padding, such as a Triton server.
    */
   GATEWAY_MERGE_CALLS: booleanFromEnv.default(true),
-  /** Largest request body accepted, in bytes (larger → 413). */
+  /** Largest request body accepted, in bytes (larger → 413); an image endpoint's /serve bodies are bounded by its maxImageBytes instead. */
   GATEWAY_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

@@ -67,6 +67,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     asyncInference: app.get<symbol, AsyncInference | undefined>(ASYNC_INFERENCE),
     logger,
     generation: app.get(GenerationService),
+    bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
   });
   if (config.GATEWAY_DOCS) await serveApiDocs(adapter.getInstance(), gatewayOpenApiDocument());
   // Not Nest's enableShutdownHooks: it would close the listener at once (lifecycle/graceful-shutdown.ts).

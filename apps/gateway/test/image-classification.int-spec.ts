@@ -252,6 +252,24 @@ describe('gateway: image-classification endpoints', () => {
     expect(pixels).toContain('20000 pixels, over the limit of 10000');
   });
 
+  it("takes an image as large as the endpoint's maxImageBytes, past GATEWAY_BODY_LIMIT_BYTES, which bounds other bodies", async () => {
+    // Noise does not compress: a PNG over 2 MiB, past the gateway's 1 MiB body limit, within
+    // the vision endpoint's default 10 MiB image limit.
+    const noise = randomBytes(900 * 900 * 3);
+    const png = await sharp(noise, { raw: { width: 900, height: 900, channels: 3 } })
+      .png()
+      .toBuffer();
+    expect(png.length).toBeGreaterThan(2 * 1024 * 1024);
+    const raw = await postRaw('/serve/vision', png, 'image/png');
+    expect(raw.status).toBe(200);
+    const json = await gateway.post('/serve/vision', { image: png.toString('base64') });
+    expect(json.status).toBe(200);
+    const text = await gateway.post('/serve/sentiment', { text: 'a'.repeat(2 * 1024 * 1024) });
+    expect(expectRefused(text, 413, 'PAYLOAD_TOO_LARGE')).toBe(
+      "the request body is over 1048576 bytes, this endpoint's limit",
+    );
+  });
+
   it('queues a raw image body as an asynchronous job (Prefer: respond-async) and answers it as the synchronous path', async () => {
     const accepted = await postRaw('/serve/vision', jpeg, 'image/jpeg', { prefer: 'respond-async' });
     expect(accepted.status).toBe(202);

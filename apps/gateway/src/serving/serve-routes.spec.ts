@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { createLogger } from '@modelgate/observability';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -32,7 +33,16 @@ async function serveRoutes(setup: Setup = {}) {
   const serve = vi.fn(setup.serve ?? (() => Promise.resolve(ANSWER)));
   const metrics = new GatewayMetrics();
   const endpoint = { name: 'sentiment', ...(setup.stickyHeader ? { stickyHeader: setup.stickyHeader } : {}) };
-  const tables = { current: { endpoints: new Map([['sentiment', endpoint]]) } };
+  // An image endpoint takes bodies its maxImageBytes allows: ceil(3000 / 3) × 4 + 4096 = 8096 bytes.
+  const vision = { name: 'vision', task: 'image-classification', preprocessing: { maxImageBytes: 3000 } };
+  const tables = {
+    current: {
+      endpoints: new Map<string, object>([
+        ['sentiment', endpoint],
+        ['vision', vision],
+      ]),
+    },
+  };
   app = Fastify({ bodyLimit: 1024, ...requestIdOptions });
   installFastifyHooks(app, logger);
   installServeRoutes(app, {
@@ -41,6 +51,7 @@ async function serveRoutes(setup: Setup = {}) {
     metrics,
     asyncInference: setup.asyncInference as AsyncInference | undefined,
     logger,
+    bodyLimit: 1024,
   });
   await app.ready();
   const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
@@ -168,6 +179,34 @@ describe('the serve routes', () => {
     expect(oversized.statusCode).toBe(413);
     expect(oversized.json<ErrorBody>().error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     expect(serve).not.toHaveBeenCalled();
+  });
+
+  it("bounds an image endpoint's body by its maxImageBytes, and a chunked body as it arrives", async () => {
+    const { serve, post } = await serveRoutes();
+    const image = (bytes: number) => ({ image: 'A'.repeat(bytes) });
+    expect((await post('/serve/vision', image(5000))).statusCode).toBe(200);
+    expect(serve).toHaveBeenCalledTimes(1);
+    const over = await post('/serve/vision', image(9000), { 'x-request-id': 'req-5' });
+    expect(over.statusCode).toBe(413);
+    expect(over.json()).toEqual({
+      error: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: "the request body is over 8096 bytes, this endpoint's limit",
+        request_id: 'req-5',
+      },
+    });
+    // Without Content-Length the bytes are counted as they come.
+    const chunked = await app!.inject({
+      method: 'POST',
+      url: '/serve/sentiment',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      payload: Readable.from([Buffer.from('{"text": "'), Buffer.from('a'.repeat(2000)), Buffer.from('"}')]),
+    });
+    expect(chunked.statusCode).toBe(413);
+    expect(chunked.json<ErrorBody>().error.message).toBe(
+      "the request body is over 1024 bytes, this endpoint's limit",
+    );
+    expect(serve).toHaveBeenCalledTimes(1);
   });
 
   it('answers 415 to a body that is not JSON without calling the service', async () => {

@@ -5,6 +5,7 @@ import { type AsyncInference } from '../async-jobs/async-inference.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { clientGoneSignal } from '../http/client-gone.js';
 import { RawImageBody } from '../http/image-body.js';
+import { SERVE_ROUTE_BODY_CEILING, limitServeBody, serveBodyLimit } from '../http/serve-body-limit.js';
 import { sendErrorReply } from '../http/http-exception.filter.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { type GenerationService } from './generation/generation.service.js';
@@ -30,6 +31,8 @@ export interface ServeRouteDeps {
   logger: Logger;
   /** Streams `"stream": true` calls of generative endpoints (without it, they answer 500). */
   generation?: GenerationService;
+  /** GATEWAY_BODY_LIMIT_BYTES: the body limit of every endpoint but image ones (http/serve-body-limit.ts). */
+  bodyLimit: number;
 }
 
 /** Path parameters of both serve routes; `version` only on the pinned one. */
@@ -45,7 +48,8 @@ type ServeRequest = FastifyRequest<{ Params: ServeParams }>;
  * the gateway's hot path, and Nest's controller pipeline (router proxy, interceptors consumer,
  * param factories, response controller) is per-request work that buys these two routes nothing:
  * they have no guards, pipes or interceptors. Everything else stays Nest's. The Fastify hooks
- * (415 for non-JSON, x-request-id, the request log) and the body limit apply as to every route;
+ * (415 for non-JSON, x-request-id, the request log) apply as to every route, the body limit per
+ * endpoint (http/serve-body-limit.ts);
  * errors, the body parser's included, are answered through the same `sendErrorReply` as the
  * Nest filter; openapi/serve-openapi.ts documents the routes.
  */
@@ -64,8 +68,15 @@ export function installServeRoutes(fastify: FastifyInstance, deps: ServeRouteDep
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     void sendErrorReply(request, reply, error, deps.logger);
   };
-  fastify.post<{ Params: ServeParams }>('/serve/:endpoint', { errorHandler }, handler);
-  fastify.post<{ Params: ServeParams }>('/serve/:endpoint/:version', { errorHandler }, handler);
+  const preParsing = limitServeBody((request) =>
+    serveBodyLimit(
+      deps.tables.current?.endpoints.get((request.params as ServeParams).endpoint),
+      deps.bodyLimit,
+    ),
+  );
+  const options = { errorHandler, preParsing, bodyLimit: SERVE_ROUTE_BODY_CEILING };
+  fastify.post<{ Params: ServeParams }>('/serve/:endpoint', options, handler);
+  fastify.post<{ Params: ServeParams }>('/serve/:endpoint/:version', options, handler);
   installTokenizeRoute(fastify, deps);
 }
 
