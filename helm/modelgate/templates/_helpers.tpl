@@ -198,6 +198,8 @@ topologySpreadConstraints:
 {{- fail "snapshot.models, snapshot.endpoints and snapshot.existingConfigMap are used only with configSync.mode static; in live mode the fleet follows the registry (create models and endpoints there)" }}
 {{- end }}
 {{- true }}
+{{- else if and .Values.snapshot.existingConfigMap (or .Values.snapshot.models .Values.snapshot.endpoints) }}
+{{- fail "snapshot.models and snapshot.endpoints describe the snapshot the chart renders; with snapshot.existingConfigMap your ConfigMap's snapshot.json is served instead: put them there, or leave existingConfigMap unset" }}
 {{- end }}
 {{- end }}
 
@@ -245,5 +247,23 @@ the persistence settings acts without persistence.enabled.
 {{- end }}
 {{- else if and $p.existingClaim $set }}
 {{- fail (printf "%s: describe the claim the chart creates; with registry.persistence.existingClaim the existing claim's own apply: unset them" (join ", " $set)) }}
+{{- end }}
+{{- end }}
+
+{{/* gateway.replicaCount acts only without the HPA, gateway.autoscaling's bounds only with it. */}}
+{{- define "modelgate.checkGatewayScaling" -}}
+{{- $scaling := .Values.gateway.autoscaling }}
+{{- if $scaling.enabled }}
+{{- if ne (toString .Values.gateway.replicaCount) "" }}
+{{- fail "gateway.replicaCount applies with gateway.autoscaling.enabled false; the HPA sets the replicas: set gateway.autoscaling.minReplicas/maxReplicas instead" }}
+{{- end }}
+{{- else }}
+{{- $set := list }}
+{{- range $key := list "minReplicas" "maxReplicas" "targetCPUUtilizationPercentage" }}
+{{- if ne (toString (index $scaling $key)) "" }}{{ $set = append $set (printf "gateway.autoscaling.%s" $key) }}{{ end }}
+{{- end }}
+{{- if $set }}
+{{- fail (printf "%s: apply only with gateway.autoscaling.enabled (it is false: gateway.replicaCount sets the replicas); unset them" (join ", " $set)) }}
+{{- end }}
 {{- end }}
 {{- end }}

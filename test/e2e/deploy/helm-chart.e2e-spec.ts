@@ -91,10 +91,10 @@ describe('helm/modelgate', () => {
   });
 
   it('rejects a value of the wrong type through values.schema.json, in template and in lint', () => {
-    const wrong: ValuesInput = { values: { gateway: { replicaCount: 'two' } } };
-    expect(failureOf(templateArgs(wrong))).toMatch(/\/gateway\/replicaCount.*got string, want integer/);
+    const wrong: ValuesInput = { values: { worker: { replicaCount: 'two' } } };
+    expect(failureOf(templateArgs(wrong))).toMatch(/\/worker\/replicaCount.*got string, want integer/);
     expect(failureOf(['lint', '--strict', CHART_DIR, ...valuesArgs(onDefaults(wrong))])).toMatch(
-      /gateway\/replicaCount/,
+      /worker\/replicaCount/,
     );
     const wrongEnv: ValuesInput = { values: { worker: { env: { WORKER_DRAIN_TIMEOUT_MS: '30s' } } } };
     expect(failureOf(templateArgs(wrongEnv))).toMatch(/\/worker\/env\/WORKER_DRAIN_TIMEOUT_MS/);
@@ -306,5 +306,13 @@ describe('helm/modelgate', () => {
       failureOf(templateArgs({ files: ['ci/static-values.yaml'], values: { configSync: { mode: 'live' } } })),
     ).toMatch(/used only with configSync.mode static/);
     expect(failureOf(templateArgs({ values: { configSync: { mode: 'push' } } }))).toMatch(/configSync\/mode/);
+    expect(
+      failureOf(
+        templateArgs({
+          files: ['ci/static-values.yaml'],
+          values: { snapshot: { existingConfigMap: 'fleet-snapshot' } },
+        }),
+      ),
+    ).toMatch(/snapshot.models and snapshot.endpoints describe the snapshot the chart renders/);
   });
 });

@@ -172,6 +172,25 @@ describe('helm/modelgate workloads', () => {
     }
   });
 
+  it('sets gateway replicas by the HPA or by replicaCount, and refuses the settings of the other', () => {
+    const hpa = findObject(defaults, 'HorizontalPodAutoscaler', '-gateway');
+    expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 10 });
+    expect(findObject(defaults, 'Deployment', '-gateway').spec).not.toHaveProperty('replicas');
+    const fixed = renderChart(onDefaults({ values: { gateway: { autoscaling: { enabled: false } } } }));
+    expect(fixed.some((object) => object.kind === 'HorizontalPodAutoscaler')).toBe(false);
+    expect(findObject(fixed, 'Deployment', '-gateway').spec).toMatchObject({ replicas: 2 });
+    const four = renderChart(
+      onDefaults({ values: { gateway: { replicaCount: 4, autoscaling: { enabled: false } } } }),
+    );
+    expect(findObject(four, 'Deployment', '-gateway').spec).toMatchObject({ replicas: 4 });
+    expect(failureOf(templateArgs({ values: { gateway: { replicaCount: 4 } } }))).toMatch(
+      /gateway.replicaCount applies with gateway.autoscaling.enabled false; the HPA sets the replicas/,
+    );
+    expect(
+      failureOf(templateArgs({ values: { gateway: { autoscaling: { enabled: false, maxReplicas: 20 } } } })),
+    ).toMatch(/gateway.autoscaling.maxReplicas: apply only with gateway.autoscaling.enabled/);
+  });
+
   it('scales gateways with an autoscaling/v2 CPU HPA and guards gateways and workers with PDBs', () => {
     const hpa = findObject(production, 'HorizontalPodAutoscaler', '-gateway');
     expect(hpa.apiVersion).toBe('autoscaling/v2');
