@@ -9,6 +9,7 @@ import { TextTasks1795359600000 } from './1795359600000-text-tasks.js';
 import { TextGenerationTask1795363200000 } from './1795363200000-text-generation-task.js';
 import { ImageClassificationTask1795366800000 } from './1795366800000-image-classification-task.js';
 import { ImageToTextTask1795370400000 } from './1795370400000-image-to-text-task.js';
+import { OptionsThatNeverApplied1795374000000 } from './1795374000000-options-that-never-applied.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -23,4 +24,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   TextGenerationTask1795363200000,
   ImageClassificationTask1795366800000,
   ImageToTextTask1795370400000,
+  OptionsThatNeverApplied1795374000000,
 ];

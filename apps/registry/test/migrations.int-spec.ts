@@ -23,6 +23,7 @@ const ALL_MIGRATIONS = [
   'TextGenerationTask1795363200000',
   'ImageClassificationTask1795366800000',
   'ImageToTextTask1795370400000',
+  'OptionsThatNeverApplied1795374000000',
 ];
 
 describe('migrations', () => {
@@ -37,6 +38,15 @@ describe('migrations', () => {
         [isolation.schema],
       )
     ).map((row) => row.table_name);
+
+  /** Reverts every migration after `name`, newest first, so that `name` is the last applied. */
+  const revertAfter = async (name: string): Promise<void> => {
+    for (let n = ALL_MIGRATIONS.length - 1; n > ALL_MIGRATIONS.indexOf(name); n -= 1) {
+      expect((await runMigrations(config, 'down')).reverted).toEqual([ALL_MIGRATIONS[n]]);
+    }
+  };
+  /** The migrations from `name` on, as `up` applies them after reverting through `name`. */
+  const from = (name: string): string[] => ALL_MIGRATIONS.slice(ALL_MIGRATIONS.indexOf(name));
 
   beforeAll(async () => {
     isolation = await isolate({ migrate: false });
@@ -163,8 +173,7 @@ describe('migrations', () => {
        VALUES ('gen', 1, 'text-generation', 'file:///m.onnx', repeat('a', 64))`,
     );
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`);
-    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
-    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageClassificationTask1795366800000']);
+    await revertAfter('TextGenerationTask1795363200000');
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /cannot revert TextGenerationTask1795363200000: 2 model version\(s\) or endpoint\(s\) are of task text-generation/,
     );
@@ -174,11 +183,7 @@ describe('migrations', () => {
     await expect(
       isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`),
     ).rejects.toThrow(/endpoints_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual([
-      'TextGenerationTask1795363200000',
-      'ImageClassificationTask1795366800000',
-      'ImageToTextTask1795370400000',
-    ]);
+    expect((await runMigrations(config, 'up')).applied).toEqual(from('TextGenerationTask1795363200000'));
   });
 
   it('accept image-classification models and endpoints, and refuse to revert while one has the task', async () => {
@@ -187,7 +192,7 @@ describe('migrations', () => {
        VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
     );
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('vit', 'image-classification')`);
-    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
+    await revertAfter('ImageClassificationTask1795366800000');
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /cannot revert ImageClassificationTask1795366800000: 2 model version\(s\) or endpoint\(s\) are of task image-classification/,
     );
@@ -200,13 +205,11 @@ describe('migrations', () => {
          VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual([
-      'ImageClassificationTask1795366800000',
-      'ImageToTextTask1795370400000',
-    ]);
+    expect((await runMigrations(config, 'up')).applied).toEqual(from('ImageClassificationTask1795366800000'));
   });
 
   it('give image-classification endpoints back the text options they never applied, at their defaults', async () => {
+    await revertAfter('ImageToTextTask1795370400000');
     expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
     await isolation.sql(
       `INSERT INTO endpoints (name, task, preprocessing) VALUES ('vit', 'image-classification', $1)`,
@@ -220,7 +223,7 @@ describe('migrations', () => {
         }),
       ],
     );
-    expect((await runMigrations(config, 'up')).applied).toEqual(['ImageToTextTask1795370400000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(from('ImageToTextTask1795370400000'));
     const rows = await isolation.sql<{ preprocessing: unknown }>(
       `SELECT preprocessing FROM endpoints WHERE name = 'vit'`,
     );
@@ -246,6 +249,7 @@ describe('migrations', () => {
           status,
         ],
       );
+    await revertAfter('ImageToTextTask1795370400000');
     await insert('image-to-text', 'file:///e.onnx', 'READY');
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('cap', 'image-to-text')`);
     await expect(insert('text-classification', 'file:///e.onnx')).rejects.toThrow(/models_encoder_task/);
@@ -268,7 +272,54 @@ describe('migrations', () => {
          VALUES ('cap', 1, 'image-to-text', 'file:///d.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual(['ImageToTextTask1795370400000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(from('ImageToTextTask1795370400000'));
+  });
+
+  it('give endpoints and models the values that act as the ones they stored and never applied', async () => {
+    await revertAfter('ImageToTextTask1795370400000');
+    const endpoint = (name: string, task: string, preprocessing: object) =>
+      isolation.sql(`INSERT INTO endpoints (name, task, preprocessing) VALUES ($1, $2, $3)`, [
+        name,
+        task,
+        JSON.stringify(preprocessing),
+      ]);
+    await endpoint('qa', 'question-answering', { truncation: false, maxTokens: 512, maxInputChars: 100 });
+    await endpoint('qa-ok', 'question-answering', { maxTokens: 256 });
+    await endpoint('gen', 'text-generation', { truncation: false });
+    await endpoint('gen-cut', 'text-generation', { truncation: false, maxTokens: 64 });
+    await endpoint('cls', 'text-classification', { truncation: false });
+    const model = (name: string, task: string, batching: object) =>
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, batching)
+         VALUES ($1, 1, $2, 'file:///m.onnx', repeat('a', 64), $3)`,
+        [name, task, JSON.stringify(batching)],
+      );
+    await model('vit', 'image-classification', { maxBatchSize: 16, maxPaddingRatio: 2 });
+    await model('bert', 'text-classification', { maxPaddingRatio: 2 });
+    expect((await runMigrations(config, 'up')).applied).toEqual(['OptionsThatNeverApplied1795374000000']);
+    const preprocessing = Object.fromEntries(
+      (
+        await isolation.sql<{ name: string; preprocessing: unknown }>(
+          `SELECT name, preprocessing FROM endpoints ORDER BY name`,
+        )
+      ).map((row) => [row.name, row.preprocessing]),
+    );
+    expect(preprocessing).toEqual({
+      qa: { truncation: true, maxTokens: 384, maxInputChars: 100 },
+      'qa-ok': { maxTokens: 256 },
+      gen: { truncation: true },
+      'gen-cut': { truncation: false, maxTokens: 64 },
+      cls: { truncation: false },
+    });
+    const batching = await isolation.sql<{ name: string; batching: unknown }>(
+      `SELECT name, batching FROM models ORDER BY name`,
+    );
+    expect(batching).toEqual([
+      { name: 'bert', batching: { maxPaddingRatio: 2 } },
+      { name: 'vit', batching: { maxBatchSize: 16, maxPaddingRatio: 1.15 } },
+    ]);
+    await isolation.sql(`DELETE FROM endpoints`);
+    await isolation.sql(`DELETE FROM models`);
   });
 
   it('revert the last migration with down, and apply it again', async () => {

@@ -126,6 +126,19 @@ describe('endpointSpecSchema', () => {
     );
   });
 
+  it('refuses truncation: false on a text-generation endpoint without maxTokens, where it decides nothing', () => {
+    const issues = issuesOf(endpoint({ task: 'text-generation', preprocessing: { truncation: false } }));
+    expect(issues.map((issue) => issue.path)).toEqual(['preprocessing.truncation']);
+    expect(issues[0]?.message).toMatch(
+      /^applies to text-generation prompts over maxTokens, which is not set/,
+    );
+    expect(
+      parseEndpointSpec(
+        endpoint({ task: 'text-generation', preprocessing: { truncation: false, maxTokens: 64 } }),
+      ).preprocessing,
+    ).toMatchObject({ truncation: false, maxTokens: 64 });
+  });
+
   it('names every bad pre-processing and top-level field', () => {
     const issues = issuesOf({
       name: '-leading-dash',

@@ -167,6 +167,19 @@ function checkPreprocessingForTask(
         'does not apply to question-answering endpoints: long contexts become overlapping windows (doc_stride) and a question over max_question_len is refused; leave it out',
     });
   }
+  if (
+    task === 'text-generation' &&
+    preprocessing.truncation !== true &&
+    preprocessing.maxTokens === undefined
+  ) {
+    // A prompt is cut only to maxTokens; past the model's n_positions it is refused either way.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['preprocessing', 'truncation'],
+      message:
+        "applies to text-generation prompts over maxTokens, which is not set (a prompt past the model's n_positions is refused either way); give maxTokens or leave truncation out",
+    });
+  }
   if (!isGenerativeTask(task) && !IMAGE_TASKS.includes(task)) return;
   if (preprocessing.maxBatchItems !== DEFAULT_MAX_BATCH_ITEMS) {
     const what = IMAGE_TASKS.includes(task) ? 'one image' : 'one prompt';
