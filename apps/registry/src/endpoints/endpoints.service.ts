@@ -7,6 +7,7 @@ import {
   type EndpointView,
   ErrorCode,
   ModelgateError,
+  parseModelId,
   type Route,
   type RouteRequest,
   safeParseWith,
@@ -14,13 +15,13 @@ import {
 } from '@modelgate/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type Actor } from '../outbox/actor.js';
-import { type ModelEntity } from '../models/model.entity.js';
+import { ModelEntity } from '../models/model.entity.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { refuseRouteChangeDuringRollout } from '../rollouts/route-change-guard.js';
 import { EndpointEntity } from './endpoint.entity.js';
 import { EndpointRouteEntity } from './endpoint-route.entity.js';
 import { loadRoutes, toEndpointView } from './endpoint-view.js';
-import { findRoutableModel } from './routable-model.js';
+import { findRoutableModel, refusePoolingOfPooledModel } from './routable-model.js';
 import { planRoutes } from './route-plan.js';
 
 /** Endpoints and their routes. Every change is a config change (new revision). */
@@ -41,6 +42,7 @@ export class EndpointsService {
         });
       }
       const model = await findRoutableModel(manager, input.model, input.task, 'model');
+      refusePoolingOfPooledModel(input.postprocessing?.pooling, model, 'postprocessing.pooling');
       const routes: Route[] = [{ model: input.model, weight: 100, role: 'primary' }];
       const spec = checkSpec({
         name: input.name,
@@ -94,6 +96,13 @@ export class EndpointsService {
     return this.changes.apply(actor, { configChange: true }, async (manager) => {
       const row = await findEndpoint(manager, name, true);
       const routes = (await loadRoutes(manager, [row.id])).get(row.id) ?? [];
+      const pooling = patch.postprocessing?.pooling;
+      if (pooling !== undefined && pooling !== null) {
+        for (const route of routes) {
+          const model = await findRoutedModel(manager, route.model);
+          if (model !== null) refusePoolingOfPooledModel(pooling, model, 'postprocessing.pooling');
+        }
+      }
       const stickyHeader = patch.stickyHeader === undefined ? row.stickyHeader : patch.stickyHeader;
       const timeoutMs = patch.timeoutMs === undefined ? row.timeoutMs : patch.timeoutMs;
       const spec = checkSpec({
@@ -142,7 +151,10 @@ export class EndpointsService {
       await refuseRouteChangeDuringRollout(manager, row);
       const models: ModelEntity[] = [];
       for (const [index, route] of routes.entries()) {
-        models.push(await findRoutableModel(manager, route.model, row.task, `routes[${index}].model`));
+        const field = `routes[${index}].model`;
+        const model = await findRoutableModel(manager, route.model, row.task, field);
+        refusePoolingOfPooledModel(row.postprocessing.pooling, model, field);
+        models.push(model);
       }
       const routeRepository = manager.getRepository(EndpointRouteEntity);
       await routeRepository.delete({ endpointId: row.id });
@@ -186,6 +198,13 @@ function checkSpec(candidate: Record<string, unknown>): EndpointSpec {
   const outcome = safeParseWith(endpointSpecSchema, candidate, 'endpoint');
   if (!outcome.success) throw outcome.error;
   return outcome.data;
+}
+
+/** The model row a route names (`name:version`), or null. */
+async function findRoutedModel(manager: EntityManager, modelId: string): Promise<ModelEntity | null> {
+  const key = parseModelId(modelId);
+  if (key === undefined) return null;
+  return manager.getRepository(ModelEntity).findOneBy({ name: key.name, version: Number(key.version) });
 }
 
 function withoutNulls(values: Record<string, unknown>): Record<string, unknown> {

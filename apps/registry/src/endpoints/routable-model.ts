@@ -1,5 +1,6 @@
 import {
   ErrorCode,
+  givesPooledEmbedding,
   isTaskCompatible,
   type ModelTask,
   ModelgateError,
@@ -43,4 +44,24 @@ export async function findRoutableModel(
     );
   }
   return row;
+}
+
+/**
+ * Refuses an endpoint's `pooling` beside a model whose embedding comes out pooled
+ * (givesPooledEmbedding): the gateway answers that embedding as it is, so the pooling would be
+ * stored and never applied. `field` names what brought the two together.
+ */
+export function refusePoolingOfPooledModel(
+  pooling: string | null | undefined,
+  model: Pick<ModelEntity, 'name' | 'version' | 'io'>,
+  field: string,
+): void {
+  if (pooling === undefined || pooling === null || !givesPooledEmbedding(model.io?.outputs ?? [])) return;
+  throw new ModelgateError(
+    ErrorCode.INVALID_ARGUMENT,
+    `${field}: model ${model.name}:${model.version} gives a pooled embedding ([batch, hidden]), answered as it ` +
+      `is, so postprocessing.pooling '${pooling}' would never apply; pooling needs a last_hidden_state of ` +
+      `[batch, sequence, hidden]: leave it out`,
+    { field },
+  );
 }

@@ -27,7 +27,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { loadRoutes } from '../endpoints/endpoint-view.js';
 import { findEndpoint } from '../endpoints/endpoints.service.js';
 import { RolloutEntity } from '../endpoints/rollout.entity.js';
-import { findRoutableModel } from '../endpoints/routable-model.js';
+import { findRoutableModel, refusePoolingOfPooledModel } from '../endpoints/routable-model.js';
 import { ModelEntity } from '../models/model.entity.js';
 import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
@@ -87,6 +87,7 @@ export class RolloutsService {
         );
       }
       const candidate = await findRoutableModel(manager, input.to, endpoint.task, 'to');
+      refusePoolingOfPooledModel(endpoint.postprocessing.pooling, candidate, 'to');
       const previous = (await loadRoutes(manager, [endpoint.id])).get(endpoint.id) ?? [];
       const from = rolloutSource(previous, input.to);
       const now = this.clock();

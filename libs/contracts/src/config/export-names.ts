@@ -35,3 +35,15 @@ export const PAST_SEQUENCE_AXIS = 2;
 export function hasPastInputs(inputs: readonly { readonly name: string }[]): boolean {
   return inputs.some((input) => PAST_KEY_VALUES_INPUT.test(input.name));
 }
+
+/**
+ * Whether a feature-extraction model's embedding comes out already pooled: the output the gateway
+ * reads (`last_hidden_state`, else the first) is [batch, hidden], answered as it is, so an
+ * endpoint's pooling has nothing to pool.
+ */
+export function givesPooledEmbedding(
+  outputs: readonly { readonly name: string; readonly dims: readonly number[] }[],
+): boolean {
+  const read = outputs.find((output) => output.name === LAST_HIDDEN_STATE) ?? outputs[0];
+  return read !== undefined && read.dims.length === 2;
+}

@@ -1,0 +1,84 @@
+// An endpoint's postprocessing.pooling against the models it routes to: a model whose embedding
+// comes out pooled ([batch, hidden]) is answered as it is, so pooling beside it is refused
+// wherever the two meet (create, update, routes, rollout). tiny-bert-sst2 registered as
+// feature-extraction stands in for a pooled export: its only output, logits, is [batch, 2].
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
+import {
+  type Isolation,
+  isolate,
+  type RunningRegistry,
+  startRegistryInProcess,
+} from './support/registry-harness.js';
+
+describe('endpoint pooling against the routed models', () => {
+  let isolation: Isolation;
+  let registry: RunningRegistry;
+
+  beforeAll(async () => {
+    isolation = await isolate();
+    registry = await startRegistryInProcess(isolation.env);
+    for (const [fixture, name] of [
+      ['tiny-bert-embedder', 'hidden'],
+      ['tiny-bert-sst2', 'pooled'],
+    ] as const) {
+      const body = await fixtureRegistration(fixture, name, 'feature-extraction', `${isolation.dir}/files`);
+      for (let version = 1; version <= 2; version++) {
+        const registered = await registry.admin.post<ModelView>('/v1/models', body);
+        expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
+      }
+    }
+  });
+
+  afterAll(async () => {
+    await registry?.stop();
+    await isolation?.dispose();
+  });
+
+  const refusal = (field: string, model: string) => ({
+    code: 'INVALID_ARGUMENT',
+    field,
+    message: expect.stringMatching(
+      new RegExp(
+        `^${field.replace(/[.[\]]/g, '\\$&')}: model ${model} gives a pooled embedding \\(\\[batch, hidden\\]\\), answered as it is, so postprocessing.pooling 'mean' would never apply`,
+      ),
+    ) as unknown,
+  });
+
+  it('refuses pooling on an endpoint created for, patched over or routed to a pooled model', async () => {
+    const admin = registry.admin;
+    const create = (name: string, model: string, postprocessing: object) =>
+      admin.post<ApiErrorBody>('/v1/endpoints', { name, task: 'feature-extraction', model, postprocessing });
+    const created = await create('direct', 'pooled:1', { pooling: 'mean' });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatchObject(refusal('postprocessing.pooling', 'pooled:1'));
+    expect((await create('direct', 'pooled:1', { normalize: true })).status).toBe(201);
+    const patched = await admin.patch<ApiErrorBody>('/v1/endpoints/direct', {
+      postprocessing: { pooling: 'mean' },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error).toMatchObject(refusal('postprocessing.pooling', 'pooled:1'));
+
+    expect((await create('mean', 'hidden:1', { pooling: 'mean' })).status).toBe(201);
+    const routed = await admin.put<ApiErrorBody>('/v1/endpoints/mean/routes', {
+      routes: [
+        { model: 'hidden:1', weight: 90 },
+        { model: 'pooled:1', weight: 10 },
+      ],
+    });
+    expect(routed.status).toBe(400);
+    expect(routed.body.error).toMatchObject(refusal('routes[1].model', 'pooled:1'));
+    const rollout = await admin.post<ApiErrorBody>('/v1/endpoints/mean/rollouts', { to: 'pooled:2' });
+    expect(rollout.status).toBe(400);
+    expect(rollout.body.error).toMatchObject(refusal('to', 'pooled:2'));
+    // Between two models that pool nothing themselves, the endpoint's pooling applies.
+    const split = await admin.put('/v1/endpoints/mean/routes', {
+      routes: [
+        { model: 'hidden:1', weight: 90 },
+        { model: 'hidden:2', weight: 10 },
+      ],
+    });
+    expect(split.status).toBe(200);
+  });
+});
