@@ -52,6 +52,20 @@ describe('retired keys', () => {
 });
 
 describe('loadGatewayConfig: settings that would do nothing', () => {
+  it('refuses a reconcile interval with neither a registry to poll nor a primary to reconnect to', () => {
+    expect(() => loadGatewayConfig({ GATEWAY_WORKERS: '1', GATEWAY_RECONCILE_INTERVAL_MS: '500' })).toThrow(
+      /GATEWAY_RECONCILE_INTERVAL_MS: paces polling REGISTRY_URL and event loops reconnecting to their primary/,
+    );
+    const loops = loadGatewayConfig({ GATEWAY_WORKERS: '2', GATEWAY_RECONCILE_INTERVAL_MS: '500' });
+    expect(loops.GATEWAY_RECONCILE_INTERVAL_MS).toBe(500);
+    const registry = loadGatewayConfig({
+      GATEWAY_WORKERS: '1',
+      REGISTRY_URL: 'http://registry:8081',
+      GATEWAY_RECONCILE_INTERVAL_MS: '500',
+    });
+    expect(registry.GATEWAY_RECONCILE_INTERVAL_MS).toBe(500);
+  });
+
   it('refuses a registry token without a registry to send it to', () => {
     expect(() => loadGatewayConfig({ REGISTRY_TOKEN: 'mgt_node' })).toThrow(
       /REGISTRY_TOKEN: is sent only to REGISTRY_URL .*: set REGISTRY_URL, or leave it out/,

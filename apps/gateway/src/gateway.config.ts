@@ -141,6 +141,14 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
     actsOnlyWith(['REDIS_URL'], 'async inference keeps its jobs in Redis'),
   ],
   ['GATEWAY_ASYNC_CONCURRENCY', actsOnlyWith(['REDIS_URL'], 'async inference keeps its jobs in Redis')],
+  [
+    'GATEWAY_RECONCILE_INTERVAL_MS',
+    // It paces polling the registry, and an event loop's reconnecting to its cluster primary.
+    (env) =>
+      env.REGISTRY_URL === undefined && env.GATEWAY_WORKERS?.trim() === '1'
+        ? 'paces polling REGISTRY_URL and event loops reconnecting to their primary, and one event loop without a registry has neither: set REGISTRY_URL, or leave it out'
+        : undefined,
+  ],
 ];
 
 /** Parses the environment; throws listing every bad key by name (never its value). */
