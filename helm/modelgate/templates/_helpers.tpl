@@ -267,3 +267,30 @@ the persistence settings acts without persistence.enabled.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/* `.value`, or `.default` when it is "" (unset): unlike `default`, keeps a 0 that was given. */}}
+{{- define "modelgate.valueOr" -}}
+{{- if eq (toString .value) "" }}{{ .default }}{{ else }}{{ .value }}{{ end }}
+{{- end }}
+
+{{/* A component's PodDisruptionBudget setting (`key`) acts only with its pdb.enabled. */}}
+{{- define "modelgate.checkPdb" -}}
+{{- $pdb := index .root.Values .component "pdb" }}
+{{- if and (not $pdb.enabled) (ne (toString (index $pdb .key)) "") }}
+{{- fail (printf "%s.pdb.%s applies only with %s.pdb.enabled (it is false: no PodDisruptionBudget is rendered); unset it" .component .key .component) }}
+{{- end }}
+{{- end }}
+
+{{/* credentials.create's values make the chart's Secret, which only credentials.create.enabled renders. */}}
+{{- define "modelgate.checkCredentialsCreate" -}}
+{{- $create := .Values.credentials.create }}
+{{- if not $create.enabled }}
+{{- $set := list }}
+{{- range $key := list "databaseUrl" "redisUrl" "bootstrapToken" "hfToken" }}
+{{- if index $create $key }}{{ $set = append $set (printf "credentials.create.%s" $key) }}{{ end }}
+{{- end }}
+{{- if $set }}
+{{- fail (printf "%s: make the chart's own Secret, which only credentials.create.enabled renders; with credentials.existingSecret put them in that Secret, or set credentials.create.enabled" (join ", " $set)) }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -206,6 +206,11 @@ describe('helm/modelgate', () => {
     expect(Object.keys(secret.stringData as object)).toEqual(['DATABASE_URL', 'REGISTRY_BOOTSTRAP_TOKEN']);
     const job = podSpecOf(findObject(objects, 'Job', '-migrations')).containers[0];
     expect(job?.env?.[0]?.valueFrom?.secretKeyRef?.name).toBe(secret.metadata.name);
+    expect(
+      failureOf(templateArgs({ values: { credentials: { create: { databaseUrl: 'postgres://db/x' } } } })),
+    ).toMatch(
+      /credentials.create.databaseUrl: make the chart's own Secret, which only credentials.create.enabled renders/,
+    );
   });
 
   it('publishes workers through a headless Service that the snapshot names as the worker group address', () => {

@@ -213,6 +213,27 @@ describe('helm/modelgate workloads', () => {
     });
   });
 
+  it('keeps a PDB or replica count of 0 that was given, and refuses a PDB setting with its PDB off', () => {
+    const zero = renderChart(
+      onDefaults({
+        values: {
+          gateway: { replicaCount: 0, autoscaling: { enabled: false }, pdb: { minAvailable: 0 } },
+          worker: { pdb: { maxUnavailable: '50%' } },
+        },
+      }),
+    );
+    expect(findObject(zero, 'Deployment', '-gateway').spec).toMatchObject({ replicas: 0 });
+    expect(findObject(zero, 'PodDisruptionBudget', '-gateway').spec).toMatchObject({ minAvailable: 0 });
+    expect(findObject(zero, 'PodDisruptionBudget', '-worker').spec).toMatchObject({ maxUnavailable: '50%' });
+    expect(findObject(defaults, 'PodDisruptionBudget', '-gateway').spec).toMatchObject({ minAvailable: 1 });
+    expect(
+      failureOf(templateArgs({ values: { worker: { pdb: { enabled: false, maxUnavailable: 2 } } } })),
+    ).toMatch(/worker.pdb.maxUnavailable applies only with worker.pdb.enabled/);
+    expect(
+      failureOf(templateArgs({ values: { gateway: { pdb: { enabled: false, minAvailable: 2 } } } })),
+    ).toMatch(/gateway.pdb.minAvailable applies only with gateway.pdb.enabled/);
+  });
+
   it('runs every container as non-root with a read-only root filesystem, no capabilities and emptyDir /tmp', () => {
     for (const objects of [defaults, production]) {
       for (const workload of workloads(objects)) {
