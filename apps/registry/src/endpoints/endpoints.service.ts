@@ -7,7 +7,6 @@ import {
   type EndpointView,
   ErrorCode,
   ModelgateError,
-  parseModelId,
   type Route,
   type RouteRequest,
   safeParseWith,
@@ -15,13 +14,13 @@ import {
 } from '@modelgate/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type Actor } from '../outbox/actor.js';
-import { ModelEntity } from '../models/model.entity.js';
+import { type ModelEntity } from '../models/model.entity.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { refuseRouteChangeDuringRollout } from '../rollouts/route-change-guard.js';
 import { EndpointEntity } from './endpoint.entity.js';
 import { EndpointRouteEntity } from './endpoint-route.entity.js';
 import { loadRoutes, toEndpointView } from './endpoint-view.js';
-import { findRoutableModel, refusePoolingOfPooledModel } from './routable-model.js';
+import { findModelRow, findRoutableModel, refusePoolingOfPooledModel } from './routable-model.js';
 import { planRoutes } from './route-plan.js';
 
 /** Endpoints and their routes. Every change is a config change (new revision). */
@@ -99,7 +98,7 @@ export class EndpointsService {
       const pooling = patch.postprocessing?.pooling;
       if (pooling !== undefined && pooling !== null) {
         for (const route of routes) {
-          const model = await findRoutedModel(manager, route.model);
+          const model = await findModelRow(manager, route.model);
           if (model !== null) refusePoolingOfPooledModel(pooling, model, 'postprocessing.pooling');
         }
       }
@@ -198,13 +197,6 @@ function checkSpec(candidate: Record<string, unknown>): EndpointSpec {
   const outcome = safeParseWith(endpointSpecSchema, candidate, 'endpoint');
   if (!outcome.success) throw outcome.error;
   return outcome.data;
-}
-
-/** The model row a route names (`name:version`), or null. */
-async function findRoutedModel(manager: EntityManager, modelId: string): Promise<ModelEntity | null> {
-  const key = parseModelId(modelId);
-  if (key === undefined) return null;
-  return manager.getRepository(ModelEntity).findOneBy({ name: key.name, version: Number(key.version) });
 }
 
 function withoutNulls(values: Record<string, unknown>): Record<string, unknown> {

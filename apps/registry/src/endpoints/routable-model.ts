@@ -9,6 +9,13 @@ import {
 import { type EntityManager } from 'typeorm';
 import { ModelEntity } from '../models/model.entity.js';
 
+/** The model row `modelId` (`name:version`) names, or null. */
+export async function findModelRow(manager: EntityManager, modelId: string): Promise<ModelEntity | null> {
+  const key = parseModelId(modelId);
+  if (key === undefined) return null;
+  return manager.getRepository(ModelEntity).findOneBy({ name: key.name, version: Number(key.version) });
+}
+
 /**
  * The model `modelId` names, when an endpoint of `endpointTask` may route to it. Otherwise:
  * NOT_FOUND (no such model), CONFLICT (not READY, with its status and reason), INVALID_ARGUMENT
@@ -20,11 +27,7 @@ export async function findRoutableModel(
   endpointTask: ModelTask,
   field: string,
 ): Promise<ModelEntity> {
-  const key = parseModelId(modelId);
-  const row =
-    key === undefined
-      ? null
-      : await manager.getRepository(ModelEntity).findOneBy({ name: key.name, version: Number(key.version) });
+  const row = await findModelRow(manager, modelId);
   if (row === null) {
     throw new ModelgateError(ErrorCode.NOT_FOUND, `${field}: model ${modelId} does not exist`, { field });
   }

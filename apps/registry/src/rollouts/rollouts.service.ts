@@ -11,7 +11,6 @@ import {
   type RolloutView,
   type StartRolloutInput,
   measuresAgreement,
-  parseModelId,
 } from '@modelgate/contracts';
 import {
   type RolloutTransition,
@@ -23,12 +22,11 @@ import {
   startRollout,
   windowNumbers,
 } from '@modelgate/routing';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { loadRoutes } from '../endpoints/endpoint-view.js';
 import { findEndpoint } from '../endpoints/endpoints.service.js';
 import { RolloutEntity } from '../endpoints/rollout.entity.js';
-import { findRoutableModel, refusePoolingOfPooledModel } from '../endpoints/routable-model.js';
-import { ModelEntity } from '../models/model.entity.js';
+import { findModelRow, findRoutableModel, refusePoolingOfPooledModel } from '../endpoints/routable-model.js';
 import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { candidateReadiness } from './candidate-readiness.js';
@@ -244,10 +242,4 @@ function manualTransition(move: ManualMove, row: RolloutEntity, now: number): Ro
     case 'promote':
       return promoteRollout(progress);
   }
-}
-
-async function findModelRow(manager: EntityManager, id: string): Promise<ModelEntity | null> {
-  const key = parseModelId(id);
-  if (key === undefined) return null;
-  return manager.getRepository(ModelEntity).findOneBy({ name: key.name, version: Number(key.version) });
 }

@@ -65,7 +65,7 @@ export const LABELLED_TASKS = [
 
 /** Whether a model of `task` has class labels (text-, token- and image-classification). */
 export function hasLabels(task: ModelTask): boolean {
-  return (LABELLED_TASKS as readonly ModelTask[]).includes(task);
+  return isOneOf(LABELLED_TASKS, task);
 }
 
 /**
@@ -82,5 +82,9 @@ export const AGREEMENT_TASKS = [
 
 /** Whether a rollout on an endpoint of `task` measures agreement (AGREEMENT_TASKS). */
 export function measuresAgreement(task: ModelTask): boolean {
-  return (AGREEMENT_TASKS as readonly ModelTask[]).includes(task);
+  return isOneOf(AGREEMENT_TASKS, task);
+}
+
+function isOneOf(tasks: readonly ModelTask[], task: ModelTask): boolean {
+  return tasks.includes(task);
 }
