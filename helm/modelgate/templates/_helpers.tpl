@@ -97,9 +97,12 @@ turns 4294967296 into 4.294967296e+09: integral numbers are printed as integers.
 {{/* Secret the credentials come from. */}}
 {{- define "modelgate.credentialsSecret" -}}
 {{- if .Values.credentials.create.enabled }}
+{{- if .Values.credentials.existingSecret }}
+{{- fail (printf "credentials.existingSecret (%s) is read only without credentials.create.enabled, which makes the chart's own Secret %s-credentials instead: unset one of them" .Values.credentials.existingSecret (include "modelgate.fullname" .)) }}
+{{- end }}
 {{- printf "%s-credentials" (include "modelgate.fullname" .) }}
 {{- else }}
-{{- required "credentials.existingSecret is required (or set credentials.create.enabled)" .Values.credentials.existingSecret }}
+{{- default "modelgate-credentials" .Values.credentials.existingSecret }}
 {{- end }}
 {{- end }}
 
@@ -193,13 +196,19 @@ topologySpreadConstraints:
 
 {{/* "true" when gateways and workers follow the registry (configSync.mode live), "" otherwise. */}}
 {{- define "modelgate.liveSync" -}}
+{{- $revision := ne (toString .Values.snapshot.revision) "" }}
 {{- if eq .Values.configSync.mode "live" }}
-{{- if or .Values.snapshot.existingConfigMap .Values.snapshot.models .Values.snapshot.endpoints }}
-{{- fail "snapshot.models, snapshot.endpoints and snapshot.existingConfigMap are used only with configSync.mode static; in live mode the fleet follows the registry (create models and endpoints there)" }}
+{{- if or .Values.snapshot.existingConfigMap .Values.snapshot.models .Values.snapshot.endpoints $revision }}
+{{- fail "snapshot.models, snapshot.endpoints, snapshot.revision and snapshot.existingConfigMap are used only with configSync.mode static; in live mode the fleet follows the registry (create models and endpoints there)" }}
 {{- end }}
 {{- true }}
-{{- else if and .Values.snapshot.existingConfigMap (or .Values.snapshot.models .Values.snapshot.endpoints) }}
-{{- fail "snapshot.models and snapshot.endpoints describe the snapshot the chart renders; with snapshot.existingConfigMap your ConfigMap's snapshot.json is served instead: put them there, or leave existingConfigMap unset" }}
+{{- else }}
+{{- if and .Values.snapshot.existingConfigMap (or .Values.snapshot.models .Values.snapshot.endpoints $revision) }}
+{{- fail "snapshot.models, snapshot.endpoints and snapshot.revision describe the snapshot the chart renders; with snapshot.existingConfigMap your ConfigMap's snapshot.json is served instead: put them there, or leave existingConfigMap unset" }}
+{{- end }}
+{{- if .Values.credentials.keys.nodeToken }}
+{{- fail "credentials.keys.nodeToken names the REGISTRY_TOKEN key of gateways and workers in configSync.mode live; in static mode they read no registry: unset it" }}
+{{- end }}
 {{- end }}
 {{- end }}
 

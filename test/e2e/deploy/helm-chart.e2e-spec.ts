@@ -207,6 +207,18 @@ describe('helm/modelgate', () => {
     const job = podSpecOf(findObject(objects, 'Job', '-migrations')).containers[0];
     expect(job?.env?.[0]?.valueFrom?.secretKeyRef?.name).toBe(secret.metadata.name);
     expect(
+      failureOf(
+        templateArgs({
+          values: {
+            credentials: {
+              existingSecret: 'prod',
+              create: { enabled: true, databaseUrl: 'postgres://u:p@db:5432/mg' },
+            },
+          },
+        }),
+      ),
+    ).toMatch(/credentials.existingSecret \(prod\) is read only without credentials.create.enabled/);
+    expect(
       failureOf(templateArgs({ values: { credentials: { create: { databaseUrl: 'postgres://db/x' } } } })),
     ).toMatch(
       /credentials.create.databaseUrl: make the chart's own Secret, which only credentials.create.enabled renders/,
@@ -318,6 +330,37 @@ describe('helm/modelgate', () => {
           values: { snapshot: { existingConfigMap: 'fleet-snapshot' } },
         }),
       ),
-    ).toMatch(/snapshot.models and snapshot.endpoints describe the snapshot the chart renders/);
+    ).toMatch(
+      /snapshot.models, snapshot.endpoints and snapshot.revision describe the snapshot the chart renders/,
+    );
+    expect(failureOf(templateArgs({ values: { snapshot: { revision: 3 } } }))).toMatch(
+      /snapshot.models, snapshot.endpoints, snapshot.revision and snapshot.existingConfigMap are used only with configSync.mode static/,
+    );
+    expect(
+      failureOf(
+        templateArgs({
+          values: { ...STATIC, snapshot: { existingConfigMap: 'fleet-snapshot', revision: 3 } },
+        }),
+      ),
+    ).toMatch(/snapshot.revision describe the snapshot the chart renders/);
+    expect(
+      failureOf(
+        templateArgs({ values: { ...STATIC, credentials: { keys: { nodeToken: 'REGISTRY_NODE_TOKEN' } } } }),
+      ),
+    ).toMatch(
+      /credentials.keys.nodeToken names the REGISTRY_TOKEN key of gateways and workers in configSync.mode live/,
+    );
+  });
+
+  it('renders revision 1 when snapshot.revision is left unset, and keeps a given 0', () => {
+    const revisionOf = (values: ValuesInput['values']): number => {
+      const data = findObject(renderChart(onDefaults({ values })), 'ConfigMap', '-snapshot').data as Record<
+        string,
+        string
+      >;
+      return parseConfigSnapshot(JSON.parse(data['snapshot.json'] ?? '')).revision;
+    };
+    expect(revisionOf({ ...STATIC })).toBe(1);
+    expect(revisionOf({ ...STATIC, snapshot: { revision: 0 } })).toBe(0);
   });
 });
