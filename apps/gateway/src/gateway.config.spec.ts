@@ -74,6 +74,24 @@ describe('loadGatewayConfig: settings that would do nothing', () => {
     expect(live.REGISTRY_TOKEN).toBe('mgt_node');
   });
 
+  it('refuses allowlisted artifact hosts while http(s) artifact URIs are off', () => {
+    for (const off of ['false', '0', 'no']) {
+      expect(() =>
+        loadGatewayConfig({ GATEWAY_ALLOW_HTTP_ARTIFACTS: off, GATEWAY_ARTIFACT_ALLOWED_HOSTS: 'registry' }),
+      ).toThrow(
+        /GATEWAY_ARTIFACT_ALLOWED_HOSTS: exempts hosts of http\(s\) artifact URIs .*GATEWAY_ALLOW_HTTP_ARTIFACTS turns those URIs off/,
+      );
+    }
+    const on = loadGatewayConfig({
+      GATEWAY_ALLOW_HTTP_ARTIFACTS: 'true',
+      GATEWAY_ARTIFACT_ALLOWED_HOSTS: 'registry',
+    });
+    expect(on.GATEWAY_ARTIFACT_ALLOWED_HOSTS).toEqual(['registry']);
+    expect(loadGatewayConfig({ GATEWAY_ALLOW_HTTP_ARTIFACTS: 'false' }).GATEWAY_ALLOW_HTTP_ARTIFACTS).toBe(
+      false,
+    );
+  });
+
   it('refuses a config file beside REGISTRY_URL, and Redis-only settings without Redis, each saying why', () => {
     expect(() =>
       loadGatewayConfig({ REGISTRY_URL: 'http://registry:8081', GATEWAY_CONFIG_FILE: '/etc/snapshot.json' }),

@@ -7,6 +7,7 @@ import {
   notBesideRegistryUrl,
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
+  artifactAllowedHostsRule,
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
@@ -82,7 +83,7 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_ARTIFACT_ROOTS: listFromEnv.default([]),
   /** Whether `http(s)://` tokenizer URIs are allowed. */
   GATEWAY_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
-  /** Comma-separated hosts exempt from the private-address (SSRF) guard, e.g. the registry. */
+  /** Comma-separated hosts exempt from the private-address (SSRF) guard, e.g. the registry (not with GATEWAY_ALLOW_HTTP_ARTIFACTS false). */
   GATEWAY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
@@ -127,6 +128,7 @@ const RETIRED_KEYS: Readonly<Record<string, string>> = {
 const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
+  artifactAllowedHostsRule('GATEWAY'),
   ['GATEWAY_CONFIG_FILE', notBesideRegistryUrl],
   [
     'GATEWAY_HEARTBEAT_TTL_MS',

@@ -75,4 +75,15 @@ describe('loadWorkerConfig', () => {
       '/etc/snapshot.json',
     );
   });
+
+  it('refuses allowlisted artifact hosts while http(s) artifact URIs are off', () => {
+    expect(() =>
+      loadWorkerConfig({ WORKER_ALLOW_HTTP_ARTIFACTS: 'no', WORKER_ARTIFACT_ALLOWED_HOSTS: 'registry' }),
+    ).toThrow(
+      /WORKER_ARTIFACT_ALLOWED_HOSTS: exempts hosts of http\(s\) artifact URIs .*WORKER_ALLOW_HTTP_ARTIFACTS turns those URIs off/,
+    );
+    expect(
+      loadWorkerConfig({ WORKER_ARTIFACT_ALLOWED_HOSTS: 'registry' }).WORKER_ARTIFACT_ALLOWED_HOSTS,
+    ).toEqual(['registry']);
+  });
 });

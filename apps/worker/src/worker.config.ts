@@ -6,6 +6,7 @@ import {
   notBesideRegistryUrl,
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
+  artifactAllowedHostsRule,
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
@@ -45,7 +46,7 @@ export const workerConfigSchema = z.object({
   WORKER_ARTIFACT_ROOTS: listFromEnv.default([]),
   /** Whether `http(s)://` artifact URIs are allowed at all. */
   WORKER_ALLOW_HTTP_ARTIFACTS: booleanFromEnv.default(true),
-  /** Comma-separated hosts or addresses exempt from the private-address (SSRF) guard, e.g. the registry. */
+  /** Comma-separated hosts or addresses exempt from the private-address (SSRF) guard, e.g. the registry (not with WORKER_ALLOW_HTTP_ARTIFACTS false). */
   WORKER_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
@@ -95,6 +96,7 @@ const HEARTBEATS_GO_TO = ['REDIS_URL', 'REGISTRY_URL'];
 const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
+  artifactAllowedHostsRule('WORKER'),
   ['WORKER_CONFIG_FILE', notBesideRegistryUrl],
   ['WORKER_RECONCILE_INTERVAL_MS', actsOnlyWith(['REGISTRY_URL'], 'paces polling the registry')],
   ['WORKER_HEARTBEAT_TTL_MS', actsOnlyWith(HEARTBEATS_GO_TO, 'heartbeats go to Redis or the registry')],

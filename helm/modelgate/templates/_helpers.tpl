@@ -83,6 +83,23 @@ Arguments: (dict "root" $ "value" <user value or nil>).
 {{- end }}
 
 {{/*
+Sets a node's <APP>_ARTIFACT_ALLOWED_HOSTS in its env dict (modelgate.allowedHosts), except while
+its <APP>_ALLOW_HTTP_ARTIFACTS turns http(s) artifact URIs off, where the list would exempt nothing:
+then a list given in the values is refused. Arguments: (dict "root" $ "env" $env "app" "GATEWAY").
+*/}}
+{{- define "modelgate.setArtifactAllowedHosts" -}}
+{{- $hostsKey := printf "%s_ARTIFACT_ALLOWED_HOSTS" .app }}
+{{- $httpKey := printf "%s_ALLOW_HTTP_ARTIFACTS" .app }}
+{{- if has (toString (index .env $httpKey)) (list "false" "0" "no") }}
+{{- if hasKey .env $hostsKey }}
+{{- fail (printf "%s exempts hosts of http(s) artifact URIs from the private-address guard, and %s turns those URIs off: leave one of them out" $hostsKey $httpKey) }}
+{{- end }}
+{{- else }}
+{{- $_ := set .env $hostsKey (include "modelgate.allowedHosts" (dict "root" .root "value" (index .env $hostsKey))) }}
+{{- end }}
+{{- end }}
+
+{{/*
 An env value as a string. Helm reads numbers from YAML as float64, whose default formatting
 turns 4294967296 into 4.294967296e+09: integral numbers are printed as integers.
 */}}

@@ -21,7 +21,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
   gateway: {
     GATEWAY_WORKERS: 'auto',
     GATEWAY_ARTIFACT_ROOTS: '/models',
-    GATEWAY_ALLOW_HTTP_ARTIFACTS: false,
+    GATEWAY_ALLOW_HTTP_ARTIFACTS: true,
     GATEWAY_ARTIFACT_ALLOWED_HOSTS: 'models.internal',
     S3_ENDPOINT_URL: 'http://minio:9000',
     GATEWAY_BODY_LIMIT_BYTES: 2048,
@@ -33,7 +33,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
   },
   worker: {
     WORKER_ARTIFACT_ROOTS: '/models',
-    WORKER_ALLOW_HTTP_ARTIFACTS: false,
+    WORKER_ALLOW_HTTP_ARTIFACTS: true,
     WORKER_ARTIFACT_ALLOWED_HOSTS: 'models.internal',
     S3_ENDPOINT_URL: 'http://minio:9000',
     WORKER_DRAIN_TIMEOUT_MS: 1000,

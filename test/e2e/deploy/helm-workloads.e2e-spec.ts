@@ -172,6 +172,40 @@ describe('helm/modelgate workloads', () => {
     }
   });
 
+  it('allowlists the registry’s Service host for http(s) artifacts, and no host while they are off', () => {
+    const envOf = (objects: K8sObject[], component: string) =>
+      findObject(objects, 'ConfigMap', `-${component}-env`).data as Record<string, string>;
+    const registryHost = 'mg-modelgate-registry.serving.svc.cluster.local';
+    const given = renderChart(
+      onDefaults({ values: { gateway: { env: { GATEWAY_ARTIFACT_ALLOWED_HOSTS: 'models.internal' } } } }),
+    );
+    expect(envOf(given, 'gateway').GATEWAY_ARTIFACT_ALLOWED_HOSTS).toBe(`${registryHost},models.internal`);
+    expect(envOf(given, 'worker').WORKER_ARTIFACT_ALLOWED_HOSTS).toBe(registryHost);
+    const off = renderChart(
+      onDefaults({
+        values: {
+          gateway: { env: { GATEWAY_ALLOW_HTTP_ARTIFACTS: false } },
+          worker: { env: { WORKER_ALLOW_HTTP_ARTIFACTS: false } },
+        },
+      }),
+    );
+    expect(envOf(off, 'gateway')).not.toHaveProperty('GATEWAY_ARTIFACT_ALLOWED_HOSTS');
+    expect(envOf(off, 'worker')).not.toHaveProperty('WORKER_ARTIFACT_ALLOWED_HOSTS');
+    expect(
+      failureOf(
+        templateArgs({
+          values: {
+            worker: {
+              env: { WORKER_ALLOW_HTTP_ARTIFACTS: false, WORKER_ARTIFACT_ALLOWED_HOSTS: 'models.internal' },
+            },
+          },
+        }),
+      ),
+    ).toMatch(
+      /WORKER_ARTIFACT_ALLOWED_HOSTS exempts hosts of http\(s\) artifact URIs .* WORKER_ALLOW_HTTP_ARTIFACTS turns those URIs off/,
+    );
+  });
+
   it('sets gateway replicas by the HPA or by replicaCount, and refuses the settings of the other', () => {
     const hpa = findObject(defaults, 'HorizontalPodAutoscaler', '-gateway');
     expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 10 });

@@ -72,6 +72,24 @@ export const REGISTRY_TOKEN_RULE: IdleKeyRule = [
   ),
 ];
 
+/** The values booleanFromEnv reads as false. */
+const FALSE_FLAGS: ReadonlySet<string> = new Set(['false', '0', 'no']);
+
+/**
+ * A node's `<APP>_ARTIFACT_ALLOWED_HOSTS`, which exempts hosts of http(s) artifact URIs from the
+ * private-address guard: idle while `<APP>_ALLOW_HTTP_ARTIFACTS` turns those URIs off.
+ */
+export function artifactAllowedHostsRule(app: 'GATEWAY' | 'WORKER'): IdleKeyRule {
+  const allowHttp = `${app}_ALLOW_HTTP_ARTIFACTS`;
+  return [
+    `${app}_ARTIFACT_ALLOWED_HOSTS`,
+    (env) =>
+      FALSE_FLAGS.has(env[allowHttp] ?? '')
+        ? `exempts hosts of http(s) artifact URIs from the private-address guard, and ${allowHttp} turns those URIs off: leave one of them out`
+        : undefined,
+  ];
+}
+
 /** The config file check of a node: a file beside REGISTRY_URL is not read (the registry's config wins). */
 export const notBesideRegistryUrl: IdleKeyRule[1] = (env) =>
   env.REGISTRY_URL === undefined
