@@ -57,10 +57,10 @@ export const gatewayConfigSchema = z.object({
   /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
   REGISTRY_TOKEN: z.string().min(1).optional(),
   /**
-   * Static worker addresses per worker group, `group=host:port,host:port;group2=host:port`: used
-   * when the config snapshot lists no workerGroups (e.g. standalone mode without Redis, where no
-   * heartbeats supply them); discovery from heartbeats takes precedence when it knows a model's
-   * workers.
+   * Static worker addresses per worker group, `group=host:port,host:port;group2=host:port`, e.g.
+   * for standalone mode without Redis, where no heartbeats supply them; discovery from heartbeats
+   * takes precedence when it knows a model's workers. A config snapshot that lists workerGroups
+   * beside them is refused (one source of addresses).
    */
   GATEWAY_WORKER_ADDRESSES: workerGroupsFromEnv.default([]),
   /** Redis for revision announcements, heartbeats and worker discovery. */

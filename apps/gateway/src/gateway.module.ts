@@ -134,12 +134,14 @@ export class GatewayModule {
         config.GATEWAY_ARTIFACT_ALLOWED_HOSTS,
       ),
     });
-    // Snapshots that list workerGroups replace these static ones (EndpointTables.apply).
+    // Discovery from heartbeats takes precedence; a snapshot listing workerGroups beside these is refused (EndpointTables).
     const client = new InferenceClient({
       workerGroups: config.GATEWAY_WORKER_ADDRESSES,
       mergeCalls: config.GATEWAY_MERGE_CALLS,
     });
-    const tables = new EndpointTables(new TokenizerLoader(store), client, logger);
+    const tables = new EndpointTables(new TokenizerLoader(store), client, logger, {
+      staticWorkerGroups: config.GATEWAY_WORKER_ADDRESSES.length > 0,
+    });
     const lifecycle = new GatewayLifecycle();
     const servability = new EndpointServabilityMonitor(tables, client);
     metrics.reportEndpointReadiness(() => servability.fresh());

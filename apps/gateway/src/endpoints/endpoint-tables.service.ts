@@ -1,5 +1,5 @@
 import { DEFAULT_LOAD_RETRY, type LoadRetryPolicy, loadRetryDelayMs } from '@modelgate/config-sync';
-import { type ConfigSnapshot } from '@modelgate/contracts';
+import { type ConfigSnapshot, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type InferenceClient } from '@modelgate/inference-client';
 import { type Logger } from '@modelgate/observability';
 import {
@@ -27,12 +27,23 @@ export class EndpointTables {
   private readonly retrying = new Map<string, NodeJS.Timeout | undefined>();
   private appliedRevision: number | undefined;
 
+  private readonly retry: LoadRetryPolicy;
+  private readonly staticWorkerGroups: boolean;
+
+  /**
+   * `options.staticWorkerGroups`: the client was given worker addresses of its own
+   * (GATEWAY_WORKER_ADDRESSES), which a snapshot listing workerGroups would replace: such a
+   * snapshot is refused rather than let it silently win.
+   */
   constructor(
     private readonly tokenizers: TokenizerLoader,
     private readonly client: InferenceClient,
     private readonly logger: Logger,
-    private readonly retry: LoadRetryPolicy = DEFAULT_LOAD_RETRY,
-  ) {}
+    options: { retry?: LoadRetryPolicy; staticWorkerGroups?: boolean } = {},
+  ) {
+    this.retry = options.retry ?? DEFAULT_LOAD_RETRY;
+    this.staticWorkerGroups = options.staticWorkerGroups ?? false;
+  }
 
   /** The table requests use now; undefined until the first snapshot is applied. */
   get current(): EndpointTable | undefined {
@@ -63,6 +74,12 @@ export class EndpointTables {
 
   private async applyNow(snapshot: ConfigSnapshot): Promise<void> {
     if (this.table && snapshot.revision <= this.table.revision) return;
+    if (snapshot.workerGroups && this.staticWorkerGroups) {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `config revision ${snapshot.revision} lists workerGroups, and GATEWAY_WORKER_ADDRESSES gives worker addresses too (the snapshot's would replace them): keep one of the two`,
+      );
+    }
     const next = await buildEndpointTable(snapshot, this.tokenizers);
     if (snapshot.workerGroups) this.client.setWorkerGroups(snapshot.workerGroups);
     this.cancelRetries();
