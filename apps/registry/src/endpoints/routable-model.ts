@@ -19,7 +19,8 @@ export async function findModelRow(manager: EntityManager, modelId: string): Pro
 /**
  * The model `modelId` names, when an endpoint of `endpointTask` may route to it. Otherwise:
  * NOT_FOUND (no such model), CONFLICT (not READY, with its status and reason), INVALID_ARGUMENT
- * (a task the endpoint cannot serve). `field` is the request field that named the model.
+ * (a task the endpoint cannot serve, or a raw model: /serve answers tasks, and raw models are
+ * called by tensors at /v2/models). `field` is the request field that named the model.
  */
 export async function findRoutableModel(
   manager: EntityManager,
@@ -36,6 +37,14 @@ export async function findRoutableModel(
     throw new ModelgateError(
       ErrorCode.CONFLICT,
       `${field}: model ${modelId} is ${row.status}${why}; only READY models can be routed`,
+      { field },
+    );
+  }
+  if (row.task === 'raw') {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${field}: model ${modelId} does raw (tensors in, tensors out), which no endpoint serves: ` +
+        `call it at /v2/models/${row.name}/versions/${row.version}/infer, or register it with the task it does`,
       { field },
     );
   }

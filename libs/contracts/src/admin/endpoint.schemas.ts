@@ -15,7 +15,9 @@ const stickyHeaderSchema = z
 /** `POST /v1/endpoints`: an endpoint with one primary route to a READY model. */
 export const createEndpointSchema = z.strictObject({
   name: resourceNameSchema.describe('Endpoint name: clients call `POST /serve/<name>`'),
-  task: modelTaskSchema.describe('Task; the model must do it (or the endpoint is raw)'),
+  task: modelTaskSchema.describe(
+    "Task; the model must do it (a raw endpoint takes a model of any task but raw, and answers with the model's task)",
+  ),
   model: modelIdSchema.describe('The model serving 100% of traffic, `name:version`'),
   preprocessing: preprocessingSchema.prefault({}).describe('Input limits: text length, tokens, batch size'),
   postprocessing: postprocessingSchema

@@ -1,7 +1,8 @@
-// An endpoint's postprocessing.pooling against the models it routes to: a model whose embedding
-// comes out pooled ([batch, hidden]) is answered as it is, so pooling beside it is refused
-// wherever the two meet (create, update, routes, rollout). tiny-bert-sst2 registered as
-// feature-extraction stands in for a pooled export: its only output, logits, is [batch, 2].
+// Models an endpoint refuses wherever it meets them (create, update, routes, rollout):
+// - beside postprocessing.pooling, a model whose embedding comes out pooled ([batch, hidden]), which
+//   is answered as it is; tiny-bert-sst2 registered as feature-extraction stands in for a pooled
+//   export (its only output, logits, is [batch, 2]);
+// - any raw model: /serve answers tasks, and a raw model is called by tensors at /v2/models.
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
@@ -12,7 +13,7 @@ import {
   startRegistryInProcess,
 } from './support/registry-harness.js';
 
-describe('endpoint pooling against the routed models', () => {
+describe('models an endpoint refuses to route to', () => {
   let isolation: Isolation;
   let registry: RunningRegistry;
 
@@ -29,6 +30,14 @@ describe('endpoint pooling against the routed models', () => {
         expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
       }
     }
+    const { tokenizer: _tokenizer, ...graph } = await fixtureRegistration(
+      'tiny-bert-sst2',
+      'tensors',
+      'raw',
+      `${isolation.dir}/files`,
+    );
+    const raw = await registry.admin.post<ModelView>('/v1/models', graph);
+    expect((await waitForPrepared(registry.admin, raw.body.id)).status).toBe('READY');
   });
 
   afterAll(async () => {
@@ -80,5 +89,39 @@ describe('endpoint pooling against the routed models', () => {
       ],
     });
     expect(split.status).toBe(200);
+  });
+
+  it('refuses a raw model on an endpoint created for it, routed to it or rolled out to it, naming where it is served', async () => {
+    const admin = registry.admin;
+    const rawRefusal = (field: string) => ({
+      code: 'INVALID_ARGUMENT',
+      field,
+      message:
+        `${field}: model tensors:1 does raw (tensors in, tensors out), which no endpoint serves: call it at ` +
+        '/v2/models/tensors/versions/1/infer, or register it with the task it does',
+    });
+    const created = await admin.post<ApiErrorBody>('/v1/endpoints', {
+      name: 'tensors',
+      task: 'raw',
+      model: 'tensors:1',
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatchObject(rawRefusal('model'));
+    expect((await admin.get('/v1/endpoints/tensors')).status).toBe(404);
+    // A raw endpoint still serves a task model with that model's task.
+    expect((await admin.post('/v1/endpoints', { name: 'any', task: 'raw', model: 'hidden:1' })).status).toBe(
+      201,
+    );
+    const routed = await admin.put<ApiErrorBody>('/v1/endpoints/any/routes', {
+      routes: [
+        { model: 'hidden:1', weight: 90 },
+        { model: 'tensors:1', weight: 10 },
+      ],
+    });
+    expect(routed.status).toBe(400);
+    expect(routed.body.error).toMatchObject(rawRefusal('routes[1].model'));
+    const rollout = await admin.post<ApiErrorBody>('/v1/endpoints/any/rollouts', { to: 'tensors:1' });
+    expect(rollout.status).toBe(400);
+    expect(rollout.body.error).toMatchObject(rawRefusal('to'));
   });
 });
