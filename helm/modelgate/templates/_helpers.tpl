@@ -307,6 +307,22 @@ the persistence settings acts without persistence.enabled.
 {{- end }}
 {{- end }}
 
+{{/*
+"true" when the credentials check pod runs: credentials.preflight.enabled ("" = true) with an
+existing Secret. The check reads credentials.existingSecret, so with credentials.create.enabled a
+preflight setting is refused.
+*/}}
+{{- define "modelgate.credentialsPreflight" -}}
+{{- $enabled := toString .Values.credentials.preflight.enabled }}
+{{- if .Values.credentials.create.enabled }}
+{{- if ne $enabled "" }}
+{{- fail "credentials.preflight.enabled checks the existing Secret (credentials.existingSecret); with credentials.create.enabled the chart makes its own and renders no check: unset it" }}
+{{- end }}
+{{- else if ne $enabled "false" }}
+{{- true }}
+{{- end }}
+{{- end }}
+
 {{/* credentials.create's values make the chart's Secret, which only credentials.create.enabled renders. */}}
 {{- define "modelgate.checkCredentialsCreate" -}}
 {{- $create := .Values.credentials.create }}

@@ -15,7 +15,15 @@ import {
   writeSnapshot,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findObject, type K8sObject, onDefaults, RELEASE, renderChart } from './support/helm.js';
+import {
+  failureOf,
+  findObject,
+  type K8sObject,
+  onDefaults,
+  RELEASE,
+  renderChart,
+  templateArgs,
+} from './support/helm.js';
 import { type PodSpec, podSpecOf } from './support/pod-spec.js';
 
 /** The hook Pod of a render whose name ends with `suffix`, or undefined. */
@@ -154,6 +162,20 @@ describe('the credentials check hook', () => {
     expect(podOf(created, '-credentials-check')).toBeUndefined();
     const off = renderChart(onDefaults({ values: { credentials: { preflight: { enabled: false } } } }));
     expect(podOf(off, '-credentials-check')).toBeUndefined();
+    const on = renderChart(onDefaults({ values: { credentials: { preflight: { enabled: true } } } }));
+    expect(podOf(on, '-credentials-check')).toBeDefined();
+    expect(
+      failureOf(
+        templateArgs({
+          values: {
+            credentials: {
+              preflight: { enabled: true },
+              create: { enabled: true, databaseUrl: 'postgres://u:p@db/mg' },
+            },
+          },
+        }),
+      ),
+    ).toMatch(/credentials.preflight.enabled checks the existing Secret .* renders no check: unset it/);
   });
 });
 
