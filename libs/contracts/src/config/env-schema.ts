@@ -1,9 +1,12 @@
 import { z } from 'zod';
 
+const TRUE_FLAGS = ['true', '1', 'yes'] as const;
+const FALSE_FLAGS = ['false', '0', 'no'] as const;
+
 /** An environment flag: true/false, 1/0 or yes/no. */
 export const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+  .enum([...TRUE_FLAGS, ...FALSE_FLAGS])
+  .transform((value) => (TRUE_FLAGS as readonly string[]).includes(value));
 
 /** A comma-separated environment list; blanks dropped. */
 export const listFromEnv = z.string().transform((value) =>
@@ -72,9 +75,6 @@ export const REGISTRY_TOKEN_RULE: IdleKeyRule = [
   ),
 ];
 
-/** The values booleanFromEnv reads as false. */
-const FALSE_FLAGS: ReadonlySet<string> = new Set(['false', '0', 'no']);
-
 /**
  * A node's `<APP>_ARTIFACT_ALLOWED_HOSTS`, which exempts hosts of http(s) artifact URIs from the
  * private-address guard: idle while `<APP>_ALLOW_HTTP_ARTIFACTS` turns those URIs off.
@@ -84,7 +84,7 @@ export function artifactAllowedHostsRule(app: 'GATEWAY' | 'WORKER'): IdleKeyRule
   return [
     `${app}_ARTIFACT_ALLOWED_HOSTS`,
     (env) =>
-      FALSE_FLAGS.has(env[allowHttp] ?? '')
+      (FALSE_FLAGS as readonly (string | undefined)[]).includes(env[allowHttp])
         ? `exempts hosts of http(s) artifact URIs from the private-address guard, and ${allowHttp} turns those URIs off: leave one of them out`
         : undefined,
   ];
