@@ -58,6 +58,13 @@ export const workerConfigSchema = z.object({
   WORKER_LOAD_RETRY_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.maxAttempts),
   /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
   WORKER_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Whether an encoder model on the CPU whose instances share the cores (runtime.intraOpThreads 0,
+   * instances 2 or more) also gets a solo session with a thread per core, for batches that find the
+   * model idle: a lone request then computes on every core. It costs one more copy of the model in
+   * memory; false keeps to the instances.
+   */
+  WORKER_SOLO_SESSION: booleanFromEnv.default(true),
   /** CUDA device the CUDA and TensorRT providers run on. */
   WORKER_CUDA_DEVICE_ID: z.coerce.number().int().min(0).default(0),
   /** Log level. */

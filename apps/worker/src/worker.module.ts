@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { ModelStore } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import {
   type ConfigSource,
   HeartbeatPublisher,
@@ -101,6 +101,8 @@ export class WorkerModule {
       gpu: {
         deviceId: config.WORKER_CUDA_DEVICE_ID,
       },
+      soloSession: config.WORKER_SOLO_SESSION,
+      cores: availableParallelism(),
       fetcher: store,
       metrics,
       logger,

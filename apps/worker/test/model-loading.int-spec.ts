@@ -1,13 +1,10 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type ConfigSnapshot, parseConfigSnapshot } from '@modelgate/contracts';
-import { writeSnapshot } from '@modelgate/testing';
+import { type ConfigSnapshot } from '@modelgate/contracts';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ModelManager,
   type ModelManagerFactory,
   builtModelManagers,
+  fixtureSnapshot,
   stopModelManager,
 } from './support/built-model-manager.js';
 
@@ -45,13 +42,10 @@ describe('model loading: retries with backoff, per-model loads, applied revision
 
   beforeAll(async () => {
     newManager = await builtModelManagers();
-    const dir = await mkdtemp(join(tmpdir(), 'worker-loading-'));
-    const snapshotPath = await writeSnapshot(dir, [
+    ({ base, modelPath } = await fixtureSnapshot('worker-loading-', [
       { name: 'a', fixture: 'tiny-bert-sst2' },
       { name: 'b', fixture: 'tiny-bert-sst2' },
-    ]);
-    base = parseConfigSnapshot(JSON.parse(await readFile(snapshotPath, 'utf8')));
-    modelPath = base.models[0]!.artifact.uri.replace('file://', '');
+    ]));
   });
 
   afterEach(async () => {

@@ -1,13 +1,10 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type ConfigSnapshot, type ModelVersionPolicy, parseConfigSnapshot } from '@modelgate/contracts';
-import { writeSnapshot } from '@modelgate/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ModelManager,
   type ModelManagerFactory,
   builtModelManagers,
+  fixtureSnapshot,
   stopModelManager,
 } from './support/built-model-manager.js';
 
@@ -19,18 +16,15 @@ describe('version policy: which READY versions a worker loads', () => {
 
   beforeAll(async () => {
     newManager = await builtModelManagers();
-    const dir = await mkdtemp(join(tmpdir(), 'worker-versions-'));
     // demo:1..5 (one artifact), the way a user registers five versions of one model.
-    const path = await writeSnapshot(
-      dir,
+    ({ base, modelPath } = await fixtureSnapshot(
+      'worker-versions-',
       [1, 2, 3, 4, 5].map((version) => ({
         name: 'demo',
         fixture: 'tiny-bert-sst2',
         version: String(version),
       })),
-    );
-    base = parseConfigSnapshot(JSON.parse(await readFile(path, 'utf8')));
-    modelPath = base.models[0]!.artifact.uri.replace('file://', '');
+    ));
   });
 
   afterEach(async () => {

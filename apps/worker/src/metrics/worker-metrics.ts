@@ -66,6 +66,14 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  /** Batches run on a model's solo session (a thread per core), which takes a batch that finds the model idle. */
+  readonly soloBatches = new Counter({
+    name: 'modelgate_solo_batches_total',
+    help: 'Batches run on the solo session (a thread per core; taken when every instance is idle and nothing waits).',
+    labelNames: ['model', 'version'] as const,
+    registers: [this.registry],
+  });
+
   /** Where modelgate_queue_depth reads each model's waiting requests when scraped (set once wired). */
   private waitingRequests: (() => Iterable<readonly [string, number]>) | undefined;
 

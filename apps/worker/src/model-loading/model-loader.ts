@@ -3,7 +3,6 @@
  * through the execution providers), warm them up and put a batching runner in front. Either the
  * copy comes back READY or the attempt throws with nothing left open.
  */
-import { availableParallelism } from 'node:os';
 import { type ModelSpec, ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
 import { resolveBatchLimits } from '@modelgate/batching';
 import { type Logger, modelLabels } from '@modelgate/observability';
@@ -12,7 +11,7 @@ import { ModelRunner } from '../serving/model-runner.js';
 import { PIXEL_VALUES, decoderLayoutOf } from '../generation/decoder-layout.js';
 import { GenerationRunner, generationLimitsOf } from '../generation/generation-runner.js';
 import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
-import { resolveIntraOpThreads } from './intra-op-threads.js';
+import { resolveIntraOpThreads, resolveSoloThreads } from './intra-op-threads.js';
 import { resolveImageDims } from './image-input.js';
 import { type TensorDeclaration, openOnnxSession } from './onnx-session.adapter.js';
 import { type ServedModel } from './served-model.js';
@@ -31,6 +30,10 @@ export interface ArtifactFetcher {
 
 export interface ModelLoaderDeps {
   gpu: GpuSettings;
+  /** Whether an encoder model whose instances share the CPU cores gets a solo session (WORKER_SOLO_SESSION). */
+  soloSession: boolean;
+  /** Cores this process may run on (os.availableParallelism()), shared among a model's instances. */
+  cores: number;
   fetcher: ArtifactFetcher;
   metrics: WorkerMetrics;
   logger: Logger;
@@ -51,11 +54,8 @@ export async function openModel(
     const artifact = await deps.fetcher.fetchModel(spec);
     const attempts = planProviderAttempts(spec.runtime.executionProviders, deps.gpu);
     const { instances } = spec.runtime;
-    const intraOpThreads = resolveIntraOpThreads(
-      spec.runtime.intraOpThreads,
-      instances,
-      availableParallelism(),
-    );
+    const { cores } = deps;
+    const intraOpThreads = resolveIntraOpThreads(spec.runtime.intraOpThreads, instances, cores);
     for (let i = 0; i < instances; i++) {
       const opened = await openWithFallback(
         attempts,
@@ -73,12 +73,21 @@ export async function openModel(
     if (!first) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'runtime.instances must be at least 1');
     model.inputs = first.inputs;
     model.outputs = first.outputs;
+    const soloThreads = resolveSoloThreads(spec.runtime.intraOpThreads, instances, cores);
+    if (deps.soloSession && soloThreads > 0 && model.provider === 'cpu' && !isGenerativeTask(spec.task)) {
+      const cpu = attempts.find((attempt) => attempt.provider === 'cpu');
+      if (cpu) model.soloSession = await openOnnxSession(artifact.path, cpu, { intraOpThreads: soloThreads });
+    }
     const warmUpMs = isGenerativeTask(spec.task)
       ? await startGenerator(model, metrics, logger, onSessionLost)
       : await startBatcher(model, metrics, onSessionLost);
     model.state = 'READY';
     metrics.modelLoadDuration.observe({ ...series, outcome: 'loaded' }, loadSeconds());
-    logger.info({ model: spec.id, provider: model.provider, warmUpMs: Math.round(warmUpMs) }, 'model ready');
+    const threads = { intraOpThreads, soloThreads: model.soloSession ? soloThreads : 0 };
+    logger.info(
+      { model: spec.id, provider: model.provider, ...threads, warmUpMs: Math.round(warmUpMs) },
+      'model ready',
+    );
     return model;
   } catch (error) {
     metrics.modelLoadDuration.observe({ ...series, outcome: 'failed' }, loadSeconds());
@@ -95,17 +104,28 @@ async function startBatcher(
 ): Promise<number> {
   const { spec } = model;
   const series = modelLabels(spec.id);
-  const warmUpMs = await warmUp(model.sessions, imageDimsOf(model.inputs, spec));
-  model.runner = new ModelRunner(spec.id, model.sessions, resolveBatchLimits(spec.batching), {
-    onBatch: (info) => {
-      metrics.batchSize.observe(series, info.size);
-      for (const micros of info.queueMicros) metrics.queueDuration.observe(series, micros / 1e6);
-      metrics.batchTokens.inc({ ...series, kind: 'real' }, info.tokens);
-      metrics.batchTokens.inc({ ...series, kind: 'computed' }, info.paddedTokens);
+  const solo = model.soloSession ? [model.soloSession] : [];
+  const warmUpMs = await warmUp([...model.sessions, ...solo], imageDimsOf(model.inputs, spec));
+  const limits = resolveBatchLimits(spec.batching);
+  model.runner = new ModelRunner(
+    spec.id,
+    model.sessions,
+    limits,
+    {
+      onBatch: (info) => {
+        metrics.batchSize.observe(series, info.size);
+        for (const micros of info.queueMicros) metrics.queueDuration.observe(series, micros / 1e6);
+        metrics.batchTokens.inc({ ...series, kind: 'real' }, info.tokens);
+        metrics.batchTokens.inc({ ...series, kind: 'computed' }, info.paddedTokens);
+      },
+      onComputed: ({ computeSeconds, solo }) => {
+        metrics.computeDuration.observe(series, computeSeconds);
+        if (solo) metrics.soloBatches.inc(series);
+      },
+      onSessionLost: (reason) => onSessionLost(model, reason),
     },
-    onComputed: ({ computeSeconds }) => metrics.computeDuration.observe(series, computeSeconds),
-    onSessionLost: (reason) => onSessionLost(model, reason),
-  });
+    model.soloSession,
+  );
   return warmUpMs;
 }
 
@@ -179,5 +199,7 @@ export async function retire(model: ServedModel): Promise<void> {
 /** Releases a copy's sessions (errors ignored: the session is going anyway). */
 export async function releaseSessions(model: ServedModel): Promise<void> {
   const sessions = model.sessions.splice(0);
+  if (model.soloSession) sessions.push(model.soloSession);
+  model.soloSession = undefined;
   await Promise.all(sessions.map((session) => session.release().catch(() => undefined)));
 }

@@ -21,6 +21,8 @@ export interface ServedModel {
   /** The provider its sessions run on. */
   provider?: ExecutionProviderName;
   sessions: OnnxSession[];
+  /** Encoder models on the CPU with instances sharing the cores: a session with a thread per core for batches that find the model idle. */
+  soloSession?: OnnxSession;
   inputs: readonly TensorDeclaration[];
   outputs: readonly TensorDeclaration[];
   /** Encoder models: the dynamic batcher in front of the sessions. */

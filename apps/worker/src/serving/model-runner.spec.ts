@@ -163,3 +163,44 @@ describe('ModelRunner with a row onnxruntime refuses', () => {
     expect(session.batchRows).toEqual([1, 1]);
   });
 });
+
+describe('ModelRunner with a solo session', () => {
+  /** crossingSession whose runs wait until `release()`. */
+  const heldSession = () => {
+    const session = crossingSession();
+    const run = session.run.bind(session);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    session.run = async (feeds) => {
+      const result = run(feeds);
+      await gate;
+      return result;
+    };
+    return Object.assign(session, { release: () => Promise.resolve(open()) });
+  };
+
+  it('runs a lone request on the solo session, and one that starts meanwhile on an instance', async () => {
+    const instances = [crossingSession(), crossingSession()];
+    const solo = heldSession();
+    const computed: boolean[] = [];
+    const model = new ModelRunner(
+      'vit:1',
+      instances,
+      resolveBatchLimits({ maxBatchSize: 1 }),
+      { onComputed: ({ solo: onSolo }) => computed.push(onSolo) },
+      solo,
+    );
+    const lone = model.infer({ pixel_values: pixels(1, 0) }, 1, undefined);
+    const meanwhile = await model.infer({ pixel_values: pixels(1, 10) }, 1, undefined);
+    expect(Array.from(meanwhile.outputs.logits?.data as Float32Array)).toEqual([46]);
+    expect(solo.batchRows).toEqual([1]);
+    expect(instances.map((session) => session.batchRows.length).sort()).toEqual([0, 1]);
+    await solo.release();
+    expect(Array.from((await lone).outputs.logits?.data as Float32Array)).toEqual([6]);
+    expect(computed).toEqual([false, true]);
+    // Every session idle again: the next lone request takes the solo session.
+    await model.infer({ pixel_values: pixels(1, 20) }, 1, undefined);
+    expect(solo.batchRows).toEqual([1, 1]);
+    expect(computed).toEqual([false, true, true]);
+  });
+});

@@ -25,9 +25,12 @@ import {
 } from '../model-loading/onnx-session.adapter.js';
 import { joinRowOutputs, splitRequestRows } from './request-rows.js';
 import { type RowItem, concatRows, outputsWanted, packRows } from './batch-feeds.js';
+import { SessionPool } from './session-pool.js';
 
 interface RowResult {
   outputs: Record<string, TensorData>;
+  /** Whether its batch ran on the solo session. */
+  solo?: boolean;
   /** Set when this row alone failed (its batch-mates were answered). */
   error?: unknown;
   /** Time the row waited for its batch, in µs. */
@@ -49,6 +52,8 @@ export interface InferResult {
 export interface BatchTiming {
   rows: number;
   computeSeconds: number;
+  /** Whether the batch ran on the solo session. */
+  solo: boolean;
 }
 
 /** What a runner reports to its owner. */
@@ -76,18 +81,20 @@ const RUN_FAILURES = new WeakSet<object>();
 
 export class ModelRunner {
   private readonly batcher: DynamicBatcher<RowItem, RowResult>;
-  private readonly idleSessions: OnnxSession[];
+  private readonly pool: SessionPool<OnnxSession>;
   private readonly tokenModel: boolean;
 
+  /** `solo`: a session with a thread per core for batches that find the model idle (session-pool.ts). */
   constructor(
     private readonly modelId: string,
     private readonly sessions: readonly OnnxSession[],
     limits: BatchLimits,
     private readonly hooks: RunnerHooks = {},
+    solo?: OnnxSession,
   ) {
     const first = sessions[0];
     if (!first) throw new Error(`model ${modelId} has no sessions`);
-    this.idleSessions = [...sessions];
+    this.pool = new SessionPool(sessions, solo);
     this.tokenModel = isTokenModel(first.inputs);
     this.batcher = new DynamicBatcher<RowItem, RowResult>({
       name: modelId,
@@ -96,7 +103,12 @@ export class ModelRunner {
       onBatch: hooks.onBatch,
       runBatch: async (items) => {
         const results = await this.runBatch(items);
-        hooks.onComputed?.({ rows: items.length, computeSeconds: (results[0]?.computeMicros ?? 0) / 1e6 });
+        const first = results[0];
+        hooks.onComputed?.({
+          rows: items.length,
+          computeSeconds: (first?.computeMicros ?? 0) / 1e6,
+          solo: first?.solo === true,
+        });
         return results;
       },
     });
@@ -214,7 +226,7 @@ export class ModelRunner {
   private async runOnce(items: readonly RowItem[]): Promise<RowResult[]> {
     const startedAt = performance.now();
     const { feeds, layout } = this.tokenModel ? packRows(items) : concatRows(items);
-    const session = this.idleSessions.pop();
+    const session = this.pool.take(this.batcher.queueDepth);
     if (!session)
       throw new ModelgateError(ErrorCode.INTERNAL, `model ${this.modelId}: no idle session instance`);
     let run: SessionRun;
@@ -234,12 +246,14 @@ export class ModelRunner {
       throw failure;
     } finally {
       // A session whose thread died never runs again: it leaves the pool, and the model with it.
-      if (session.lostReason === undefined) this.idleSessions.push(session);
+      if (session.lostReason === undefined) this.pool.give(session);
       else this.hooks.onSessionLost?.(session.lostReason);
     }
 
+    const solo = this.pool.isSolo(session);
     const perRow: RowResult[] = items.map((item) => ({
       outputs: {},
+      solo,
       queueMicros: Math.round((startedAt - item.enqueuedAtMs) * 1000),
       computeMicros: run.runMicros,
     }));

@@ -1,0 +1,43 @@
+/**
+ * Which session a batch runs on. The instances share the cores, so a batch on one of them computes
+ * on its share alone; a model may also hold a solo session with a thread per core
+ * (model-loading/intra-op-threads.ts). A batch takes the solo session only when it would otherwise
+ * run by itself: every instance idle and no other row queued. A batch that starts while the solo
+ * session runs takes an instance, so for at most that one solo batch the model's threads exceed the
+ * cores; waiting for it instead would turn a steady two-request load into one batch at a time.
+ */
+export class SessionPool<TSession> {
+  private readonly idle: TSession[];
+  private soloIdle: boolean;
+
+  constructor(
+    private readonly instances: readonly TSession[],
+    private readonly solo?: TSession,
+  ) {
+    this.idle = [...instances];
+    this.soloIdle = solo !== undefined;
+  }
+
+  /**
+   * The session for a batch about to start, taken out of the pool, or undefined when none is idle;
+   * `queuedRows`: rows still waiting once this batch left the queue.
+   */
+  take(queuedRows: number): TSession | undefined {
+    if (this.soloIdle && queuedRows === 0 && this.idle.length === this.instances.length) {
+      this.soloIdle = false;
+      return this.solo;
+    }
+    return this.idle.pop();
+  }
+
+  /** Whether `session` is the solo session. */
+  isSolo(session: TSession): boolean {
+    return this.solo !== undefined && session === this.solo;
+  }
+
+  /** Puts back a session `take` gave. A session whose thread died is never put back. */
+  give(session: TSession): void {
+    if (this.isSolo(session)) this.soloIdle = true;
+    else this.idle.push(session);
+  }
+}

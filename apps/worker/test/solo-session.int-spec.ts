@@ -1,0 +1,104 @@
+import { type ConfigSnapshot, type ModelSpec } from '@modelgate/contracts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ModelManager,
+  type ModelManagerFactory,
+  type TestManagerOptions,
+  builtModelManagers,
+  builtWorkerMetrics,
+  fixtureSnapshot,
+  stopModelManager,
+} from './support/built-model-manager.js';
+
+const RETRY = { baseDelayMs: 20, maxDelayMs: 40, maxAttempts: 1 };
+
+/** One tokenized sentence, [1, 6], as the gateway sends it. */
+const sentence = () => {
+  const row = (values: bigint[]) => ({
+    datatype: 'INT64',
+    dims: [1, values.length],
+    data: BigInt64Array.from(values),
+  });
+  return {
+    input_ids: row([101n, 1045n, 2293n, 2023n, 3185n, 102n]),
+    attention_mask: row([1n, 1n, 1n, 1n, 1n, 1n]),
+    token_type_ids: row([0n, 0n, 0n, 0n, 0n, 0n]),
+  };
+};
+
+// Managers here count two cores (TestManagerOptions.cores), whatever the machine has.
+describe('the solo session (instances sharing two cores, real onnxruntime sessions)', () => {
+  let base: ConfigSnapshot;
+  let modelPath: string;
+  let newManager: ModelManagerFactory;
+  let manager: ModelManager | undefined;
+
+  beforeAll(async () => {
+    newManager = await builtModelManagers();
+    ({ base, modelPath } = await fixtureSnapshot('worker-solo-', [{ name: 'a', fixture: 'tiny-bert-sst2' }]));
+  });
+
+  afterEach(async () => {
+    await stopModelManager(manager);
+    manager = undefined;
+  });
+
+  async function load(runtime: Partial<ModelSpec['runtime']>, options: TestManagerOptions = {}) {
+    manager = newManager({ fetchModel: () => Promise.resolve({ path: modelPath }) }, RETRY, options);
+    await manager.applySnapshot({
+      ...base,
+      models: base.models.map((model) => ({ ...model, runtime: { ...model.runtime, ...runtime } })),
+    });
+    expect(manager.states()).toEqual({ 'a:1': 'READY' });
+    return manager;
+  }
+
+  it('runs a lone request on it and concurrent ones on the instances, with the same answers', async () => {
+    const metrics = await builtWorkerMetrics();
+    const models = await load({ instances: 2, intraOpThreads: 0 }, { metrics });
+    const model = models.require('a');
+    expect(model.soloSession).toBeDefined();
+    expect(model.sessions).toHaveLength(2);
+    const soloBatches = async () =>
+      (await metrics.soloBatches.get()).values.find((v) => v.labels.model === 'a')?.value ?? 0;
+
+    const alone = await model.runner.infer(sentence(), 1, undefined);
+    expect(await soloBatches()).toBe(1);
+    // Three at once: the first finds the model idle (solo), the two behind it take the instances.
+    const together = await Promise.all([1, 2, 3].map(() => model.runner.infer(sentence(), 1, undefined)));
+    expect(await soloBatches()).toBe(2);
+    const logits = (result: { outputs: Record<string, { data: unknown }> }) =>
+      Array.from(result.outputs.logits?.data as Float32Array);
+    for (const result of together) {
+      logits(result).forEach((value, i) => expect(value).toBeCloseTo(logits(alone)[i]!, 5));
+    }
+  });
+
+  it('is released with the model', async () => {
+    const models = await load({ instances: 2, intraOpThreads: 0 });
+    const solo = models.require('a').soloSession!;
+    await stopModelManager(models);
+    manager = undefined;
+    expect(solo.lostReason).toBe('the session was released');
+  });
+
+  it('is not opened when turned off (WORKER_SOLO_SESSION false), for one instance, for a thread count given, or on one core', async () => {
+    const metrics = await builtWorkerMetrics();
+    const off = await load({ instances: 2, intraOpThreads: 0 }, { soloSession: false, metrics });
+    expect(off.require('a').soloSession).toBeUndefined();
+    await off.require('a').runner.infer(sentence(), 1, undefined);
+    expect((await metrics.soloBatches.get()).values).toEqual([]);
+    await stopModelManager(off);
+
+    const single = await load({ instances: 1, intraOpThreads: 0 });
+    expect(single.require('a').soloSession).toBeUndefined();
+    await stopModelManager(single);
+
+    const given = await load({ instances: 2, intraOpThreads: 1 });
+    expect(given.require('a').soloSession).toBeUndefined();
+    await stopModelManager(given);
+
+    const oneCore = await load({ instances: 2, intraOpThreads: 0 }, { cores: 1 });
+    expect(oneCore.require('a').soloSession).toBeUndefined();
+  });
+});
