@@ -25,6 +25,8 @@ export interface BenchMeta {
   options: Omit<BenchOptions, 'outDir'>;
   /** The deployment of the shared-cores stack (other suites say what they change). */
   deployment: Deployment;
+  /** WORKER_SOLO_SESSION as the workers got it from the bench's environment. */
+  soloSession?: string;
   /** How the config reached gateways and workers. */
   controlPlane?: { via: string; note: string };
   /** `git rev-parse --short HEAD` of the measured tree, noting uncommitted changes in apps/ or libs/. */

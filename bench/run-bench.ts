@@ -107,6 +107,8 @@ async function main(): Promise<void> {
       loadAverage: { start: loadavg()[0] ?? NaN },
       options: recorded,
       deployment: deploymentOf(options),
+      // The workers inherit the bench's environment: an A/B of the solo session sets it there.
+      soloSession: process.env.WORKER_SOLO_SESSION ?? 'unset (on)',
     },
   };
   process.stdout.write(
