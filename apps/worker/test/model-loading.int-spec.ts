@@ -53,8 +53,14 @@ describe('model loading: retries with backoff, per-model loads, applied revision
     manager = undefined;
   });
 
-  function start(fetcher: SteeredFetcher, maxAttempts = 3, baseDelayMs = 20): ModelManager {
-    manager = newManager(fetcher, { baseDelayMs, maxDelayMs: Math.max(40, baseDelayMs), maxAttempts });
+  function start(
+    fetcher: SteeredFetcher,
+    maxAttempts = 3,
+    baseDelayMs = 20,
+    soloSession = true,
+  ): ModelManager {
+    const retry = { baseDelayMs, maxDelayMs: Math.max(40, baseDelayMs), maxAttempts };
+    manager = newManager(fetcher, retry, { soloSession });
     return manager;
   }
 
@@ -166,7 +172,8 @@ describe('model loading: retries with backoff, per-model loads, applied revision
 
   it('releases the surviving sessions of a copy whose session thread died, when its reload fails', async () => {
     const fetcher = new SteeredFetcher().then(() => Promise.resolve({ path: modelPath }), unreachable);
-    const models = start(fetcher, 1);
+    // No solo session: the lone call below must take an instance (solo-session.int-spec covers its own).
+    const models = start(fetcher, 1, 20, false);
     const twoInstances = (revision: number): ConfigSnapshot => {
       const base2 = snapshot(revision, ['a']);
       return {

@@ -43,12 +43,15 @@ describe('the solo session (instances sharing two cores, real onnxruntime sessio
     manager = undefined;
   });
 
+  const snapshot = (runtime: Partial<ModelSpec['runtime']>, revision = base.revision): ConfigSnapshot => ({
+    ...base,
+    revision,
+    models: base.models.map((model) => ({ ...model, runtime: { ...model.runtime, ...runtime } })),
+  });
+
   async function load(runtime: Partial<ModelSpec['runtime']>, options: TestManagerOptions = {}) {
     manager = newManager({ fetchModel: () => Promise.resolve({ path: modelPath }) }, RETRY, options);
-    await manager.applySnapshot({
-      ...base,
-      models: base.models.map((model) => ({ ...model, runtime: { ...model.runtime, ...runtime } })),
-    });
+    await manager.applySnapshot(snapshot(runtime));
     expect(manager.states()).toEqual({ 'a:1': 'READY' });
     return manager;
   }
@@ -72,6 +75,21 @@ describe('the solo session (instances sharing two cores, real onnxruntime sessio
     for (const result of together) {
       logits(result).forEach((value, i) => expect(value).toBeCloseTo(logits(alone)[i]!, 5));
     }
+  });
+
+  it('fails the model like an instance when its thread dies; the next revision replaces the copy and releases its instances', async () => {
+    const models = await load({ instances: 2, intraOpThreads: 0 });
+    const lost = models.require('a');
+    const solo = lost.soloSession!;
+    // A lone call takes the solo session; the test hook takes its thread down under the batch.
+    await expect(lost.runner.infer(sentence(), 1, undefined, { crashSession: true })).rejects.toThrow();
+    expect(solo.lostReason).toBeDefined();
+    await expect.poll(() => models.states()['a:1']).toBe('FAILED');
+    await models.applySnapshot(snapshot({ instances: 2, intraOpThreads: 0 }, base.revision + 1));
+    expect(models.states()).toEqual({ 'a:1': 'READY' });
+    await expect.poll(() => lost.sessions.length).toBe(0);
+    expect(lost.soloSession).toBeUndefined();
+    expect(models.require('a').soloSession).toBeDefined();
   });
 
   it('is released with the model', async () => {

@@ -126,7 +126,11 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       "length grouping: a batch's computed tokens stay within r × its real tokens (1.15 by default; not for text-generation)",
       asArgParser(parsePaddingRatio),
     )
-    .option('--instances <n>', 'onnxruntime sessions per worker', asArgParser(parsePositiveInt))
+    .option(
+      '--instances <n>',
+      'onnxruntime sessions per worker (2 or more on the CPU: an encoder model also gets a solo session, see WORKER_SOLO_SESSION)',
+      asArgParser(parsePositiveInt),
+    )
     .option(
       '--ep <providers>',
       'execution providers in order of preference, e.g. tensorrt,cuda,cpu',

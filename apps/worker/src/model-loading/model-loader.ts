@@ -10,10 +10,15 @@ import { type WorkerMetrics } from '../metrics/worker-metrics.js';
 import { ModelRunner } from '../serving/model-runner.js';
 import { PIXEL_VALUES, decoderLayoutOf } from '../generation/decoder-layout.js';
 import { GenerationRunner, generationLimitsOf } from '../generation/generation-runner.js';
-import { type GpuSettings, openWithFallback, planProviderAttempts } from './execution-providers.js';
+import {
+  type GpuSettings,
+  type ProviderAttempt,
+  openWithFallback,
+  planProviderAttempts,
+} from './execution-providers.js';
 import { resolveIntraOpThreads, resolveSoloThreads } from './intra-op-threads.js';
 import { resolveImageDims } from './image-input.js';
-import { type TensorDeclaration, openOnnxSession } from './onnx-session.adapter.js';
+import { type OnnxSession, type TensorDeclaration, openOnnxSession } from './onnx-session.adapter.js';
 import { type ServedModel } from './served-model.js';
 import { warmUp, warmUpDecoder } from './warm-up.js';
 
@@ -56,6 +61,7 @@ export async function openModel(
     const { instances } = spec.runtime;
     const { cores } = deps;
     const intraOpThreads = resolveIntraOpThreads(spec.runtime.intraOpThreads, instances, cores);
+    const providers = new Set<string>();
     for (let i = 0; i < instances; i++) {
       const opened = await openWithFallback(
         attempts,
@@ -68,15 +74,17 @@ export async function openModel(
       );
       model.sessions.push(opened.session);
       model.provider = opened.provider;
+      providers.add(opened.provider);
     }
     const first = model.sessions[0];
     if (!first) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'runtime.instances must be at least 1');
     model.inputs = first.inputs;
     model.outputs = first.outputs;
+    // Only where every instance runs on the CPU: a lone request must not leave a GPU instance idle.
+    const onCpuOnly = providers.size === 1 && providers.has('cpu');
     const soloThreads = resolveSoloThreads(spec.runtime.intraOpThreads, instances, cores);
-    if (deps.soloSession && soloThreads > 0 && model.provider === 'cpu' && !isGenerativeTask(spec.task)) {
-      const cpu = attempts.find((attempt) => attempt.provider === 'cpu');
-      if (cpu) model.soloSession = await openOnnxSession(artifact.path, cpu, { intraOpThreads: soloThreads });
+    if (deps.soloSession && soloThreads > 0 && onCpuOnly && !isGenerativeTask(spec.task)) {
+      model.soloSession = await openSoloSession(artifact.path, attempts, soloThreads, spec.id, logger);
     }
     const warmUpMs = isGenerativeTask(spec.task)
       ? await startGenerator(model, metrics, logger, onSessionLost)
@@ -93,6 +101,31 @@ export async function openModel(
     metrics.modelLoadDuration.observe({ ...series, outcome: 'failed' }, loadSeconds());
     await releaseSessions(model);
     throw error;
+  }
+}
+
+/**
+ * The solo session, or undefined when it cannot be opened: it only speeds up lone requests, so the
+ * model serves on its instances without it (a warning says why).
+ */
+async function openSoloSession(
+  path: string,
+  attempts: readonly ProviderAttempt[],
+  threads: number,
+  modelId: string,
+  logger: Logger,
+): Promise<OnnxSession | undefined> {
+  const cpu = attempts.find((attempt) => attempt.provider === 'cpu');
+  if (!cpu) return undefined;
+  try {
+    return await openOnnxSession(path, cpu, { intraOpThreads: threads });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.warn(
+      { model: modelId, reason },
+      'the solo session could not be opened; serving on the instances alone',
+    );
+    return undefined;
   }
 }
 

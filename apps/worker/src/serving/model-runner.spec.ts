@@ -203,4 +203,16 @@ describe('ModelRunner with a solo session', () => {
     expect(solo.batchRows).toEqual([1, 1]);
     expect(computed).toEqual([false, true, true]);
   });
+
+  it('decides at dispatch: batches dispatched together take the instances even when a hold delays their runs', async () => {
+    const instances = [crossingSession(), crossingSession()];
+    const solo = crossingSession();
+    const model = new ModelRunner('vit:1', instances, resolveBatchLimits({ maxBatchSize: 1 }), {}, solo);
+    // Two rows, one per batch, dispatched in one turn: the first leaves the second queued, the second
+    // finds the first in flight. Both are held, so neither has taken a session when the other looks.
+    const result = await model.infer({ pixel_values: pixels(2, 0) }, 2, undefined, { holdMs: 5 });
+    expect(Array.from(result.outputs.logits?.data as Float32Array)).toEqual([6, 22]);
+    expect(solo.batchRows).toEqual([]);
+    expect(instances.flatMap((session) => session.batchRows)).toEqual([1, 1]);
+  });
 });

@@ -101,13 +101,15 @@ export class ModelRunner {
       limits,
       instances: sessions.length,
       onBatch: hooks.onBatch,
-      runBatch: async (items) => {
-        const results = await this.runBatch(items);
-        const first = results[0];
+      runBatch: async (items, info) => {
+        // Decided at dispatch: nothing else in flight and nothing left queued (a test hold may
+        // delay the run, not the decision).
+        const alone = info.inFlightBatches === 1 && info.queueDepth === 0;
+        const results = await this.runBatch(items, alone);
         hooks.onComputed?.({
           rows: items.length,
-          computeSeconds: (first?.computeMicros ?? 0) / 1e6,
-          solo: first?.solo === true,
+          computeSeconds: (results[0]?.computeMicros ?? 0) / 1e6,
+          solo: results.some((row) => row.solo === true),
         });
         return results;
       },
@@ -202,11 +204,12 @@ export class ModelRunner {
     this.batcher.close();
   }
 
-  private async runBatch(items: readonly RowItem[]): Promise<RowResult[]> {
+  /** `alone`: the batch found nothing else running or queued, so it may take the solo session. */
+  private async runBatch(items: readonly RowItem[], alone: boolean): Promise<RowResult[]> {
     const holdMs = Math.max(...items.map((item) => item.holdMs));
     if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
     try {
-      return await this.runOnce(items);
+      return await this.runOnce(items, alone);
     } catch (error) {
       if (items.length === 1 || !RUN_FAILURES.has(error as object)) throw error;
       // onnxruntime refused the batch (an index out of range, a value it cannot take): one bad row
@@ -214,7 +217,7 @@ export class ModelRunner {
       const results: RowResult[] = [];
       for (const item of items) {
         try {
-          results.push(...(await this.runOnce([item])));
+          results.push(...(await this.runOnce([item], false)));
         } catch (alone) {
           results.push({ outputs: {}, queueMicros: 0, computeMicros: 0, error: alone });
         }
@@ -223,10 +226,10 @@ export class ModelRunner {
     }
   }
 
-  private async runOnce(items: readonly RowItem[]): Promise<RowResult[]> {
+  private async runOnce(items: readonly RowItem[], alone: boolean): Promise<RowResult[]> {
     const startedAt = performance.now();
     const { feeds, layout } = this.tokenModel ? packRows(items) : concatRows(items);
-    const session = this.pool.take(this.batcher.queueDepth);
+    const session = this.pool.take(alone);
     if (!session)
       throw new ModelgateError(ErrorCode.INTERNAL, `model ${this.modelId}: no idle session instance`);
     let run: SessionRun;

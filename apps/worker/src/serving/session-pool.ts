@@ -5,6 +5,8 @@
  * run by itself: every instance idle and no other row queued. A batch that starts while the solo
  * session runs takes an instance, so for at most that one solo batch the model's threads exceed the
  * cores; waiting for it instead would turn a steady two-request load into one batch at a time.
+ * The solo batch holds one of the batcher's `instances` slots, so meanwhile at most instances − 1
+ * others run: the excess stays within the solo session's threads.
  */
 export class SessionPool<TSession> {
   private readonly idle: TSession[];
@@ -20,10 +22,10 @@ export class SessionPool<TSession> {
 
   /**
    * The session for a batch about to start, taken out of the pool, or undefined when none is idle;
-   * `queuedRows`: rows still waiting once this batch left the queue.
+   * `alone`: the batch found no other batch running and no row queued when it was dispatched.
    */
-  take(queuedRows: number): TSession | undefined {
-    if (this.soloIdle && queuedRows === 0 && this.idle.length === this.instances.length) {
+  take(alone: boolean): TSession | undefined {
+    if (alone && this.soloIdle && this.idle.length === this.instances.length) {
       this.soloIdle = false;
       return this.solo;
     }

@@ -178,11 +178,13 @@ export const runtimeSchema = z.object({
     .refine((providers) => new Set(providers).size === providers.length, 'must not repeat a provider')
     .default(['cpu'])
     .describe('Providers in order of preference; a worker falls back along the list.'),
-  instances: positiveIntSchema.default(1).describe('onnxruntime sessions per worker for this model.'),
+  instances: positiveIntSchema
+    .default(1)
+    .describe('onnxruntime sessions per worker for this model (besides a solo session: see intraOpThreads).'),
   intraOpThreads: nonNegativeIntSchema
     .default(0)
     .describe(
-      "Intra-op threads per session; 0 shares the worker's cores among the instances (⌊cores ÷ instances⌋, at least 1), so instances × threads never exceeds the cores.",
+      "Intra-op threads per session; 0 shares the worker's cores among the instances (⌊cores ÷ instances⌋, at least 1), so instances × threads never exceeds the cores. With 0 and 2 or more instances on the CPU, an encoder model also gets a solo session with a thread per core, for batches that find every instance idle (WORKER_SOLO_SESSION).",
     ),
 });
 
