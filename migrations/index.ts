@@ -10,6 +10,7 @@ import { TextGenerationTask1795363200000 } from './1795363200000-text-generation
 import { ImageClassificationTask1795366800000 } from './1795366800000-image-classification-task.js';
 import { ImageToTextTask1795370400000 } from './1795370400000-image-to-text-task.js';
 import { OptionsThatNeverApplied1795374000000 } from './1795374000000-options-that-never-applied.js';
+import { DecodersWithoutPositionIds1795377600000 } from './1795377600000-decoders-without-position-ids.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -25,4 +26,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   ImageClassificationTask1795366800000,
   ImageToTextTask1795370400000,
   OptionsThatNeverApplied1795374000000,
+  DecodersWithoutPositionIds1795377600000,
 ];

@@ -24,6 +24,7 @@ const ALL_MIGRATIONS = [
   'ImageClassificationTask1795366800000',
   'ImageToTextTask1795370400000',
   'OptionsThatNeverApplied1795374000000',
+  'DecodersWithoutPositionIds1795377600000',
 ];
 
 describe('migrations', () => {
@@ -296,7 +297,7 @@ describe('migrations', () => {
       );
     await model('vit', 'image-classification', { maxBatchSize: 16, maxPaddingRatio: 2 });
     await model('bert', 'text-classification', { maxPaddingRatio: 2 });
-    expect((await runMigrations(config, 'up')).applied).toEqual(['OptionsThatNeverApplied1795374000000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(from('OptionsThatNeverApplied1795374000000'));
     const preprocessing = Object.fromEntries(
       (
         await isolation.sql<{ name: string; preprocessing: unknown }>(
@@ -319,6 +320,33 @@ describe('migrations', () => {
       { name: 'vit', batching: { maxBatchSize: 16, maxPaddingRatio: 1.15 } },
     ]);
     await isolation.sql(`DELETE FROM endpoints`);
+    await isolation.sql(`DELETE FROM models`);
+  });
+
+  it('give decoders without position_ids the maxBatchSize they decode with, 1', async () => {
+    await revertAfter('OptionsThatNeverApplied1795374000000');
+    const inputs = (...names: string[]) => names.map((name) => ({ name, datatype: 'INT64', dims: [-1, -1] }));
+    const model = (name: string, task: string, batching: object, io: object | null) =>
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, batching, io)
+         VALUES ($1, 1, $2, 'file:///m.onnx', repeat('a', 64), $3, $4)`,
+        [name, task, JSON.stringify(batching), io === null ? null : JSON.stringify(io)],
+      );
+    const implicit = { inputs: inputs('input_ids', 'attention_mask'), outputs: [] };
+    const explicit = { inputs: inputs('input_ids', 'attention_mask', 'position_ids'), outputs: [] };
+    await model('implicit-4', 'text-generation', { maxBatchSize: 4, maxQueueSize: 8 }, implicit);
+    await model('implicit-default', 'text-generation', { maxBatchSize: 32 }, implicit);
+    await model('explicit-4', 'text-generation', { maxBatchSize: 4 }, explicit);
+    await model('unprepared-4', 'text-generation', { maxBatchSize: 4 }, null);
+    await model('bert-4', 'text-classification', { maxBatchSize: 4 }, implicit);
+    expect((await runMigrations(config, 'up')).applied).toEqual(['DecodersWithoutPositionIds1795377600000']);
+    expect(await isolation.sql(`SELECT name, batching FROM models ORDER BY name`)).toEqual([
+      { name: 'bert-4', batching: { maxBatchSize: 4 } },
+      { name: 'explicit-4', batching: { maxBatchSize: 4 } },
+      { name: 'implicit-4', batching: { maxBatchSize: 1, maxQueueSize: 8 } },
+      { name: 'implicit-default', batching: { maxBatchSize: 32 } },
+      { name: 'unprepared-4', batching: { maxBatchSize: 4 } },
+    ]);
     await isolation.sql(`DELETE FROM models`);
   });
 

@@ -2,7 +2,8 @@
 // onnxruntime): a GPT-2 export with past is READY, its generation_config.json bundled for the
 // gateways; a decoder under an encoder task, or an encoder under text-generation, FAILS with a
 // reason that names the right task or export; batching fields and endpoint options that
-// generation would ignore are refused up front.
+// generation would ignore are refused up front, and a maxBatchSize a decoder without position_ids
+// could not honour at preparation.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -113,6 +114,28 @@ describe('text-generation model preparation (BullMQ)', () => {
     });
     expect(ready.outputs.find((output) => output.name === 'logits')?.dims).toEqual([-1, -1, 50257]);
     expect(ready.timings?.warmUpMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('prepares a decoder without position_ids READY at maxBatchSize 1 or the default, and fails it at another', async () => {
+    const { batching: _eight, ...body } = await fixtureRegistration(
+      'tiny-gpt2-no-positions',
+      'implicit',
+      'text-generation',
+      files,
+    );
+    const byDefault = await prepare(body, 'implicit:1');
+    expect(byDefault.batching.maxBatchSize).toBe(32);
+    expect(byDefault.status, byDefault.statusReason ?? '').toBe('READY');
+    expect(byDefault.inputs.map((input) => input.name)).not.toContain('position_ids');
+    const one = await prepare({ ...body, batching: { maxBatchSize: 1 } }, 'implicit:2');
+    expect(one.status, one.statusReason ?? '').toBe('READY');
+    const four = await prepare({ ...body, batching: { maxBatchSize: 4 } }, 'implicit:3');
+    expect(four.status).toBe('FAILED');
+    expect(four.statusReason).toBe(
+      'batching.maxBatchSize 4 cannot apply: the decoder takes no position_ids, so it numbers positions ' +
+        'from its padded cache and decodes one sequence at a time; leave maxBatchSize out or set it to 1 ' +
+        '(an export with position_ids, as optimum-cli writes for GPT-2 or Llama, decodes sequences together)',
+    );
   });
 
   it('routes a text-generation endpoint to it, and refuses options generation would ignore', async () => {

@@ -3,7 +3,6 @@ import {
   type RunningWorker,
   ensureFixture,
   getFixtureSpec,
-  metricValue,
   startWorker,
   transformersGreedy,
 } from '@modelgate/testing';
@@ -15,7 +14,9 @@ import {
   collect,
   encoderOf,
   follow,
+  metricDelta,
   request,
+  stepsBetween,
 } from './support/generation-stream.js';
 
 describe('worker: ModelGenerate with continuous batching over onnxruntime (tiny-gpt2)', () => {
@@ -101,11 +102,8 @@ describe('worker: ModelGenerate with continuous batching over onnxruntime (tiny-
     expect((await streamA.done).tokens).toEqual(expectedA);
     expect((await resultB).tokens).toEqual(expectedB);
     const after = await worker.metrics();
-    const delta = (name: string, labels: Record<string, string> = {}) =>
-      metricValue(after, name, { model: 'gpt', version: '1', ...labels }) -
-      metricValue(before, name, { model: 'gpt', version: '1', ...labels });
-    const steps = delta('modelgate_generation_step_batch_size_count');
-    const singleSteps = delta('modelgate_generation_step_batch_size_bucket', { le: '1' });
+    const delta = metricDelta(before, after, 'gpt');
+    const { steps, single: singleSteps } = stepsBetween(before, after, 'gpt');
     expect(steps - singleSteps).toBeGreaterThanOrEqual(5); // B's 5 decode steps ran beside A
     expect(delta('modelgate_generation_tokens_total')).toBe(16);
   });

@@ -13,7 +13,15 @@ import {
   transformersPixelValues,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAUSE, collect, failure, follow, request } from './support/generation-stream.js';
+import {
+  PAUSE,
+  collect,
+  failure,
+  follow,
+  metricDelta,
+  request,
+  stepsBetween,
+} from './support/generation-stream.js';
 
 const FIXTURE = 'tiny-vit-gpt2';
 const CARDS = [testCard(300, 200, 3), testCard(64, 96, 11), testCard(224, 224, 29)];
@@ -85,11 +93,8 @@ describe('worker: ModelGenerate on an image-to-text model (tiny-vit-gpt2)', () =
     expect((await streamA.done).tokens).toEqual(expected[0]);
     expect((await resultB).tokens).toEqual(expected[1]);
     const after = await worker.metrics();
-    const delta = (name: string, labels: Record<string, string> = {}) =>
-      metricValue(after, name, { model: 'captioner', version: '1', ...labels }) -
-      metricValue(before, name, { model: 'captioner', version: '1', ...labels });
-    const steps = delta('modelgate_generation_step_batch_size_count');
-    const singleSteps = delta('modelgate_generation_step_batch_size_bucket', { le: '1' });
+    const delta = metricDelta(before, after, 'captioner');
+    const { steps, single: singleSteps } = stepsBetween(before, after, 'captioner');
     expect(steps - singleSteps).toBeGreaterThanOrEqual(1); // decode steps of size 2
     // Each image went through the encoder once, at its own prefill.
     expect(delta('modelgate_generation_step_duration_seconds_count', { phase: 'encode' })).toBe(2);

@@ -2,15 +2,9 @@
 // no-past and with-past graphs) served by the worker: it feeds use_cache_branch false on a
 // prefill and true on decode steps, and streams exactly transformers.js' greedy tokens, also for
 // a sequence that joins a running one mid-flight.
-import {
-  type RunningWorker,
-  ensureFixture,
-  metricValue,
-  startWorker,
-  transformersGreedy,
-} from '@modelgate/testing';
+import { type RunningWorker, ensureFixture, startWorker, transformersGreedy } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAUSE, collect, encoderOf, follow, request } from './support/generation-stream.js';
+import { PAUSE, collect, encoderOf, follow, request, stepsBetween } from './support/generation-stream.js';
 
 const PROMPTS = ['Hello world', 'The quick brown fox jumps', 'Ünïcödé, emoji 🤖 and 漢字'];
 
@@ -68,11 +62,7 @@ describe('worker: ModelGenerate on a merged decoder (tiny-gpt2-merged)', () => {
     expect((await streamA.done).tokens).toEqual(expectedA.tokenIds);
     expect((await resultB).tokens).toEqual(expectedB.tokenIds);
     const after = await worker.metrics();
-    const delta = (name: string, labels: Record<string, string> = {}) =>
-      metricValue(after, name, { model: 'merged', version: '1', ...labels }) -
-      metricValue(before, name, { model: 'merged', version: '1', ...labels });
-    const steps = delta('modelgate_generation_step_batch_size_count');
-    const singleSteps = delta('modelgate_generation_step_batch_size_bucket', { le: '1' });
+    const { steps, single: singleSteps } = stepsBetween(before, after, 'merged');
     expect(steps - singleSteps).toBeGreaterThanOrEqual(5); // B's 5 decode steps ran beside A
   });
 });

@@ -52,6 +52,12 @@ const GOLDEN_HASHES: Record<string, Record<string, string>> = {
     'tokenizer.json': 'b2e23a591052f88296470e6408df34c3c343f7634eb2b344dc3ae0bcabeca562',
     'onnx/model.onnx': 'fcbec51f62176d932c9bfc5f45413cece5c7ffb1ecaf3456430aafe405791102',
   },
+  // Same weights and text files as tiny-gpt2; the graph numbers positions itself (no position_ids).
+  'tiny-gpt2-no-positions': {
+    'config.json': '9bfdbb0e82f27a0ee1b38d5e9170ea0088ca0ea66ba68dc54f3ff0a1d458afce',
+    'tokenizer.json': 'b2e23a591052f88296470e6408df34c3c343f7634eb2b344dc3ae0bcabeca562',
+    'onnx/model.onnx': '4e6ebc82f84969b1fff308422fbc4233dd00d1840c2724e827f792627b819295',
+  },
   'tiny-vit-gpt2': {
     'config.json': '296dd1bca655c045389d680d79bec4108480f7b5a0004c03f63d5665262b9fc9',
     'generation_config.json': 'f0480b69cb6f08becd29f345fafa3d77627f84164cbc1c8bad4c8967a016c5f8',

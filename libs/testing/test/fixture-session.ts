@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import * as ort from 'onnxruntime-node';
-import { MODEL_FILE } from '../src/index.js';
+import { type FixtureSpec, MODEL_FILE } from '../src/index.js';
 
 /** Token ids and segment ids of one text. */
 export interface EncodedText {
@@ -129,4 +129,33 @@ export function softmax(logits: ArrayLike<number>): number[] {
 /** Element-wise logistic sigmoid. */
 export function sigmoid(logits: ArrayLike<number>): number[] {
   return Array.from(logits, (v) => 1 / (1 + Math.exp(-v)));
+}
+
+/**
+ * A GPT-2 fixture's feeds for one row: `ids` after `pastLength` cached positions, the cache from
+ * `past` (a previous run's present.N outputs), else empty; position_ids unless `positions` is false.
+ */
+export function decoderFeeds(
+  spec: FixtureSpec,
+  ids: number[],
+  past: ort.InferenceSession.OnnxValueMapType | undefined,
+  pastLength: number,
+  positions = true,
+): Record<string, ort.Tensor> {
+  const int64 = (values: number[]) =>
+    new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), [1, values.length]);
+  const feeds: Record<string, ort.Tensor> = {
+    input_ids: int64(ids),
+    attention_mask: int64(Array<number>(pastLength + ids.length).fill(1)),
+  };
+  if (positions) feeds.position_ids = int64(ids.map((_, i) => pastLength + i));
+  const headSize = spec.hiddenSize / spec.numHeads;
+  for (let layer = 0; layer < spec.numLayers; layer += 1) {
+    for (const part of ['key', 'value']) {
+      feeds[`past_key_values.${layer}.${part}`] =
+        past?.[`present.${layer}.${part}`] ??
+        new ort.Tensor('float32', new Float32Array(0), [1, spec.numHeads, 0, headSize]);
+    }
+  }
+  return feeds;
 }

@@ -8,7 +8,7 @@ import * as ort from 'onnxruntime-node';
 import onnxProto from 'onnx-proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_FILE, ensureFixture, getFixtureSpec, transformersGreedy } from '../src/index.js';
-import { maxAbsDiff } from './fixture-session.js';
+import { decoderFeeds, maxAbsDiff } from './fixture-session.js';
 
 const spec = getFixtureSpec('tiny-gpt2-merged');
 const HEAD_SIZE = spec.hiddenSize / spec.numHeads;
@@ -33,24 +33,8 @@ afterAll(async () => {
 
 type Outputs = ort.InferenceSession.OnnxValueMapType;
 
-/** Feeds of one row: `ids` after `pastLength` cached positions (the cache from `past`, else empty). */
-function feeds(ids: number[], past: Outputs | undefined, pastLength: number): Record<string, ort.Tensor> {
-  const int64 = (values: number[]) =>
-    new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), [1, values.length]);
-  const result: Record<string, ort.Tensor> = {
-    input_ids: int64(ids),
-    attention_mask: int64(Array<number>(pastLength + ids.length).fill(1)),
-    position_ids: int64(ids.map((_, i) => pastLength + i)),
-  };
-  for (let layer = 0; layer < spec.numLayers; layer += 1) {
-    for (const part of ['key', 'value']) {
-      const present = past?.[`present.${layer}.${part}`];
-      result[`past_key_values.${layer}.${part}`] =
-        present ?? new ort.Tensor('float32', new Float32Array(0), [1, spec.numHeads, 0, HEAD_SIZE]);
-    }
-  }
-  return result;
-}
+const feeds = (ids: number[], past: Outputs | undefined, pastLength: number) =>
+  decoderFeeds(spec, ids, past, pastLength);
 
 const branch = (useCache: boolean) => ({
   use_cache_branch: new ort.Tensor('bool', Uint8Array.of(useCache ? 1 : 0), [1]),

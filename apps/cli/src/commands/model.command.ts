@@ -103,7 +103,7 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
     .option('--version <n>', 'version number (default: the next free one)', asArgParser(parsePositiveInt))
     .option(
       '--max-batch-size <n>',
-      'most requests in one model run (text-generation: most sequences decoding together)',
+      'most requests in one model run (text-generation: most sequences decoding together; 1 or left out for a decoder without position_ids)',
       asArgParser(parsePositiveInt),
     )
     .option(

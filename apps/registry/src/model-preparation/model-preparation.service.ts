@@ -77,6 +77,7 @@ export class ModelPreparationService {
           tokenizer: files.tokenizer,
           labels: model.labels,
           maxPaddingRatio: model.batching.maxPaddingRatio,
+          maxBatchSize: model.batching.maxBatchSize,
         },
         this.deps,
       );

@@ -1,5 +1,6 @@
 import {
   type ArtifactRef,
+  decoderBatchSizeProblem,
   ErrorCode,
   type ExternalDataRef,
   hasLabels,
@@ -55,6 +56,8 @@ export interface PreparationRequest {
   labels: string[] | null;
   /** The model's batching.maxPaddingRatio, checked against its inputs. @defaultValue the schema's */
   maxPaddingRatio?: number;
+  /** The model's batching.maxBatchSize, checked against a decoder's inputs. @defaultValue the schema's */
+  maxBatchSize?: number;
 }
 
 /** What preparation learned: the model's tensors, its labels, the time each step took. */
@@ -101,6 +104,12 @@ export async function prepareModel(
         ),
         ...checkIoForTask(request.task, model.inputs, model.outputs),
       ];
+      // Only of a graph that is a decoder: another one already has its reason.
+      const batchSizeProblem =
+        problems.length === 0 && isGenerativeTask(request.task) && request.maxBatchSize !== undefined
+          ? decoderBatchSizeProblem(request.maxBatchSize, model.inputs)
+          : undefined;
+      if (batchSizeProblem !== undefined) problems.push(batchSizeProblem);
       const labelProblem =
         request.task === 'text-classification' || request.task === 'image-classification'
           ? checkLabels(labels, model.outputs)

@@ -9,6 +9,7 @@ import {
   LAST_HIDDEN_STATE,
   PAST_KEY_VALUES_INPUT,
   PIXEL_VALUES,
+  POSITION_IDS,
   USE_CACHE_BRANCH,
 } from '@modelgate/contracts';
 import { type GenerationLimits } from '@modelgate/generation';
@@ -171,7 +172,7 @@ function selfAttentionLayoutOf(
     layers,
     heads,
     headSize,
-    hasPositionIds: names.has('position_ids'),
+    hasPositionIds: names.has(POSITION_IDS),
     useCacheBranch: branch !== undefined,
   };
 }

@@ -3,7 +3,13 @@
  * through the execution providers), warm them up and put a batching runner in front. Either the
  * copy comes back READY or the attempt throws with nothing left open.
  */
-import { type ModelSpec, ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
+import {
+  type ModelSpec,
+  ErrorCode,
+  ModelgateError,
+  decoderBatchSizeProblem,
+  isGenerativeTask,
+} from '@modelgate/contracts';
 import { resolveBatchLimits } from '@modelgate/batching';
 import { type Logger, modelLabels } from '@modelgate/observability';
 import { type WorkerMetrics } from '../metrics/worker-metrics.js';
@@ -183,10 +189,13 @@ async function startGenerator(
   const layout = decoderLayoutOf(model.inputs, model.outputs, encoder);
   if (typeof layout === 'string') throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, layout);
   if (encoder) model.imageDims = imageDimsOf(encoder.inputs, spec);
-  if (!layout.hasPositionIds) {
+  // A spec from WORKER_CONFIG_FILE reaches no preparation: the same refusal as the registry's.
+  const batchSizeProblem = decoderBatchSizeProblem(spec.batching.maxBatchSize, model.inputs);
+  if (batchSizeProblem !== undefined) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, batchSizeProblem);
+  if (!layout.hasPositionIds && spec.batching.maxBatchSize > 1) {
     logger.warn(
       { model: spec.id },
-      'the decoder takes no position_ids: it numbers positions from the padded cache, so its sequences decode one at a time (maxBatchSize is treated as 1)',
+      'the decoder takes no position_ids: it numbers positions from the padded cache, so its sequences decode one at a time (the default maxBatchSize means 1)',
     );
   }
   if (spec.generation === undefined) {

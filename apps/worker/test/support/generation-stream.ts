@@ -1,7 +1,7 @@
 // Reading ModelGenerate streams in the worker's generation integration tests.
 import { type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { loadTokenizerFromDir } from '@modelgate/processing';
-import { type Message } from '@modelgate/testing';
+import { type Message, metricValue } from '@modelgate/testing';
 
 /** Metadata key of the generation-pause test hook. */
 export const PAUSE = 'x-modelgate-test-generation-pause';
@@ -81,3 +81,27 @@ export const request = (
   max_new_tokens: maxNewTokens,
   ...extra,
 });
+
+/** How a generation metric of version 1 of `model` moved between two scrapes of the worker's /metrics. */
+export function metricDelta(
+  before: string,
+  after: string,
+  model: string,
+): (name: string, labels?: Record<string, string>) => number {
+  return (name, labels = {}) =>
+    metricValue(after, name, { model, version: '1', ...labels }) -
+    metricValue(before, name, { model, version: '1', ...labels });
+}
+
+/** Decode steps of `model` between two scrapes, and how many of them ran a single sequence. */
+export function stepsBetween(
+  before: string,
+  after: string,
+  model: string,
+): { steps: number; single: number } {
+  const delta = metricDelta(before, after, model);
+  return {
+    steps: delta('modelgate_generation_step_batch_size_count'),
+    single: delta('modelgate_generation_step_batch_size_bucket', { le: '1' }),
+  };
+}

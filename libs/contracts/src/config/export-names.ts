@@ -47,3 +47,9 @@ export function givesPooledEmbedding(
   const read = outputs.find((output) => output.name === LAST_HIDDEN_STATE) ?? outputs[0];
   return read !== undefined && read.dims.length === 2;
 }
+
+/**
+ * A decoder's positions [batch, sequence] (optional). A decoder without it numbers positions from
+ * its cache's width, the same for every row of a batch.
+ */
+export const POSITION_IDS = 'position_ids';

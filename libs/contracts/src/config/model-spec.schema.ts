@@ -24,6 +24,9 @@ export const ENCODER_ONLY_BATCHING_DEFAULTS = {
   maxPaddingRatio: 1.15,
 } as const;
 
+/** batching.maxBatchSize when none is given. */
+export const DEFAULT_MAX_BATCH_SIZE = 32;
+
 /**
  * Batching limits of one model (Triton's dynamic batcher vocabulary). A text-generation model
  * reads three of them in generation words: maxBatchSize = sequences decoding together,
@@ -32,9 +35,10 @@ export const ENCODER_ONLY_BATCHING_DEFAULTS = {
 export const batchingSchema = z
   .object({
     maxBatchSize: positiveIntSchema
-      .default(32)
+      .default(DEFAULT_MAX_BATCH_SIZE)
       .describe(
-        'Most requests (rows) the batcher puts in one model run. text-generation: most sequences decoding together (slots).',
+        'Most requests (rows) the batcher puts in one model run. text-generation: most sequences decoding together (slots); ' +
+          'a decoder without position_ids decodes one at a time, so there it is left out or 1.',
       ),
     preferredBatchSizes: z
       .array(positiveIntSchema)
