@@ -332,6 +332,53 @@ describe('helm/modelgate workloads', () => {
     expect(JSON.stringify(ingress.spec)).toContain('"name":"mg-modelgate-gateway"');
   });
 
+  it('routes every host to the gateway from an Ingress without hosts, and scrapes with the defaults', () => {
+    const rendered = renderChart(
+      onDefaults({ values: { ingress: { enabled: true }, metrics: { serviceMonitor: { enabled: true } } } }),
+    );
+    const backend = { service: { name: 'mg-modelgate-gateway', port: { name: 'http' } } };
+    expect((findObject(rendered, 'Ingress', '-gateway').spec as { rules: unknown }).rules).toEqual([
+      { http: { paths: [{ path: '/', pathType: 'Prefix', backend }] } },
+    ]);
+    const monitor = findObject(rendered, 'ServiceMonitor', '-gateway');
+    expect((monitor.spec as { endpoints: unknown[] }).endpoints[0]).toEqual({
+      port: 'http',
+      path: '/metrics',
+      interval: '30s',
+      scrapeTimeout: '10s',
+      honorLabels: true,
+    });
+  });
+
+  it('refuses Ingress and ServiceMonitor settings while those are off, where they would act on nothing', () => {
+    expect(
+      failureOf(
+        templateArgs({
+          values: {
+            ingress: {
+              className: 'nginx',
+              hosts: [{ host: 'a.example.com', paths: [{ path: '/', pathType: 'Prefix' }] }],
+            },
+          },
+        }),
+      ),
+    ).toMatch(
+      /ingress.className, ingress.hosts: act only with ingress.enabled, which is false \(no Ingress is rendered\): unset them, or set ingress.enabled/,
+    );
+    expect(
+      failureOf(templateArgs({ values: { metrics: { serviceMonitor: { honorLabels: false } } } })),
+    ).toMatch(
+      /metrics.serviceMonitor.honorLabels: acts only with metrics.serviceMonitor.enabled, which is false \(no ServiceMonitors are rendered\): unset it, or set metrics.serviceMonitor.enabled/,
+    );
+    expect(
+      failureOf(
+        templateArgs({
+          values: { metrics: { serviceMonitor: { interval: '15s', labels: { release: 'kps' } } } },
+        }),
+      ),
+    ).toMatch(/: metrics.serviceMonitor.interval, metrics.serviceMonitor.labels: act only with/);
+  });
+
   it('ships a Grafana dashboard whose queries use only metrics the apps register', () => {
     const dashboard = findObject(defaults, 'ConfigMap', '-dashboard');
     expect(dashboard.metadata.labels?.grafana_dashboard).toBe('1');
