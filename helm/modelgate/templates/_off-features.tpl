@@ -1,7 +1,8 @@
 {{/*
 The settings of a feature that is off act on nothing, so one given there is refused rather than
-ignored: each key of `.keys` under `.path` (dotted, e.g. "metrics.serviceMonitor") must be unset
-("", an empty list or map; their defaults apply in the templates) while `<path>.enabled` is false.
+ignored: while `<path>.enabled` is false (`.enabledDefault` when it is ""), each key of `.keys` under
+`.path` (dotted, e.g. "metrics.serviceMonitor") must be unset ("", an empty list or map: their
+defaults apply in the templates), and so must each key of the groups of settings in `.groups`.
 `.off` says what the feature's being off means. A boolean counts as given either way.
 */}}
 {{- define "modelgate.checkOff" -}}
@@ -9,12 +10,21 @@ ignored: each key of `.keys` under `.path` (dotted, e.g. "metrics.serviceMonitor
 {{- range $part := splitList "." .path }}
 {{- $values = index $values $part }}
 {{- end }}
-{{- if not $values.enabled }}
+{{- $enabled := $values.enabled }}
+{{- if eq (toString $enabled) "" }}{{ $enabled = .enabledDefault }}{{ end }}
+{{- if not $enabled }}
 {{- $set := list }}
-{{- range $key := .keys }}
-{{- $value := index $values $key }}
-{{- if or (kindIs "bool" $value) (not (empty $value)) }}
+{{- range $key := .keys | default list }}
+{{- if include "modelgate.isGiven" (index $values $key) }}
 {{- $set = append $set (printf "%s.%s" $.path $key) }}
+{{- end }}
+{{- end }}
+{{- range $group := .groups | default list }}
+{{- $settings := index $values $group }}
+{{- range $key := keys $settings | sortAlpha }}
+{{- if include "modelgate.isGiven" (index $settings $key) }}
+{{- $set = append $set (printf "%s.%s.%s" $.path $group $key) }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- if $set }}
@@ -22,4 +32,9 @@ ignored: each key of `.keys` under `.path` (dotted, e.g. "metrics.serviceMonitor
 {{- fail (printf "%s: act%s only with %s.enabled, which is false (%s): unset %s, or set %s.enabled" (join ", " $set) (ternary "" "s" $many) .path .off (ternary "them" "it" $many) .path) }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/* "true" when a setting is given: a boolean, or anything but "", an empty list or map (0 counts). */}}
+{{- define "modelgate.isGiven" -}}
+{{- if or (kindIs "bool" .) (kindIs "float64" .) (kindIs "int64" .) (kindIs "int" .) (not (empty .)) }}true{{ end }}
 {{- end }}

@@ -19,7 +19,7 @@ describe('helm/modelgate/README.md', () => {
     const byKey = new Map(docs.map((doc) => [doc.key, doc]));
     expect(byKey.get('image.registry')).toMatchObject({ type: 'string', defaultJson: '""' });
     expect(byKey.get('worker.gpu.count')).toMatchObject({ type: 'int', defaultJson: '1' });
-    expect(byKey.get('metrics.prometheusRule.errorRate.threshold')).toMatchObject({ type: 'float' });
+    expect(byKey.get('metrics.prometheusRule.errorRate.threshold')).toMatchObject({ defaultJson: '""' });
     expect(byKey.get('gateway.extraEnv')).toMatchObject({ type: 'list', defaultJson: '[]' });
     for (const component of ['registry', 'gateway', 'worker']) {
       for (const key of ['extraVolumes', 'sidecars', 'topologySpreadConstraints', 'priorityClassName'])
@@ -43,6 +43,8 @@ describe('tools/chart-docs', () => {
     '  - key: a',
     '# -- A map.',
     'labels: {team: ml}',
+    '# -- A fraction.',
+    'threshold: 0.05',
   ].join('\n');
 
   it('reads `# --` comments with their continuation lines, skipping plain comments and list items', () => {
@@ -60,6 +62,7 @@ describe('tools/chart-docs', () => {
         description: 'Tolerations; keys inside list items are examples.',
       },
       { key: 'labels', type: 'object', defaultJson: '{"team":"ml"}', description: 'A map.' },
+      { key: 'threshold', type: 'float', defaultJson: '0.05', description: 'A fraction.' },
     ]);
   });
 

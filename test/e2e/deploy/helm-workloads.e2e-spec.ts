@@ -350,35 +350,6 @@ describe('helm/modelgate workloads', () => {
     });
   });
 
-  it('refuses Ingress and ServiceMonitor settings while those are off, where they would act on nothing', () => {
-    expect(
-      failureOf(
-        templateArgs({
-          values: {
-            ingress: {
-              className: 'nginx',
-              hosts: [{ host: 'a.example.com', paths: [{ path: '/', pathType: 'Prefix' }] }],
-            },
-          },
-        }),
-      ),
-    ).toMatch(
-      /ingress.className, ingress.hosts: act only with ingress.enabled, which is false \(no Ingress is rendered\): unset them, or set ingress.enabled/,
-    );
-    expect(
-      failureOf(templateArgs({ values: { metrics: { serviceMonitor: { honorLabels: false } } } })),
-    ).toMatch(
-      /metrics.serviceMonitor.honorLabels: acts only with metrics.serviceMonitor.enabled, which is false \(no ServiceMonitors are rendered\): unset it, or set metrics.serviceMonitor.enabled/,
-    );
-    expect(
-      failureOf(
-        templateArgs({
-          values: { metrics: { serviceMonitor: { interval: '15s', labels: { release: 'kps' } } } },
-        }),
-      ),
-    ).toMatch(/: metrics.serviceMonitor.interval, metrics.serviceMonitor.labels: act only with/);
-  });
-
   it('ships a Grafana dashboard whose queries use only metrics the apps register', () => {
     const dashboard = findObject(defaults, 'ConfigMap', '-dashboard');
     expect(dashboard.metadata.labels?.grafana_dashboard).toBe('1');
