@@ -38,3 +38,12 @@ defaults apply in the templates), and so must each key of the groups of settings
 {{- define "modelgate.isGiven" -}}
 {{- if or (kindIs "bool" .) (kindIs "float64" .) (kindIs "int64" .) (kindIs "int" .) (not (empty .)) }}true{{ end }}
 {{- end }}
+
+{{/*
+Resources of a small chart container (the migration Job, the helm test pod): requests `.cpu` and
+`.memory`, limit `.limit` of memory, with the keys given in `.given` over them.
+*/}}
+{{- define "modelgate.smallResources" -}}
+{{- $defaults := dict "requests" (dict "cpu" .cpu "memory" .memory) "limits" (dict "memory" .limit) }}
+{{- toYaml (mergeOverwrite $defaults (deepCopy (.given | default dict))) }}
+{{- end }}

@@ -1,6 +1,7 @@
 // Settings of a chart feature that is off (the Ingress, the ServiceMonitors, the PrometheusRule or
-// one of its alerts) render nothing, so the chart refuses them instead of ignoring them; their
-// defaults apply in the templates, and a value given there changes what is rendered.
+// one of its alerts, the dashboard, the NetworkPolicies, the migration Job, the helm test pod)
+// render nothing, so the chart refuses them instead of ignoring them; their defaults apply in the
+// templates, and a value given there changes what is rendered.
 import { describe, expect, it } from 'vitest';
 import { failureOf, findObject, onDefaults, renderChart, templateArgs } from './support/helm.js';
 
@@ -96,5 +97,68 @@ describe('helm/modelgate: settings of features that are off', () => {
     ).toMatch(
       /metrics.prometheusRule.latencyP99.for: acts only with metrics.prometheusRule.latencyP99.enabled, which is false \(the alert is not rendered\)/,
     );
+  });
+
+  it.each([
+    [
+      'migrations',
+      { migrations: { enabled: false, backoffLimit: 0 } },
+      /migrations.backoffLimit: acts only with migrations.enabled/,
+    ],
+    [
+      'tests',
+      { tests: { enabled: false, endpoint: 'sentiment' } },
+      /tests.endpoint: acts only with tests.enabled/,
+    ],
+    [
+      'networkPolicy',
+      {
+        networkPolicy: { enabled: false, registryFrom: [{ podSelector: { matchLabels: { app: 'admin' } } }] },
+      },
+      /networkPolicy.registryFrom: acts only with networkPolicy.enabled/,
+    ],
+    [
+      'metrics.dashboard',
+      { metrics: { dashboard: { enabled: false, labels: { team: 'ml' } } } },
+      /metrics.dashboard.labels: acts only with metrics.dashboard.enabled/,
+    ],
+  ] as const)('refuses %s settings while it is turned off', (_name, values, message) => {
+    expect(failureOf(templateArgs({ values }))).toMatch(message);
+  });
+
+  it('refuses tests.body without tests.endpoint, where no request is sent', () => {
+    expect(failureOf(templateArgs({ values: { tests: { body: { text: 'a' } } } }))).toMatch(
+      /tests.body is the request sent to tests.endpoint; without an endpoint the test checks readiness only/,
+    );
+  });
+
+  it('puts given settings over the defaults that moved into the templates', () => {
+    const objects = renderChart(
+      onDefaults({
+        values: {
+          migrations: { backoffLimit: 0, resources: { limits: { memory: '1Gi' } } },
+          networkPolicy: { monitoringNamespaceSelector: { matchLabels: { team: 'observability' } } },
+          metrics: { dashboard: { labels: { team: 'ml' } } },
+        },
+      }),
+    );
+    const job = findObject(objects, 'Job', '-migrations').spec as {
+      backoffLimit: number;
+      activeDeadlineSeconds: number;
+      template: { spec: { containers: { resources: unknown }[] } };
+    };
+    expect([job.backoffLimit, job.activeDeadlineSeconds]).toEqual([0, 600]);
+    expect(job.template.spec.containers[0]?.resources).toEqual({
+      requests: { cpu: '100m', memory: '256Mi' },
+      limits: { memory: '1Gi' },
+    });
+    // A selector given replaces the default one (Helm would have merged the two maps' labels).
+    expect(JSON.stringify(findObject(objects, 'NetworkPolicy', '-worker').spec)).toContain(
+      '{"namespaceSelector":{"matchLabels":{"team":"observability"}}}',
+    );
+    expect(findObject(objects, 'ConfigMap', '-dashboard').metadata.labels).toMatchObject({
+      grafana_dashboard: '1',
+      team: 'ml',
+    });
   });
 });
