@@ -8,6 +8,9 @@ Prefix of every resource name: <release>-<chart>, or the release name when it al
 the chart name. Kept short enough for a "-worker-headless"-style suffix within 63 characters.
 */}}
 {{- define "modelgate.fullname" -}}
+{{- if gt (len .Values.fullnameOverride) 45 }}
+{{- fail (printf "fullnameOverride has %d characters; resource names add up to 18 to it within Kubernetes' 63, so it may have at most 45" (len .Values.fullnameOverride)) }}
+{{- end }}
 {{- if .Values.fullnameOverride }}
 {{- .Values.fullnameOverride | trunc 45 | trimSuffix "-" }}
 {{- else }}
@@ -18,6 +21,11 @@ the chart name. Kept short enough for a "-worker-headless"-style suffix within 6
 {{- printf "%s-%s" .Release.Name $name | trunc 45 | trimSuffix "-" }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/* The extended resource GPUs are requested as ("" = nvidia.com/gpu). */}}
+{{- define "modelgate.gpuResource" -}}
+{{- .Values.worker.gpu.resourceName | default "nvidia.com/gpu" }}
 {{- end }}
 
 {{/* Name of one component's resources: (dict "root" $ "component" "gateway"). */}}

@@ -111,6 +111,7 @@ const RENDERS: readonly [string, ValuesInput][] = [
             enabled: true,
             databaseUrl: 'postgres://u:p@db/mg',
             redisUrl: 'redis://r:6379',
+            bootstrapToken: 'x'.repeat(32),
             hfToken: 'hf_example',
           },
         },

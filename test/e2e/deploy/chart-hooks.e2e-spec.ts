@@ -156,7 +156,10 @@ describe('the credentials check hook', () => {
   it('is not rendered when the chart creates the Secret, or when turned off', () => {
     const created = renderChart(
       onDefaults({
-        values: { credentials: { create: { enabled: true, databaseUrl: 'postgres://u:p@db/mg' } } },
+        values: {
+          configSync: { mode: 'static' },
+          credentials: { create: { enabled: true, databaseUrl: 'postgres://u:p@db/mg' } },
+        },
       }),
     );
     expect(podOf(created, '-credentials-check')).toBeUndefined();
@@ -168,6 +171,7 @@ describe('the credentials check hook', () => {
       failureOf(
         templateArgs({
           values: {
+            configSync: { mode: 'static' },
             credentials: {
               preflight: { enabled: true },
               create: { enabled: true, databaseUrl: 'postgres://u:p@db/mg' },

@@ -1,7 +1,8 @@
 // Settings of a chart feature that is off (the Ingress, the ServiceMonitors, the PrometheusRule or
 // one of its alerts, the dashboard, the NetworkPolicies, the migration Job, the helm test pod)
 // render nothing, so the chart refuses them instead of ignoring them; their defaults apply in the
-// templates, and a value given there changes what is rendered.
+// templates, and a value given there changes what is rendered. So are settings that another one
+// overrides (a GPU limit beside gpu.count, an alert label named severity) or leaves unused.
 import { describe, expect, it } from 'vitest';
 import { failureOf, findObject, onDefaults, renderChart, templateArgs } from './support/helm.js';
 
@@ -160,5 +161,46 @@ describe('helm/modelgate: settings of features that are off', () => {
       grafana_dashboard: '1',
       team: 'ml',
     });
+  });
+
+  it('refuses GPU settings a CPU worker or the GPU count overrides', () => {
+    expect(
+      failureOf(templateArgs({ values: { worker: { gpu: { count: 0, resourceName: 'amd.com/gpu' } } } })),
+    ).toMatch(
+      /worker.gpu.resourceName names the resource worker.gpu.count GPUs are requested as; with worker.gpu.count 0/,
+    );
+    expect(
+      failureOf(templateArgs({ values: { worker: { resources: { limits: { 'nvidia.com/gpu': 2 } } } } })),
+    ).toMatch(/worker.resources.limits.nvidia.com\/gpu is set from worker.gpu.count/);
+  });
+
+  it('refuses PrometheusRule settings its alerts override or leave unused', () => {
+    const rule = (settings: Record<string, unknown>) =>
+      failureOf(templateArgs({ values: { metrics: { prometheusRule: { enabled: true, ...settings } } } }));
+    expect(rule({ alertLabels: { severity: 'page' } })).toMatch(
+      /metrics.prometheusRule.alertLabels.severity would be overridden by each alert's own severity/,
+    );
+    const rateAlertsOff = {
+      errorRate: { enabled: false },
+      latencyP99: { enabled: false },
+      queueSaturation: { enabled: false },
+    };
+    expect(rule({ ...rateAlertsOff, rateWindow: '10m' })).toMatch(
+      /metrics.prometheusRule.rateWindow is the window of errorRate, latencyP99 and queueSaturation, which are all off/,
+    );
+    expect(
+      rule({
+        ...rateAlertsOff,
+        modelNotReady: { enabled: false },
+        configLag: { enabled: false },
+        noLiveWorkers: { enabled: false },
+      }),
+    ).toMatch(/every alert of metrics.prometheusRule is off, so the PrometheusRule would hold none/);
+  });
+
+  it('refuses a fullnameOverride it would have to cut', () => {
+    expect(failureOf(templateArgs({ values: { fullnameOverride: 'a'.repeat(46) } }))).toMatch(
+      /fullnameOverride has 46 characters; .* so it may have at most 45/,
+    );
   });
 });

@@ -194,6 +194,7 @@ describe('helm/modelgate', () => {
             create: {
               enabled: true,
               databaseUrl: 'postgres://u:p@db:5432/mg',
+              redisUrl: 'redis://r:6379',
               bootstrapToken: 'x'.repeat(32),
             },
           },
@@ -203,7 +204,28 @@ describe('helm/modelgate', () => {
     const secret = findObject(objects, 'Secret', '-credentials');
     expect(secret.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     expect(Number(secret.metadata.annotations?.['helm.sh/hook-weight'])).toBeLessThan(0);
-    expect(Object.keys(secret.stringData as object)).toEqual(['DATABASE_URL', 'REGISTRY_BOOTSTRAP_TOKEN']);
+    expect(Object.keys(secret.stringData as object)).toEqual([
+      'DATABASE_URL',
+      'REDIS_URL',
+      'REGISTRY_BOOTSTRAP_TOKEN',
+    ]);
+    // Live sync: gateways and workers read both keys of this Secret, not optionally.
+    const create = { enabled: true, databaseUrl: 'postgres://u:p@db:5432/mg', redisUrl: 'redis://r:6379' };
+    expect(failureOf(templateArgs({ values: { credentials: { create } } }))).toMatch(
+      /credentials.create.bootstrapToken is required with credentials.create.enabled in configSync.mode live/,
+    );
+    expect(
+      failureOf(
+        templateArgs({
+          values: {
+            credentials: {
+              create: { ...create, bootstrapToken: 'x'.repeat(32) },
+              keys: { nodeToken: 'NODE_TOKEN' },
+            },
+          },
+        }),
+      ),
+    ).toMatch(/credentials.keys.nodeToken names a key of credentials.existingSecret; the chart's own Secret/);
     const job = podSpecOf(findObject(objects, 'Job', '-migrations')).containers[0];
     expect(job?.env?.[0]?.valueFrom?.secretKeyRef?.name).toBe(secret.metadata.name);
     expect(

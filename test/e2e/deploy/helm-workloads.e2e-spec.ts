@@ -51,6 +51,14 @@ describe('helm/modelgate workloads', () => {
     expect(podSpecOf(findObject(cpuOnly, 'Deployment', '-worker')).containers[0]?.resources?.limits).toEqual({
       memory: '8Gi',
     });
+    // A drain timeout of 0 is one (15 s of headroom only), not "unset" (30 s).
+    const noDrain = renderChart(onDefaults({ values: { worker: { env: { WORKER_DRAIN_TIMEOUT_MS: 0 } } } }));
+    expect(podSpecOf(findObject(noDrain, 'Deployment', '-worker')).terminationGracePeriodSeconds).toBe(15);
+    const amd = renderChart(onDefaults({ values: { worker: { gpu: { resourceName: 'amd.com/gpu' } } } }));
+    expect(podSpecOf(findObject(amd, 'Deployment', '-worker')).containers[0]?.resources?.limits).toEqual({
+      'amd.com/gpu': 1,
+      memory: '8Gi',
+    });
   });
 
   it('gives gateways a grace period past their shutdown delay plus drain timeout, and a readiness probe that no endpoint can fail', () => {
