@@ -52,6 +52,7 @@ app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
 app.kubernetes.io/part-of: modelgate
 app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 {{- with .root.Values.commonLabels }}
+{{- include "modelgate.refuseOwnKeys" (dict "given" . "name" "commonLabels" "own" (include "modelgate.ownLabelKeys" $.root | fromJsonArray) "what" "a label every object carries") }}
 {{ toYaml . }}
 {{- end }}
 {{- end }}

@@ -47,3 +47,20 @@ Resources of a small chart container (the migration Job, the helm test pod): req
 {{- $defaults := dict "requests" (dict "cpu" .cpu "memory" .memory) "limits" (dict "memory" .limit) }}
 {{- toYaml (mergeOverwrite $defaults (deepCopy (.given | default dict))) }}
 {{- end }}
+
+{{/*
+Keys of a map the user gives (`.given`, named `.name`) that the chart sets itself (`.own`) would
+be written twice into the same YAML map, leaving the winner to the parser: refused.
+*/}}
+{{- define "modelgate.refuseOwnKeys" -}}
+{{- $taken := list }}
+{{- range $key := .own }}{{ if hasKey ($.given | default dict) $key }}{{ $taken = append $taken $key }}{{ end }}{{ end }}
+{{- if $taken }}
+{{- fail (printf "%s: %s %s the chart's own (%s): use other keys" .name (join ", " $taken) (ternary "are" "is" (gt (len $taken) 1)) .what) }}
+{{- end }}
+{{- end }}
+
+{{/* The label keys every object of the chart carries (modelgate.labels). */}}
+{{- define "modelgate.ownLabelKeys" -}}
+{{- list "helm.sh/chart" "app.kubernetes.io/name" "app.kubernetes.io/instance" "app.kubernetes.io/component" "app.kubernetes.io/version" "app.kubernetes.io/part-of" "app.kubernetes.io/managed-by" | toJson }}
+{{- end }}

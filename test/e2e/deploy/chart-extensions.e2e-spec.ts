@@ -211,6 +211,28 @@ describe('helm/modelgate ServiceMonitors', () => {
   });
 });
 
+describe('helm/modelgate labels and annotations', () => {
+  it("refuses label and annotation keys that are the chart's own, instead of writing a key twice", () => {
+    expect(
+      templateFailure(
+        onDefaults({ values: { commonLabels: { team: 'ml', 'app.kubernetes.io/part-of': 'x' } } }),
+      ),
+    ).toMatch(/commonLabels: app.kubernetes.io\/part-of is the chart's own \(a label every object carries\)/);
+    expect(
+      templateFailure(
+        onDefaults({
+          values: { metrics: { serviceMonitor: { enabled: true, labels: { 'helm.sh/chart': 'x' } } } },
+        }),
+      ),
+    ).toMatch(/metrics.serviceMonitor.labels: helm.sh\/chart is the chart's own/);
+    expect(
+      templateFailure(onDefaults({ values: { worker: { podAnnotations: { 'checksum/env': 'x' } } } })),
+    ).toMatch(/worker.podAnnotations: checksum\/env is the chart's own \(annotations that roll the pods/);
+    const labelled = renderChart(onDefaults({ values: { commonLabels: { team: 'ml' } } }));
+    expect(findObject(labelled, 'Deployment', '-gateway').metadata.labels?.team).toBe('ml');
+  });
+});
+
 describe('helm/modelgate GPUs', () => {
   it('refuses more than one GPU per worker: a worker runs its models on one device', () => {
     expect(templateFailure(onDefaults({ values: { worker: { gpu: { count: 2 } } } }))).toMatch(
