@@ -1,3 +1,7 @@
+{{- /*
+Checks that keep a value given from being silently ignored (a feature that is off, a key the
+chart writes itself), and the defaults of small containers that such checks moved here.
+*/}}
 {{/*
 The settings of a feature that is off act on nothing, so one given there is refused rather than
 ignored: while `<path>.enabled` is false (`.enabledDefault` when it is ""), each key of `.keys` under
