@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../src/database/migration-runner.js';
 import { loadRegistryConfig, type RegistryConfig } from '../src/registry.config.js';
+import { ALL_MIGRATIONS, migrationsFrom, revertAfter } from './support/migration-names.js';
 import { type Isolation, isolate } from './support/registry-harness.js';
 
 const TABLES = [
@@ -12,19 +13,6 @@ const TABLES = [
   'model_version_policies',
   'models',
   'rollouts',
-];
-
-const ALL_MIGRATIONS = [
-  'InitialSchema1763683200000',
-  'ModelVersionPolicies1795348800000',
-  'ModelSourcesAndExternalData1795352400000',
-  'RolloutProgress1795356000000',
-  'TextTasks1795359600000',
-  'TextGenerationTask1795363200000',
-  'ImageClassificationTask1795366800000',
-  'ImageToTextTask1795370400000',
-  'OptionsThatNeverApplied1795374000000',
-  'DecodersWithoutPositionIds1795377600000',
 ];
 
 describe('migrations', () => {
@@ -39,15 +27,6 @@ describe('migrations', () => {
         [isolation.schema],
       )
     ).map((row) => row.table_name);
-
-  /** Reverts every migration after `name`, newest first, so that `name` is the last applied. */
-  const revertAfter = async (name: string): Promise<void> => {
-    for (let n = ALL_MIGRATIONS.length - 1; n > ALL_MIGRATIONS.indexOf(name); n -= 1) {
-      expect((await runMigrations(config, 'down')).reverted).toEqual([ALL_MIGRATIONS[n]]);
-    }
-  };
-  /** The migrations from `name` on, as `up` applies them after reverting through `name`. */
-  const from = (name: string): string[] => ALL_MIGRATIONS.slice(ALL_MIGRATIONS.indexOf(name));
 
   beforeAll(async () => {
     isolation = await isolate({ migrate: false });
@@ -174,7 +153,7 @@ describe('migrations', () => {
        VALUES ('gen', 1, 'text-generation', 'file:///m.onnx', repeat('a', 64))`,
     );
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`);
-    await revertAfter('TextGenerationTask1795363200000');
+    await revertAfter(config, 'TextGenerationTask1795363200000');
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /cannot revert TextGenerationTask1795363200000: 2 model version\(s\) or endpoint\(s\) are of task text-generation/,
     );
@@ -184,7 +163,9 @@ describe('migrations', () => {
     await expect(
       isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('gen', 'text-generation')`),
     ).rejects.toThrow(/endpoints_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual(from('TextGenerationTask1795363200000'));
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('TextGenerationTask1795363200000'),
+    );
   });
 
   it('accept image-classification models and endpoints, and refuse to revert while one has the task', async () => {
@@ -193,7 +174,7 @@ describe('migrations', () => {
        VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
     );
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('vit', 'image-classification')`);
-    await revertAfter('ImageClassificationTask1795366800000');
+    await revertAfter(config, 'ImageClassificationTask1795366800000');
     await expect(runMigrations(config, 'down')).rejects.toThrow(
       /cannot revert ImageClassificationTask1795366800000: 2 model version\(s\) or endpoint\(s\) are of task image-classification/,
     );
@@ -206,35 +187,9 @@ describe('migrations', () => {
          VALUES ('vit', 1, 'image-classification', 'file:///m.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual(from('ImageClassificationTask1795366800000'));
-  });
-
-  it('give image-classification endpoints back the text options they never applied, at their defaults', async () => {
-    await revertAfter('ImageToTextTask1795370400000');
-    expect((await runMigrations(config, 'down')).reverted).toEqual(['ImageToTextTask1795370400000']);
-    await isolation.sql(
-      `INSERT INTO endpoints (name, task, preprocessing) VALUES ('vit', 'image-classification', $1)`,
-      [
-        JSON.stringify({
-          maxInputChars: 100,
-          maxTokens: 64,
-          truncation: false,
-          maxBatchItems: 2,
-          maxImageBytes: 4096,
-        }),
-      ],
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('ImageClassificationTask1795366800000'),
     );
-    expect((await runMigrations(config, 'up')).applied).toEqual(from('ImageToTextTask1795370400000'));
-    const rows = await isolation.sql<{ preprocessing: unknown }>(
-      `SELECT preprocessing FROM endpoints WHERE name = 'vit'`,
-    );
-    expect(rows[0]?.preprocessing).toEqual({
-      maxInputChars: 20000,
-      truncation: true,
-      maxBatchItems: 64,
-      maxImageBytes: 4096,
-    });
-    await isolation.sql(`DELETE FROM endpoints`);
   });
 
   it('accept image-to-text models with their encoder, enforce the encoder columns, and refuse to revert while one has the task', async () => {
@@ -250,7 +205,7 @@ describe('migrations', () => {
           status,
         ],
       );
-    await revertAfter('ImageToTextTask1795370400000');
+    await revertAfter(config, 'ImageToTextTask1795370400000');
     await insert('image-to-text', 'file:///e.onnx', 'READY');
     await isolation.sql(`INSERT INTO endpoints (name, task) VALUES ('cap', 'image-to-text')`);
     await expect(insert('text-classification', 'file:///e.onnx')).rejects.toThrow(/models_encoder_task/);
@@ -273,81 +228,9 @@ describe('migrations', () => {
          VALUES ('cap', 1, 'image-to-text', 'file:///d.onnx', repeat('a', 64))`,
       ),
     ).rejects.toThrow(/models_task_check/);
-    expect((await runMigrations(config, 'up')).applied).toEqual(from('ImageToTextTask1795370400000'));
-  });
-
-  it('give endpoints and models the values that act as the ones they stored and never applied', async () => {
-    await revertAfter('ImageToTextTask1795370400000');
-    const endpoint = (name: string, task: string, preprocessing: object) =>
-      isolation.sql(`INSERT INTO endpoints (name, task, preprocessing) VALUES ($1, $2, $3)`, [
-        name,
-        task,
-        JSON.stringify(preprocessing),
-      ]);
-    await endpoint('qa', 'question-answering', { truncation: false, maxTokens: 512, maxInputChars: 100 });
-    await endpoint('qa-ok', 'question-answering', { maxTokens: 256 });
-    await endpoint('gen', 'text-generation', { truncation: false });
-    await endpoint('gen-cut', 'text-generation', { truncation: false, maxTokens: 64 });
-    await endpoint('cls', 'text-classification', { truncation: false });
-    const model = (name: string, task: string, batching: object) =>
-      isolation.sql(
-        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, batching)
-         VALUES ($1, 1, $2, 'file:///m.onnx', repeat('a', 64), $3)`,
-        [name, task, JSON.stringify(batching)],
-      );
-    await model('vit', 'image-classification', { maxBatchSize: 16, maxPaddingRatio: 2 });
-    await model('bert', 'text-classification', { maxPaddingRatio: 2 });
-    expect((await runMigrations(config, 'up')).applied).toEqual(from('OptionsThatNeverApplied1795374000000'));
-    const preprocessing = Object.fromEntries(
-      (
-        await isolation.sql<{ name: string; preprocessing: unknown }>(
-          `SELECT name, preprocessing FROM endpoints ORDER BY name`,
-        )
-      ).map((row) => [row.name, row.preprocessing]),
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('ImageToTextTask1795370400000'),
     );
-    expect(preprocessing).toEqual({
-      qa: { truncation: true, maxTokens: 384, maxInputChars: 100 },
-      'qa-ok': { maxTokens: 256 },
-      gen: { truncation: true },
-      'gen-cut': { truncation: false, maxTokens: 64 },
-      cls: { truncation: false },
-    });
-    const batching = await isolation.sql<{ name: string; batching: unknown }>(
-      `SELECT name, batching FROM models ORDER BY name`,
-    );
-    expect(batching).toEqual([
-      { name: 'bert', batching: { maxPaddingRatio: 2 } },
-      { name: 'vit', batching: { maxBatchSize: 16, maxPaddingRatio: 1.15 } },
-    ]);
-    await isolation.sql(`DELETE FROM endpoints`);
-    await isolation.sql(`DELETE FROM models`);
-  });
-
-  it('give decoders without position_ids the maxBatchSize they decode with, 1', async () => {
-    await revertAfter('OptionsThatNeverApplied1795374000000');
-    const inputs = (...names: string[]) => names.map((name) => ({ name, datatype: 'INT64', dims: [-1, -1] }));
-    const model = (name: string, task: string, batching: object, io: object | null) =>
-      isolation.sql(
-        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, batching, io)
-         VALUES ($1, 1, $2, 'file:///m.onnx', repeat('a', 64), $3, $4)`,
-        [name, task, JSON.stringify(batching), io === null ? null : JSON.stringify(io)],
-      );
-    const implicit = { inputs: inputs('input_ids', 'attention_mask'), outputs: [] };
-    const explicit = { inputs: inputs('input_ids', 'attention_mask', 'position_ids'), outputs: [] };
-    await model('implicit-4', 'text-generation', { maxBatchSize: 4, maxQueueSize: 8 }, implicit);
-    await model('implicit-default', 'text-generation', { maxBatchSize: 32 }, implicit);
-    await model('explicit-4', 'text-generation', { maxBatchSize: 4 }, explicit);
-    await model('unprepared-4', 'text-generation', { maxBatchSize: 4 }, null);
-    await model('bert-4', 'text-classification', { maxBatchSize: 4 }, implicit);
-    expect((await runMigrations(config, 'up')).applied).toEqual(['DecodersWithoutPositionIds1795377600000']);
-    expect(await isolation.sql(`SELECT name, batching FROM models ORDER BY name`)).toEqual([
-      { name: 'bert-4', batching: { maxBatchSize: 4 } },
-      { name: 'explicit-4', batching: { maxBatchSize: 4 } },
-      { name: 'implicit-4', batching: { maxBatchSize: 1, maxQueueSize: 8 } },
-      { name: 'implicit-default', batching: { maxBatchSize: 32 } },
-      { name: 'unprepared-4', batching: { maxBatchSize: 4 } },
-    ]);
-    await isolation.sql(`DELETE FROM models`);
   });
 
   it('revert the last migration with down, and apply it again', async () => {
