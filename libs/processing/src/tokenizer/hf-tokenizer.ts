@@ -3,6 +3,7 @@
 // nodenext resolution cannot follow, so TypeScript sees its classes as `any`: the library is
 // given its real shape here and nothing else in the repo touches it.
 import { Tokenizer } from '@huggingface/tokenizers';
+import { type AsciiWordPiece, compileAsciiWordPiece } from './ascii-wordpiece.js';
 import { type CharSpan, type TokenizerSteps, alignTokens } from './token-offsets.js';
 
 /** The part of a tokenizer.json pipeline the gateway drives directly: text → content token ids. */
@@ -23,6 +24,8 @@ export interface ContentTokenizer {
   readonly unknownId: number | undefined;
   /** Prefix of word-continuation tokens (WordPiece "##"); undefined for other models. */
   readonly continuingSubwordPrefix: string | undefined;
+  /** Whether `tokenize` takes printable-ASCII text past the library (ascii-wordpiece.ts): BERT's pipeline. */
+  readonly asciiFastPath: boolean;
 }
 
 interface LibraryTokenizer {
@@ -34,14 +37,61 @@ interface LibraryTokenizer {
   // Internals the offset alignment replays (token-offsets.ts); the library exposes no offsets.
   splitter_unnormalized: { split(text: string): string[] };
   splitter_normalized: { split(text: string): string[] };
-  added_tokens_map: Map<string, unknown>;
+  added_tokens_map: Map<string, { id: number }>;
   normalizer: ((text: string) => string) | null;
+  remove_space?: unknown;
+  do_lowercase_and_remove_accent?: unknown;
   pre_tokenizer: ((text: string, options: { section_index: number }) => string[]) | null;
   model: ((words: string[]) => string[]) & {
     config: { continuing_subword_prefix?: unknown };
     unk_token?: unknown;
     unk_token_id?: unknown;
+    tokens_to_ids: Map<string, number>;
+    max_input_chars_per_word?: unknown;
+    fuse_unk?: unknown;
   };
+}
+
+/** A tokenizer.json section's `type`, when it is an object that has one. */
+function typeOf(section: unknown): unknown {
+  return typeof section === 'object' && section !== null ? (section as { type?: unknown }).type : undefined;
+}
+
+/**
+ * The ASCII fast path (ascii-wordpiece.ts) over the library's own tables, when tokenizer.json is
+ * BERT's pipeline exactly (BertNormalizer, BertPreTokenizer, WordPiece) and nothing in
+ * tokenizer_config.json changes it; undefined otherwise, and the library tokenizes everything.
+ */
+function asciiFastPath(
+  json: Record<string, unknown>,
+  tokenizer: LibraryTokenizer,
+): AsciiWordPiece | undefined {
+  const normalizer = json.normalizer as { lowercase?: unknown } | null | undefined;
+  const model = tokenizer.model;
+  const { unk_token_id: unknownId, max_input_chars_per_word: maxChars } = model;
+  const prefix = model.config.continuing_subword_prefix;
+  const bert =
+    typeOf(normalizer) === 'BertNormalizer' &&
+    typeOf(json.pre_tokenizer) === 'BertPreTokenizer' &&
+    typeOf(json.model) === 'WordPiece';
+  if (!bert || model.fuse_unk === true || tokenizer.remove_space === true) return undefined;
+  if (tokenizer.do_lowercase_and_remove_accent) return undefined;
+  if (typeof unknownId !== 'number' || typeof maxChars !== 'number' || typeof prefix !== 'string') {
+    return undefined;
+  }
+  const added = tokenizer.added_tokens_map;
+  const vocabulary = model.tokens_to_ids;
+  return compileAsciiWordPiece({
+    lowercase: Boolean(normalizer?.lowercase),
+    vocabulary,
+    idOf: (token) => added.get(token)?.id ?? vocabulary.get(token) ?? unknownId,
+    unknownId,
+    continuingSubwordPrefix: prefix,
+    maxInputCharsPerWord: maxChars,
+    addedTokenStarts: [...added.keys()]
+      .filter((content) => content.length > 0)
+      .map((content) => content[0] as string),
+  });
 }
 
 function stepsOf(tokenizer: LibraryTokenizer): TokenizerSteps {
@@ -72,8 +122,10 @@ const TokenizerClass = Tokenizer as unknown as new (
 export function createHfTokenizer(tokenizerJson: object, tokenizerConfig: object): ContentTokenizer {
   const tokenizer = new TokenizerClass(tokenizerJson, tokenizerConfig);
   const steps = stepsOf(tokenizer);
+  const fast = asciiFastPath(tokenizerJson as Record<string, unknown>, tokenizer);
+  const libraryIds = (text: string): number[] => tokenizer.encode(text, { add_special_tokens: false }).ids;
   return {
-    tokenize: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids,
+    tokenize: fast ? (text) => fast(text) ?? libraryIds(text) : libraryIds,
     tokenToId: (token) => tokenizer.token_to_id(token),
     tokenizeWithOffsets: (text) => {
       const ids = tokenizer.encode(text, { add_special_tokens: false }).ids;
@@ -87,5 +139,6 @@ export function createHfTokenizer(tokenizerJson: object, tokenizerConfig: object
     specialIds: new Set(tokenizer.all_special_ids),
     unknownId: typeof tokenizer.model.unk_token_id === 'number' ? tokenizer.model.unk_token_id : undefined,
     continuingSubwordPrefix: steps.continuingSubwordPrefix,
+    asciiFastPath: fast !== undefined,
   };
 }

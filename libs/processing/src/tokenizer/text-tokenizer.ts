@@ -48,6 +48,8 @@ export interface TextTokenizer {
   readonly unknownId: ContentTokenizer['unknownId'];
   /** Prefix of word-continuation tokens (WordPiece "##"). */
   readonly continuingSubwordPrefix: ContentTokenizer['continuingSubwordPrefix'];
+  /** Whether printable-ASCII text is tokenized past the library (BERT's pipeline, ascii-wordpiece.ts). */
+  readonly asciiFastPath: ContentTokenizer['asciiFastPath'];
   /**
    * tokenizer_config.json's `clean_up_tokenization_spaces` (true when absent, as the Hugging Face
    * tokenizers decode): generated text drops the space before punctuation and contractions.
@@ -180,6 +182,7 @@ export function loadTokenizer(files: TokenizerFiles): TextTokenizer {
     specialIds: content.specialIds,
     unknownId: content.unknownId,
     continuingSubwordPrefix: content.continuingSubwordPrefix,
+    asciiFastPath: content.asciiFastPath,
     cleanUpTokenizationSpaces: tokenizerConfig.clean_up_tokenization_spaces !== false,
     encode: (text, pair) =>
       applySpecialTokensTemplate(
