@@ -170,6 +170,8 @@ describe('CallMerger', () => {
     expect(merged.aborted).toBe(false);
     fake.answer(0);
     expect(echoOf(await (results[2] as Promise<InferResult>))).toEqual([2n]);
+    // The call ended by itself: nothing is left to cancel.
+    expect(merged.aborted).toBe(false);
 
     const [x, y] = [new AbortController(), new AbortController()];
     const both = [x, y].map((controller, i) =>

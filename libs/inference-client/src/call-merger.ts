@@ -109,13 +109,15 @@ export class CallMerger {
     let open = waiting.length;
     const cleanups: (() => void)[] = [];
     const settled = waiting.map(() => false);
+    // Once the merged call has ended there is nothing to cancel (an abort costs a DOMException).
+    let ended = false;
     /** Ends member `index` (once), cancelling the merged call when no member is left. */
     const settle = (index: number, outcome: () => void): boolean => {
       if (settled[index]) return false;
       settled[index] = true;
       cleanups[index]?.();
       outcome();
-      if (--open === 0) controller.abort();
+      if (--open === 0 && !ended) controller.abort();
       return true;
     };
     const latest = Math.max(...waiting.map((entry) => entry.request.deadlineEpochMs));
@@ -152,6 +154,7 @@ export class CallMerger {
     };
     this.runCall(request).then(
       (result) => {
+        ended = true;
         let parts: ReturnType<typeof splitOutputs>;
         try {
           parts = splitOutputs(result.outputs, merged.layout, layout.sequenceOutputs);
@@ -171,6 +174,7 @@ export class CallMerger {
         });
       },
       (error: unknown) => {
+        ended = true;
         if (isModelgateError(error) && RERUN_ALONE.has(error.code)) {
           rerunAlone();
           return;
