@@ -7,6 +7,8 @@
 //   3. the decoder starts from decoder_start_token_id, else bos_token_id;
 //   4. eos_token_id (an id or a list) ends a caption; none: only max_new_tokens does.
 
+import { asJsonObject, isPositiveInt } from './config-fields.js';
+
 /** The generation facts of a captioning model. */
 export interface CaptionDecoding {
   /** The token the decoder reads first (its prompt: one token). */
@@ -28,29 +30,19 @@ const DEFAULT_MAX_LENGTH = 20;
 /** Sub-configs whose fields override config.json's top level, in this order (transformers.js). */
 const GENERATION_SUB_CONFIGS = ['decoder', 'generator', 'text_config'] as const;
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
 function isTokenId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-function isPositiveInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-
 /** config.json with its sub-configs merged over it, then generation_config.json over that. */
 function mergedGenerationFields(config: unknown, generationConfig: unknown): Record<string, unknown> {
-  const top = asRecord(config) ?? {};
+  const top = asJsonObject(config) ?? {};
   const merged: Record<string, unknown> = { ...top };
   for (const key of GENERATION_SUB_CONFIGS) {
-    const sub = asRecord(top[key]);
+    const sub = asJsonObject(top[key]);
     if (sub) Object.assign(merged, sub);
   }
-  for (const [key, value] of Object.entries(asRecord(generationConfig) ?? {})) merged[key] = value;
+  for (const [key, value] of Object.entries(asJsonObject(generationConfig) ?? {})) merged[key] = value;
   return merged;
 }
 

@@ -1,5 +1,6 @@
 // @modelgate/generation: text generation without I/O: the continuous-batching policy and
-// admission, token sampling, incremental detokenization, stop strings and request parameters.
+// admission, token sampling, incremental detokenization, stop strings, request parameters, and the
+// loose readers of config.json fields that the gateway shares.
 export {
   DEFAULT_MAX_NEW_TOKENS,
   type GenerationParams,
@@ -23,4 +24,5 @@ export {
 export { StopMatcher } from './stop-sequences.js';
 export { IncrementalDecoder } from './text-stream.js';
 export { type CaptionDecoding, readCaptionDecoding } from './caption-decoding.js';
+export { asJsonObject, isPositiveInt } from './config-fields.js';
 export { TokenizationSpacesCleaner, cleanUpTokenizationSpaces } from './tokenization-spaces.js';

@@ -2,6 +2,8 @@
 // problem type, the longest sequence the model's position embeddings allow, and (decoders) the
 // end-of-sequence ids generation stops at.
 
+import { asJsonObject, isPositiveInt } from '@modelgate/generation';
+
 /** What config.json says about a model's outputs and limits. */
 export interface ModelConfigFacts {
   /** Label names by class index (id2label), e.g. ['NEGATIVE', 'POSITIVE']; undefined when absent. */
@@ -18,10 +20,6 @@ export interface ModelConfigFacts {
 
 // Bounds the label list a malformed id2label could make us allocate.
 const MAX_LABELS = 100_000;
-
-function isPositiveInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
 
 /**
  * Label names in class-index order from `id2label` ({"0": "NEGATIVE", ...}); an index missing from
@@ -47,20 +45,16 @@ function eosIdsOf(value: unknown): number[] | undefined {
   return valid && ids.length > 0 ? (ids as number[]) : undefined;
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-}
-
 /**
  * Reads labels, problem type, maximum length and EOS ids from a parsed config.json (and
  * generation_config.json, which wins for EOS as in transformers); unknown shapes are ignored.
  */
 export function readModelConfig(config: unknown, generationConfig?: unknown): ModelConfigFacts {
-  const json = asRecord(config) ?? {};
+  const json = asJsonObject(config) ?? {};
   const labels = labelsOf(json.id2label);
   const problemType = typeof json.problem_type === 'string' ? json.problem_type : undefined;
   const positions = [json.max_position_embeddings, json.n_positions].find(isPositiveInt);
-  const eosTokenIds = eosIdsOf(asRecord(generationConfig)?.eos_token_id) ?? eosIdsOf(json.eos_token_id);
+  const eosTokenIds = eosIdsOf(asJsonObject(generationConfig)?.eos_token_id) ?? eosIdsOf(json.eos_token_id);
   return {
     ...(labels === undefined ? {} : { labels }),
     ...(problemType === undefined ? {} : { problemType }),
