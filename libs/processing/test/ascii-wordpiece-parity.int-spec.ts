@@ -3,7 +3,8 @@
 // gives the same ids. The texts mix vocabulary words, case, digits, every printable ASCII
 // character, tabs and line breaks, words around max_input_chars_per_word, literal special tokens
 // and non-ASCII characters (which go to the library), for the uncased fixture and for a cased copy
-// of it with an added token.
+// of it with an added token. Its character offsets must be those of the library's replay, which
+// the same pipeline written as a Sequence (no fast path) gives.
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -15,7 +16,7 @@ import { TOKENIZER_FILES, type TextTokenizer, loadTokenizerFromDir } from '../sr
 env.allowRemoteModels = false;
 env.allowLocalModels = true;
 
-const TEXTS_PER_FIXTURE = 3000;
+const TEXTS_PER_FIXTURE = 2000;
 const PRINTABLE = Array.from({ length: 126 - 32 }, (_, i) => String.fromCharCode(33 + i));
 const ODD_PIECES = [' ', ' ', ' ', '\t', '\n', '\r\n', '[CLS]', '[MASK', 'é', '🤗', '\u0000', '\u00a0', 'ﬁ'];
 
@@ -58,69 +59,78 @@ function generatedTexts(vocabulary: readonly string[], seed: number): string[] {
   });
 }
 
-/** A copy of a fixture's tokenizer files with tokenizer.json rewritten by `edit`. */
-async function tokenizerVariant(
-  source: string,
-  edit: (json: Record<string, unknown>) => void,
-): Promise<string> {
-  const dir = join(await mkdtemp(join(tmpdir(), 'modelgate-wordpiece-')), `${basename(source)}-variant`);
+type Edit = (json: Record<string, unknown>) => void;
+
+/** A copy of a fixture's tokenizer files in a directory named `name`, tokenizer.json rewritten by `edit`. */
+async function tokenizerVariant(source: string, name: string, edit: Edit): Promise<string> {
+  const dir = join(await mkdtemp(join(tmpdir(), 'modelgate-wordpiece-')), name);
   await mkdir(dir);
   for (const file of Object.values(TOKENIZER_FILES)) {
     await copyFile(join(source, file), join(dir, file)).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
   }
-  const json = JSON.parse(await readFile(join(dir, TOKENIZER_FILES.tokenizerJson), 'utf8')) as Record<
-    string,
-    unknown
-  >;
+  const path = join(dir, TOKENIZER_FILES.tokenizerJson);
+  const json = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
   edit(json);
-  await writeFile(join(dir, TOKENIZER_FILES.tokenizerJson), JSON.stringify(json));
+  await writeFile(path, JSON.stringify(json));
   return dir;
 }
 
-const variants: Record<string, (fixture: string) => Promise<string>> = {
-  'tiny-bert-sst2 (uncased)': (fixture) => Promise.resolve(fixture),
-  'tiny-bert-sst2, cased, with an added token': (fixture) =>
-    tokenizerVariant(fixture, (json) => {
-      (json.normalizer as Record<string, unknown>).lowercase = false;
-      const added = json.added_tokens as Record<string, unknown>[];
-      added.push({
-        id: 30522,
-        content: 'Hello',
-        single_word: false,
-        lstrip: false,
-        rstrip: false,
-        normalized: true,
-        special: false,
-      });
-    }),
+/** The same pipeline as a one-step Sequence: the library then tokenizes everything (no fast path). */
+const libraryOnly: Edit = (json) => {
+  json.normalizer = { type: 'Sequence', normalizers: [json.normalizer] };
+  json.pre_tokenizer = { type: 'Sequence', pretokenizers: [json.pre_tokenizer] };
+};
+
+const variants: Record<string, Edit> = {
+  'tiny-bert-sst2 (uncased)': () => {},
+  'tiny-bert-sst2, cased, with an added token': (json) => {
+    (json.normalizer as Record<string, unknown>).lowercase = false;
+    const added = json.added_tokens as Record<string, unknown>[];
+    added.push({
+      id: 30522,
+      content: 'Hello',
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: true,
+      special: false,
+    });
+  },
 };
 
 describe.each(Object.keys(variants))('the ASCII WordPiece fast path of %s', (variant) => {
   let ours: TextTokenizer;
+  let library: TextTokenizer;
   let theirs: PreTrainedTokenizer;
-  let vocabulary: string[];
+  let texts: string[];
 
   beforeAll(async () => {
-    const dir = await (variants[variant] as (fixture: string) => Promise<string>)(
-      await ensureFixture('tiny-bert-sst2'),
-    );
+    const fixture = await ensureFixture('tiny-bert-sst2');
+    const edit = variants[variant] as Edit;
+    const dir = await tokenizerVariant(fixture, 'fast', edit);
     ours = await loadTokenizerFromDir(dir);
+    library = await loadTokenizerFromDir(
+      await tokenizerVariant(fixture, 'library', (json) => {
+        edit(json);
+        libraryOnly(json);
+      }),
+    );
     env.localModelPath = dirname(dir);
     theirs = await AutoTokenizer.from_pretrained(basename(dir), { local_files_only: true });
     const json = JSON.parse(await readFile(join(dir, TOKENIZER_FILES.tokenizerJson), 'utf8')) as {
       model: { vocab: Record<string, number> };
     };
-    vocabulary = Object.keys(json.model.vocab);
+    texts = generatedTexts(Object.keys(json.model.vocab), variant.length);
   });
 
-  it('is taken for this BERT pipeline', () => {
+  it('is taken for this BERT pipeline, and not for the same pipeline written as a Sequence', () => {
     expect(ours.asciiFastPath).toBe(true);
+    expect(library.asciiFastPath).toBe(false);
   });
 
   it('gives transformers’ ids for every generated text', () => {
-    const texts = generatedTexts(vocabulary, variant.length);
     const mismatches = texts.filter(
       (text) =>
         JSON.stringify(ours.tokenize(text)) !==
@@ -134,5 +144,16 @@ describe.each(Object.keys(variants))('the ASCII WordPiece fast path of %s', (var
     const ids = texts.flatMap((text) => ours.tokenize(text));
     expect(ids).toContain(ours.unknownId);
     expect(ids.some((id) => ours.idToToken(id)?.startsWith('##'))).toBe(true);
+  });
+
+  it('gives the ids and character offsets of the library’s replay (token-offsets.ts) for every text', () => {
+    const mismatches = texts.filter(
+      (text) =>
+        JSON.stringify(ours.tokenizeWithOffsets(text)) !== JSON.stringify(library.tokenizeWithOffsets(text)),
+    );
+    expect(mismatches.slice(0, 5)).toEqual([]);
+    // Offsets were placed, not all left out.
+    const placed = texts.flatMap((text) => ours.tokenizeWithOffsets(text).offsets).filter(Boolean);
+    expect(placed.length).toBeGreaterThan(texts.length);
   });
 });

@@ -34,7 +34,7 @@ function tables(overrides: Partial<WordPieceTables> = {}): WordPieceTables {
 }
 
 describe('compileAsciiWordPiece', () => {
-  const tokenize = compileAsciiWordPiece(tables());
+  const tokenize = compileAsciiWordPiece(tables()).ids;
 
   it('splits words into the longest pieces, continuations with the prefix', () => {
     expect(tokenize('unaffable cats')).toEqual([id('un'), id('##aff'), id('##able'), id('cat'), id('##s')]);
@@ -43,7 +43,7 @@ describe('compileAsciiWordPiece', () => {
 
   it('lowercases, and keeps the case when the normalizer does not lowercase', () => {
     expect(tokenize('Hello WORLD')).toEqual([id('hello'), id('world')]);
-    expect(compileAsciiWordPiece(tables({ lowercase: false }))('Hello world')).toEqual([
+    expect(compileAsciiWordPiece(tables({ lowercase: false })).ids('Hello world')).toEqual([
       id('[UNK]'),
       id('world'),
     ]);
@@ -62,13 +62,13 @@ describe('compileAsciiWordPiece', () => {
   });
 
   it('makes a word longer than maxInputCharsPerWord unknown as a whole', () => {
-    const short = compileAsciiWordPiece(tables({ maxInputCharsPerWord: 5 }));
+    const short = compileAsciiWordPiece(tables({ maxInputCharsPerWord: 5 })).ids;
     expect(short('hello world!')).toEqual([id('hello'), id('world'), id('!')]);
     expect(short('helloo')).toEqual([id('[UNK]')]);
   });
 
   it('maps a matched token through idOf (an added token keeps its own id)', () => {
-    const added = compileAsciiWordPiece(tables({ idOf: (token) => (token === 'cat' ? 99 : id(token)) }));
+    const added = compileAsciiWordPiece(tables({ idOf: (token) => (token === 'cat' ? 99 : id(token)) })).ids;
     expect(added('cats')).toEqual([99, id('##s')]);
   });
 
@@ -77,10 +77,28 @@ describe('compileAsciiWordPiece', () => {
       expect(tokenize(text)).toBeUndefined();
     }
     // Both cases of an added token's first letter: the token may match the raw or the lowercased text.
-    const lettered = compileAsciiWordPiece(tables({ addedTokenStarts: ['x'] }));
+    const lettered = compileAsciiWordPiece(tables({ addedTokenStarts: ['x'] })).ids;
     expect(lettered('hello X')).toBeUndefined();
     expect(lettered('hello x')).toBeUndefined();
     expect(lettered('hello [')).toEqual([id('hello'), id('[UNK]')]);
+  });
+
+  it('gives each id its span in the text, a word that cannot be split all of it', () => {
+    const { withOffsets } = compileAsciiWordPiece(tables());
+    expect(withOffsets('  Unaffable,\tcats zz')).toEqual({
+      ids: [id('un'), id('##aff'), id('##able'), id(','), id('cat'), id('##s'), id('[UNK]')],
+      offsets: [
+        [2, 4],
+        [4, 7],
+        [7, 11],
+        [11, 12],
+        [13, 16],
+        [16, 17],
+        [18, 20],
+      ],
+    });
+    expect(withOffsets('unaffablex')).toEqual({ ids: [id('[UNK]')], offsets: [[0, 10]] });
+    expect(withOffsets('café')).toBeUndefined();
   });
 
   it('judges the raw text, not its lowercase: the Kelvin sign lowercases to an ASCII k', () => {

@@ -5,7 +5,10 @@
 // letters and digits and every other printable character stands alone. Text it cannot decide
 // (anything else, or a character an added token starts with) gives undefined, and the caller asks
 // the library. The tables come from the library's own parsed tokenizer (hf-tokenizer.ts), so both
-// paths read one vocabulary; a test compares them on fixtures and generated text.
+// paths read one vocabulary; a test compares them on fixtures and generated text. In ASCII a
+// character is a code point, so spans index the text as token-offsets.ts counts.
+
+import { type CharSpan } from './token-offsets.js';
 
 /** What the fast path reads of a WordPiece tokenizer. */
 export interface WordPieceTables {
@@ -43,8 +46,19 @@ const SPACE = 32;
 const LAST_PRINTABLE = 126;
 const ASCII_SIZE = 128;
 
-/** A compiled fast path: content ids of `text`, or undefined when the library must decide. */
-export type AsciiWordPiece = (text: string) => number[] | undefined;
+/** Content ids of a text with each one's [start, end) span in it. */
+export interface IdsWithSpans {
+  ids: number[];
+  offsets: CharSpan[];
+}
+
+/** A compiled fast path; undefined from either means the library must decide the text. */
+export interface AsciiWordPiece {
+  /** The content ids of `text`. */
+  readonly ids: (text: string) => number[] | undefined;
+  /** The same ids, each with its span in `text` (a word's [UNK] spans the whole word). */
+  readonly withOffsets: (text: string) => IdsWithSpans | undefined;
+}
 
 function isLetterOrDigit(code: number): boolean {
   return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
@@ -73,15 +87,14 @@ export function compileAsciiWordPiece(tables: WordPieceTables): AsciiWordPiece {
   for (const token of tables.vocabulary.keys()) longestToken = Math.max(longestToken, token.length);
   const { vocabulary, idOf, unknownId, continuingSubwordPrefix: prefix, maxInputCharsPerWord } = tables;
 
-  /** Appends the WordPiece ids of `word` (greedy longest match; unknown as a whole when a piece fails). */
-  const appendWord = (word: string, ids: number[]): void => {
-    if (word.length > maxInputCharsPerWord) {
-      ids.push(unknownId);
-      return;
-    }
+  /**
+   * Appends the WordPiece ids of `word`, found at `at` in the text (greedy longest match; unknown
+   * as a whole when a piece fails), and their spans when `spans` is given.
+   */
+  const appendWord = (word: string, at: number, ids: number[], spans: CharSpan[] | undefined): void => {
     const first = ids.length;
     let start = 0;
-    while (start < word.length) {
+    while (word.length <= maxInputCharsPerWord && start < word.length) {
       let end = Math.min(word.length, start + longestToken);
       let found: string | undefined;
       for (; end > start; end -= 1) {
@@ -91,17 +104,22 @@ export function compileAsciiWordPiece(tables: WordPieceTables): AsciiWordPiece {
           break;
         }
       }
-      if (found === undefined) {
-        ids.length = first;
-        ids.push(unknownId);
-        return;
-      }
+      if (found === undefined) break;
       ids.push(idOf(found));
+      spans?.push([at + start, at + end]);
       start = end;
+    }
+    if (start < word.length) {
+      ids.length = first;
+      ids.push(unknownId);
+      if (spans) {
+        spans.length = first;
+        spans.push([at, at + word.length]);
+      }
     }
   };
 
-  return (text) => {
+  const run = (text: string, spans: CharSpan[] | undefined): number[] | undefined => {
     const normalized = tables.lowercase ? text.toLowerCase() : text;
     const ids: number[] = [];
     let wordStart = -1;
@@ -115,12 +133,21 @@ export function compileAsciiWordPiece(tables: WordPieceTables): AsciiWordPiece {
       }
       if (kind === CharClass.Refused) return undefined;
       if (wordStart >= 0) {
-        appendWord(normalized.slice(wordStart, i), ids);
+        appendWord(normalized.slice(wordStart, i), wordStart, ids, spans);
         wordStart = -1;
       }
-      if (kind === CharClass.Punctuation) appendWord(normalized[i] as string, ids);
+      if (kind === CharClass.Punctuation) appendWord(normalized[i] as string, i, ids, spans);
     }
-    if (wordStart >= 0) appendWord(normalized.slice(wordStart), ids);
+    if (wordStart >= 0) appendWord(normalized.slice(wordStart), wordStart, ids, spans);
     return ids;
+  };
+
+  return {
+    ids: (text) => run(text, undefined),
+    withOffsets: (text) => {
+      const offsets: CharSpan[] = [];
+      const ids = run(text, offsets);
+      return ids === undefined ? undefined : { ids, offsets };
+    },
   };
 }

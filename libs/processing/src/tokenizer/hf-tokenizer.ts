@@ -24,7 +24,7 @@ export interface ContentTokenizer {
   readonly unknownId: number | undefined;
   /** Prefix of word-continuation tokens (WordPiece "##"); undefined for other models. */
   readonly continuingSubwordPrefix: string | undefined;
-  /** Whether `tokenize` takes printable-ASCII text past the library (ascii-wordpiece.ts): BERT's pipeline. */
+  /** Whether printable-ASCII text is tokenized past the library, offsets included (ascii-wordpiece.ts): BERT's pipeline. */
   readonly asciiFastPath: boolean;
 }
 
@@ -125,9 +125,11 @@ export function createHfTokenizer(tokenizerJson: object, tokenizerConfig: object
   const fast = asciiFastPath(tokenizerJson as Record<string, unknown>, tokenizer);
   const libraryIds = (text: string): number[] => tokenizer.encode(text, { add_special_tokens: false }).ids;
   return {
-    tokenize: fast ? (text) => fast(text) ?? libraryIds(text) : libraryIds,
+    tokenize: fast ? (text) => fast.ids(text) ?? libraryIds(text) : libraryIds,
     tokenToId: (token) => tokenizer.token_to_id(token),
     tokenizeWithOffsets: (text) => {
+      const quick = fast?.withOffsets(text);
+      if (quick) return quick;
       const ids = tokenizer.encode(text, { add_special_tokens: false }).ids;
       const aligned = alignTokens(text, steps);
       // The replay must give the library's tokens; where it does not, no offset is trusted.

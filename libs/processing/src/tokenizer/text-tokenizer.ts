@@ -48,7 +48,7 @@ export interface TextTokenizer {
   readonly unknownId: ContentTokenizer['unknownId'];
   /** Prefix of word-continuation tokens (WordPiece "##"). */
   readonly continuingSubwordPrefix: ContentTokenizer['continuingSubwordPrefix'];
-  /** Whether printable-ASCII text is tokenized past the library (BERT's pipeline, ascii-wordpiece.ts). */
+  /** Whether printable-ASCII text is tokenized past the library, offsets included (BERT's pipeline, ascii-wordpiece.ts). */
   readonly asciiFastPath: ContentTokenizer['asciiFastPath'];
   /**
    * tokenizer_config.json's `clean_up_tokenization_spaces` (true when absent, as the Hugging Face
