@@ -19,8 +19,12 @@ export const createEndpointSchema = z.strictObject({
     "Task; the model must do it (a raw endpoint takes a model of any task but raw, and answers with the model's task)",
   ),
   model: modelIdSchema.describe('The model serving 100% of traffic, `name:version`'),
-  preprocessing: preprocessingSchema.prefault({}).describe('Input limits: text length, tokens, batch size'),
+  preprocessing: preprocessingSchema
+    .strict()
+    .prefault({})
+    .describe('Input limits: text length, tokens, batch size'),
   postprocessing: postprocessingSchema
+    .strict()
     .default({})
     .describe('Answer options: topK, pooling, normalize, multiLabel'),
   stickyHeader: stickyHeaderSchema

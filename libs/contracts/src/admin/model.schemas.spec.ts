@@ -88,3 +88,44 @@ describe('model registration: labels', () => {
     ]);
   });
 });
+
+describe('model registration: unknown keys in nested settings', () => {
+  const model = { uri: 'file:///m/onnx/model.onnx', sha256: SHA };
+
+  it('refuses a misspelt batching, runtime, artifact or external data key instead of dropping it', () => {
+    expect(
+      refusal({
+        name: 'sst2',
+        task: 'text-classification',
+        artifact: { ...model, sha: SHA },
+        tokenizer,
+        batching: { maxBatchSizee: 4 },
+        runtime: { instance: 2 },
+        externalData: [
+          { name: 'model.onnx_data', uri: 'file:///m/onnx/model.onnx_data', sha256: SHA, size: 1 },
+        ],
+      }),
+    ).toEqual([
+      'batching: Unrecognized key: "maxBatchSizee"',
+      'runtime: Unrecognized key: "instance"',
+      'artifact: Unrecognized key: "sha"',
+      'externalData.0: Unrecognized key: "size"',
+    ]);
+    expect(
+      uploadFieldsSchema.safeParse({ name: 'sst2', task: 'text-classification', batching: { delay: 1 } })
+        .success,
+    ).toBe(false);
+  });
+
+  it('still fills the defaults of the keys left out', () => {
+    const parsed = registerModelSchema.parse({
+      name: 'sst2',
+      task: 'text-classification',
+      artifact: model,
+      tokenizer,
+      batching: { maxBatchSize: 4 },
+    });
+    expect(parsed.batching).toMatchObject({ maxBatchSize: 4, maxQueueSize: 256 });
+    expect(parsed.runtime.instances).toBeGreaterThan(0);
+  });
+});

@@ -4,7 +4,7 @@ import { batchingSchema, checkBatchingForTask, runtimeSchema } from '../config/m
 import { type ModelTask, hasLabels, modelTaskSchema } from '../config/model-task.js';
 import {
   artifactRefSchema,
-  externalDataListSchema,
+  externalDataRequestListSchema,
   MODEL_VERSION_PATTERN,
   resourceNameSchema,
 } from '../config/spec-fields.schema.js';
@@ -31,12 +31,14 @@ const modelSettingsShape = {
     .optional()
     .describe("Class labels by output index; read from the tokenizer bundle's config.json when omitted"),
   batching: batchingSchema
+    .strict()
     .prefault({})
     .describe(
       'Batching limits: batch size and tokens, queue delay and size, timeout. text-generation: maxBatchSize = ' +
         'sequences decoding together, maxQueueSize = sequences waiting, maxBatchTokens = KV-cache budget in tokens',
     ),
   runtime: runtimeSchema
+    .strict()
     .prefault({})
     .describe('onnxruntime settings: execution providers, instances, threads'),
   workerGroup: resourceNameSchema.default('default').describe('Worker group that loads the model'),
@@ -51,20 +53,23 @@ export const registerModelSchema = z
   .strictObject({
     ...modelSettingsShape,
     artifact: artifactRefSchema
+      .strict()
       .optional()
       .describe(
         'The .onnx file `{uri, sha256}` (image-to-text: the decoder with past, decoder_model_merged.onnx); required unless `source` is given',
       ),
     encoder: artifactRefSchema
+      .strict()
       .optional()
       .describe(
         'image-to-text only, and required there with `artifact`: the vision encoder `{uri, sha256}` ' +
           '(encoder_model.onnx: pixel_values in, last_hidden_state out)',
       ),
-    externalData: externalDataListSchema
+    externalData: externalDataRequestListSchema
       .default([])
       .describe('ONNX external data files the graph reads (e.g. model.onnx_data), with `artifact`'),
     tokenizer: artifactRefSchema
+      .strict()
       .optional()
       .describe(
         'The tokenizer bundle (ustar of tokenizer.json, tokenizer_config.json, config.json, preprocessor_config.json...), with `artifact`; ' +

@@ -117,22 +117,29 @@ export const externalDataRefSchema = artifactRefSchema.extend({
 /** One external data file of a model. */
 export type ExternalDataRef = z.infer<typeof externalDataRefSchema>;
 
+function externalDataList<T extends z.ZodType<{ name: string }>>(item: T) {
+  return z
+    .array(item)
+    .max(MAX_EXTERNAL_DATA_FILES)
+    .superRefine((files, ctx) =>
+      reportDuplicates(
+        ctx,
+        files,
+        (file) => file.name,
+        (i) => [i, 'name'],
+        'external data file name',
+      ),
+    );
+}
+
 /**
  * ONNX external data (weights kept outside the .onnx file, as exports over 2 GB must): the files
  * are placed beside the model file under their names before onnxruntime opens it.
  */
-export const externalDataListSchema = z
-  .array(externalDataRefSchema)
-  .max(MAX_EXTERNAL_DATA_FILES)
-  .superRefine((files, ctx) =>
-    reportDuplicates(
-      ctx,
-      files,
-      (file) => file.name,
-      (i) => [i, 'name'],
-      'external data file name',
-    ),
-  );
+export const externalDataListSchema = externalDataList(externalDataRefSchema);
+
+/** The same list in a registration request, where an unknown key in an entry is refused. */
+export const externalDataRequestListSchema = externalDataList(externalDataRefSchema.strict());
 
 /** The id of version `version` of model `name`: `name:version`. */
 export function formatModelId(name: string, version: string): string {

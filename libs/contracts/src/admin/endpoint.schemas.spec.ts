@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { createEndpointSchema } from './endpoint.schemas.js';
+
+const endpoint = { name: 'sentiment', task: 'text-classification', model: 'sst2:1' };
+
+describe('createEndpointSchema: unknown keys in nested settings', () => {
+  it('refuses a misspelt preprocessing or postprocessing key instead of dropping it', () => {
+    const parsed = createEndpointSchema.safeParse({
+      ...endpoint,
+      preprocessing: { maxToken: 5 },
+      postprocessing: { top_k: 2 },
+    });
+    expect(parsed.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)).toEqual([
+      'preprocessing: Unrecognized key: "maxToken"',
+      'postprocessing: Unrecognized key: "top_k"',
+    ]);
+  });
+
+  it('still fills the defaults of the keys left out', () => {
+    const parsed = createEndpointSchema.parse({ ...endpoint, preprocessing: { maxTokens: 64 } });
+    expect(parsed.preprocessing).toMatchObject({ maxTokens: 64, truncation: expect.any(Boolean) });
+    expect(parsed.postprocessing).toEqual({});
+  });
+});
