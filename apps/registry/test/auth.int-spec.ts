@@ -141,4 +141,33 @@ describe('registry auth', () => {
       await fresh.dispose();
     }
   });
+
+  it('warns at start when REGISTRY_BOOTSTRAP_TOKEN is set for a bootstrap token that was revoked', async () => {
+    const fresh = await isolate();
+    try {
+      const first = await startRegistryProcess(fresh.env);
+      let ops: string | undefined;
+      try {
+        ops = (await first.admin.post<{ token: string }>('/v1/tokens', { name: 'ops', role: 'admin' })).body
+          .token;
+        expect((await first.client(ops).delete('/v1/tokens/bootstrap')).status).toBe(200);
+      } finally {
+        await first.stop();
+      }
+      expect(first.process.output()).not.toContain('REGISTRY_BOOTSTRAP_TOKEN is set');
+      // A revoke sticks: the same value grants nothing after a restart, and the registry says so.
+      const second = await startRegistryProcess({ ...fresh.env, REGISTRY_LOG_LEVEL: 'warn' });
+      try {
+        expect((await second.admin.get('/v1/tokens')).status).toBe(401);
+        expect((await second.client(ops).get('/v1/tokens')).status).toBe(200);
+        expect(second.process.output()).toContain(
+          'REGISTRY_BOOTSTRAP_TOKEN is set, but the bootstrap token was revoked',
+        );
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await fresh.dispose();
+    }
+  });
 });

@@ -4,7 +4,10 @@ import { type RegistryConfig } from '../registry.config.js';
 import { LOGGER, REGISTRY_CONFIG } from '../registry.tokens.js';
 import { TokensService } from './tokens.service.js';
 
-/** Creates the first admin token before the API opens; prints a generated one exactly once. */
+/**
+ * Creates the first admin token before the API opens; prints a generated one exactly once, and
+ * warns when REGISTRY_BOOTSTRAP_TOKEN is set for a bootstrap token that was revoked.
+ */
 @Injectable()
 export class BootstrapTokenService implements OnModuleInit {
   constructor(
@@ -14,8 +17,16 @@ export class BootstrapTokenService implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const generated = await this.tokens.ensureBootstrapToken(this.config.REGISTRY_BOOTSTRAP_TOKEN);
-    if (generated === undefined) return;
+    const outcome = await this.tokens.ensureBootstrapToken(this.config.REGISTRY_BOOTSTRAP_TOKEN);
+    if (outcome.kind === 'revoked') {
+      this.logger.warn(
+        'REGISTRY_BOOTSTRAP_TOKEN is set, but the bootstrap token was revoked and a revoke sticks: ' +
+          'the value grants nothing. Unset it, or create tokens with another admin token.',
+      );
+      return;
+    }
+    if (outcome.kind !== 'generated') return;
+    const generated = outcome.token;
     // stdout, not the log: the secret must not end up in log aggregation with the rest.
     process.stdout.write(
       [

@@ -18,6 +18,15 @@ import { digestsEqual, hashToken } from './token-secret.js';
 /** Name of the first admin token (REGISTRY_BOOTSTRAP_TOKEN, or generated at the first start). */
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap';
 
+/** What {@link TokensService.ensureBootstrapToken} found or did. */
+export type BootstrapOutcome =
+  /** A token was generated (no token existed): shown once, by the caller. */
+  | { kind: 'generated'; token: string }
+  /** REGISTRY_BOOTSTRAP_TOKEN was given, but the bootstrap token is revoked: the value grants nothing. */
+  | { kind: 'revoked' }
+  /** The bootstrap token (or another token) exists as configured. */
+  | { kind: 'ready' };
+
 /** API tokens: created with a random secret shown once, stored as sha256, revoked not deleted. */
 @Injectable()
 export class TokensService {
@@ -91,25 +100,27 @@ export class TokensService {
 
   /**
    * Makes sure the first admin token exists. With `fromEnv`, a `bootstrap` token with that
-   * secret is created, or its secret replaced (unless it was revoked: a revoke sticks). Without,
-   * a random one is created only when there are no tokens at all, and returned so the caller
-   * can print it once.
+   * secret is created, or its secret replaced, unless it was revoked: a revoke sticks, and the
+   * outcome says the value was ignored so the caller can say so. Without, a random one is created
+   * only when there are no tokens at all, and returned so the caller can print it once.
    */
-  async ensureBootstrapToken(fromEnv: string | undefined): Promise<string | undefined> {
+  async ensureBootstrapToken(fromEnv: string | undefined): Promise<BootstrapOutcome> {
     const repository = this.dataSource.getRepository(ApiTokenEntity);
     if (fromEnv !== undefined) {
       const digest = hashToken(fromEnv);
       const existing = await repository.findOneBy({ name: BOOTSTRAP_TOKEN_NAME });
       if (existing === null) {
         await this.#insertBootstrap(digest);
-      } else if (existing.revokedAt === null && existing.tokenSha256 !== digest) {
+      } else if (existing.revokedAt !== null) {
+        return { kind: 'revoked' };
+      } else if (existing.tokenSha256 !== digest) {
         await repository.update({ id: existing.id }, { tokenSha256: digest });
       }
-      return undefined;
+      return { kind: 'ready' };
     }
-    if ((await repository.count()) > 0) return undefined;
+    if ((await repository.count()) > 0) return { kind: 'ready' };
     const token = generateToken();
-    return (await this.#insertBootstrap(hashToken(token))) ? token : undefined;
+    return (await this.#insertBootstrap(hashToken(token))) ? { kind: 'generated', token } : { kind: 'ready' };
   }
 
   /** Inserts the bootstrap token unless another process just did; true when this call inserted it. */
