@@ -248,4 +248,21 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no model.onnx in it or in its onnx/ folder');
   });
+
+  it('sends preferred batch sizes, and refuses a queue delay that could never make a batch wait', async () => {
+    const flags = ['--path', fixtureDir, '--task', 'text-classification', '--no-wait'];
+    const refused = await modelgate('model', 'add', 'delayed', ...flags, '--max-queue-delay-us', '500');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('batching.maxQueueDelayMicros');
+    expect(refused.stderr).toContain('needs batching.preferredBatchSizes and runtime.instances 2 or more');
+    const waiting = ['--preferred-batch-sizes', '2,4', '--max-queue-delay-us', '500', '--instances', '2'];
+    const run = await modelgate('model', 'add', 'delayed', ...flags, ...waiting);
+    expect(run.code, run.stderr).toBe(0);
+    const shown = json<ModelView>(await modelgate('model', 'show', 'delayed:1', '--json'));
+    expect(shown.batching).toMatchObject({ preferredBatchSizes: [2, 4], maxQueueDelayMicros: 500 });
+    expect(shown.runtime.instances).toBe(2);
+    const malformed = await modelgate('model', 'add', 'delayed', ...flags, '--preferred-batch-sizes', '4,x');
+    expect(malformed.code).not.toBe(0);
+    expect(malformed.stderr).toContain("'x' must be");
+  });
 });

@@ -7,6 +7,7 @@ import { renderModel, renderModelTable } from '../output/model-render.js';
 import { buildUploadForm, findModelFiles } from './model-directory.js';
 import { type ModelFileOptions, registrationFiles } from './model-files.js';
 import {
+  parseBatchSizes,
   parseExecutionProviders,
   parseModelRef,
   parseNonNegativeInt,
@@ -30,6 +31,7 @@ interface ModelAddOptions extends ModelFileOptions {
   maxQueueSize?: number;
   maxBatchTokens?: number;
   maxQueueDelayUs?: number;
+  preferredBatchSizes?: number[];
   maxPaddingRatio?: number;
   instances?: number;
   ep?: ExecutionProvider[];
@@ -117,8 +119,13 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       asArgParser(parsePositiveInt),
     )
     .option(
+      '--preferred-batch-sizes <sizes>',
+      'batch sizes dispatched as soon as reached, e.g. 4,8 (each <= --max-batch-size; not for text-generation)',
+      asArgParser(parseBatchSizes),
+    )
+    .option(
       '--max-queue-delay-us <us>',
-      'longest a request waits for a batch to fill, in µs (not for text-generation)',
+      'longest a batch waits to reach a preferred size while another batch runs, in µs: needs --preferred-batch-sizes and --instances 2 or more (not for text-generation)',
       asArgParser(parseNonNegativeInt),
     )
     .option(
@@ -233,6 +240,9 @@ function modelSettings(name: string, options: ModelAddOptions): ModelUploadSetti
     ...(options.maxQueueSize === undefined ? {} : { maxQueueSize: options.maxQueueSize }),
     ...(options.maxBatchTokens === undefined ? {} : { maxBatchTokens: options.maxBatchTokens }),
     ...(options.maxQueueDelayUs === undefined ? {} : { maxQueueDelayMicros: options.maxQueueDelayUs }),
+    ...(options.preferredBatchSizes === undefined
+      ? {}
+      : { preferredBatchSizes: options.preferredBatchSizes }),
     ...(options.maxPaddingRatio === undefined ? {} : { maxPaddingRatio: options.maxPaddingRatio }),
   };
   const runtime = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../cli-errors.js';
 import {
+  parseBatchSizes,
   parseExecutionProviders,
   parseModelRef,
   parseNonNegativeInt,
@@ -66,6 +67,19 @@ describe('integer options', () => {
 
   it('refuses 0 where a positive number is needed', () => {
     expect(() => parsePositiveInt('0')).toThrow("'0' must be a positive integer");
+  });
+});
+
+describe('parseBatchSizes', () => {
+  it('reads a comma-separated list of positive integers', () => {
+    expect(parseBatchSizes('4,8')).toEqual([4, 8]);
+    expect(parseBatchSizes(' 2 , 16 ,')).toEqual([2, 16]);
+  });
+
+  it('refuses an empty list, 0 and what is not an integer', () => {
+    expect(() => parseBatchSizes(',')).toThrow('lists no batch size');
+    expect(() => parseBatchSizes('4,0')).toThrow("'0' must be a positive integer");
+    expect(() => parseBatchSizes('4,x')).toThrow(UsageError);
   });
 });
 

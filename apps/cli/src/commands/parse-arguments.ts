@@ -86,6 +86,16 @@ export function parseNonNegativeInt(text: string): number {
   return parseInteger(text);
 }
 
+/** A comma-separated list of batch sizes, e.g. 4,8 (the registry checks them against maxBatchSize). */
+export function parseBatchSizes(text: string): number[] {
+  const parts = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  if (parts.length === 0) throw new UsageError(`'${text}' lists no batch size; give e.g. 4,8`);
+  return parts.map(parsePositiveInt);
+}
+
 /** A padding ratio option value: a number of 1 or more, e.g. 1.15. */
 export function parsePaddingRatio(text: string): number {
   const trimmed = text.trim();

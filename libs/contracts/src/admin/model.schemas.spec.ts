@@ -129,3 +129,46 @@ describe('model registration: unknown keys in nested settings', () => {
     expect(parsed.runtime.instances).toBeGreaterThan(0);
   });
 });
+
+describe('model registration: maxQueueDelayMicros', () => {
+  const model = {
+    name: 'sst2',
+    task: 'text-classification',
+    artifact: { uri: 'file:///m/onnx/model.onnx', sha256: SHA },
+    tokenizer,
+  };
+
+  it('refuses a delay that could never make a batch wait, naming what it lacks', () => {
+    expect(refusal({ ...model, batching: { maxQueueDelayMicros: 500 } })).toEqual([
+      expect.stringMatching(
+        /^batching\.maxQueueDelayMicros: makes a batch wait only to reach a preferred batch size while another batch runs, so it needs batching\.preferredBatchSizes and runtime\.instances 2 or more;/,
+      ),
+    ]);
+    expect(
+      refusal({
+        ...model,
+        batching: { maxQueueDelayMicros: 500, preferredBatchSizes: [4] },
+        runtime: { instances: 1 },
+      }),
+    ).toEqual([expect.stringMatching(/so it needs runtime\.instances 2 or more;/)]);
+    expect(
+      uploadFieldsSchema.safeParse({
+        name: 'sst2',
+        task: 'text-classification',
+        batching: { maxQueueDelayMicros: 1 },
+      }).success,
+    ).toBe(false);
+  });
+
+  it('accepts it with preferred sizes and two instances, and 0 or the default anywhere', () => {
+    const waiting = { maxQueueDelayMicros: 500, preferredBatchSizes: [4, 8] };
+    expect(
+      registerModelSchema.parse({ ...model, batching: waiting, runtime: { instances: 2 } }).batching,
+    ).toMatchObject(waiting);
+    for (const maxQueueDelayMicros of [0, 2000]) {
+      expect(registerModelSchema.safeParse({ ...model, batching: { maxQueueDelayMicros } }).success).toBe(
+        true,
+      );
+    }
+  });
+});

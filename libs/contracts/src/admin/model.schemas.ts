@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { formatHfUri, isHfUri, parseHfUri } from '../config/hf-uri.js';
-import { batchingSchema, checkBatchingForTask, runtimeSchema } from '../config/model-spec.schema.js';
-import { type ModelTask, hasLabels, modelTaskSchema } from '../config/model-task.js';
+import {
+  batchingSchema,
+  checkBatchingForTask,
+  checkQueueDelay,
+  runtimeSchema,
+} from '../config/model-spec.schema.js';
+import { type ModelTask, hasLabels, isGenerativeTask, modelTaskSchema } from '../config/model-task.js';
 import {
   artifactRefSchema,
   externalDataRequestListSchema,
@@ -87,7 +92,7 @@ export const registerModelSchema = z
       ),
   })
   .superRefine((input, ctx) => {
-    checkBatchingForTask(input.task, input.batching, ctx);
+    checkBatching(input, ctx);
     checkLabelsForTask(input.task, input.labels, ctx);
     if (input.encoder !== undefined && input.task !== 'image-to-text') {
       ctx.addIssue({
@@ -170,9 +175,18 @@ export type RegisterModelInput = z.output<typeof registerModelSchema>;
  * decoder_model_merged.onnx instead of model.onnx) by their names.
  */
 export const uploadFieldsSchema = z.strictObject(modelSettingsShape).superRefine((fields, ctx) => {
-  checkBatchingForTask(fields.task, fields.batching, ctx);
+  checkBatching(fields, ctx);
   checkLabelsForTask(fields.task, fields.labels, ctx);
 });
+
+/** The batching rules of a registration: the task's, then the queue delay's (encoders). */
+function checkBatching(
+  settings: { task: ModelTask; batching: z.output<typeof batchingSchema>; runtime: { instances: number } },
+  ctx: z.RefinementCtx,
+): void {
+  checkBatchingForTask(settings.task, settings.batching, ctx);
+  if (!isGenerativeTask(settings.task)) checkQueueDelay(settings.batching, settings.runtime.instances, ctx);
+}
 
 /** Labels name classes: a task without classes would store them and never use them. */
 function checkLabelsForTask(

@@ -49,7 +49,9 @@ export const batchingSchema = z
     maxQueueDelayMicros: nonNegativeIntSchema
       .default(ENCODER_ONLY_BATCHING_DEFAULTS.maxQueueDelayMicros)
       .describe(
-        'Longest a request waits for a batch to fill, in microseconds; 0 dispatches at once. Not for text-generation (a sequence joins the running batch at the next decode step).',
+        'Longest a batch waits, in microseconds, to reach one of preferredBatchSizes while another batch runs; 0 dispatches at once. ' +
+          'Only with preferredBatchSizes and runtime.instances 2 or more: otherwise a batch goes as soon as an instance is free, and another value is refused. ' +
+          'Not for text-generation (a sequence joins the running batch at the next decode step).',
       ),
     maxBatchTokens: positiveIntSchema
       .default(16384)
@@ -134,6 +136,34 @@ export function checkBatchingForTask(
   if (batching.maxPaddingRatio !== ENCODER_ONLY_BATCHING_DEFAULTS.maxPaddingRatio) {
     ctx.addIssue({ code: 'custom', path: [...path, 'maxPaddingRatio'], message: meaning });
   }
+}
+
+/**
+ * Reports a maxQueueDelayMicros that could never make a batch wait: the batcher waits only for a
+ * preferred batch size, and only while another batch runs (batch-policy.ts), so the delay needs
+ * preferredBatchSizes and two or more instances. 0 and the default are accepted anywhere (neither
+ * asks for a wait). The task's own rule (checkBatchingForTask) comes first for generation models.
+ */
+export function checkQueueDelay(
+  batching: BatchingConfig,
+  instances: number,
+  ctx: z.RefinementCtx,
+  path: PropertyKey[] = ['batching', 'maxQueueDelayMicros'],
+): void {
+  const delay = batching.maxQueueDelayMicros;
+  if (delay === 0 || delay === ENCODER_ONLY_BATCHING_DEFAULTS.maxQueueDelayMicros) return;
+  const missing = [
+    ...(batching.preferredBatchSizes.length === 0 ? ['batching.preferredBatchSizes'] : []),
+    ...(instances < 2 ? ['runtime.instances 2 or more'] : []),
+  ];
+  if (missing.length === 0) return;
+  ctx.addIssue({
+    code: 'custom',
+    path,
+    message:
+      `makes a batch wait only to reach a preferred batch size while another batch runs, so it needs ${missing.join(' and ')}; ` +
+      'without, a batch goes as soon as an instance is free. Give them, or leave it out',
+  });
 }
 
 /**
