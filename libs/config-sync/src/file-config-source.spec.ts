@@ -18,6 +18,25 @@ describe('FileConfigSource', () => {
     expect(seen.map((s) => s.revision)).toEqual([7]);
   });
 
+  it('reports the keys the snapshot schema dropped, and still delivers the snapshot', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'config-source-'));
+    const path = join(dir, 'typo.json');
+    await writeFile(
+      path,
+      JSON.stringify({ revision: 3, models: [], endpoints: [], workerGroup: [], extra: { a: 1 } }),
+    );
+    const reports: string[] = [];
+    const seen: number[] = [];
+    await new FileConfigSource(path, (message) => reports.push(message)).start((snapshot) => {
+      seen.push(snapshot.revision);
+      return Promise.resolve();
+    });
+    expect(seen).toEqual([3]);
+    expect(reports).toEqual([
+      `config snapshot ${path}: ignored keys this node does not know (a typo, or a field of a newer registry): workerGroup, extra`,
+    ]);
+  });
+
   it('names the file when it cannot be read or parsed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'config-source-'));
     const path = join(dir, 'broken.json');

@@ -1,10 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import { type ConfigSnapshot, parseConfigSnapshot } from '@modelgate/contracts';
+import { type ConfigSnapshot, droppedKeys, parseConfigSnapshot } from '@modelgate/contracts';
 import { type ConfigSource } from './config-source.js';
 
-/** Serves the ConfigSnapshot in a JSON file, read once at start (static deployments). */
+/**
+ * Serves the ConfigSnapshot in a JSON file, read once at start (static deployments). The snapshot
+ * schema drops keys it does not know (a newer registry's fields); in a file, often written by hand,
+ * such a key is more likely a typo, so each one is reported through `onDroppedKeys`.
+ */
 export class FileConfigSource implements ConfigSource {
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly onDroppedKeys: (message: string) => void = () => {},
+  ) {}
 
   async start(onSnapshot: (snapshot: ConfigSnapshot) => Promise<void>): Promise<void> {
     let json: unknown;
@@ -15,7 +22,15 @@ export class FileConfigSource implements ConfigSource {
         cause: error,
       });
     }
-    await onSnapshot(parseConfigSnapshot(json));
+    const snapshot = parseConfigSnapshot(json);
+    const dropped = droppedKeys(json, snapshot);
+    if (dropped.length > 0) {
+      this.onDroppedKeys(
+        `config snapshot ${this.path}: ignored ${dropped.length === 1 ? 'a key' : 'keys'} this node does not know ` +
+          `(a typo, or a field of a newer registry): ${dropped.join(', ')}`,
+      );
+    }
+    await onSnapshot(snapshot);
   }
 
   stop(): Promise<void> {

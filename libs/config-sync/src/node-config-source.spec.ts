@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EmptyConfigSource, FileConfigSource } from './file-config-source.js';
 import { createNodeConfigSource, registryArtifactAccess } from './node-config-source.js';
@@ -12,6 +15,20 @@ describe('createNodeConfigSource', () => {
     ).toBeInstanceOf(RegistryConfigSource);
     expect(createNodeConfigSource({ ...base, configFile: '/s.json' })).toBeInstanceOf(FileConfigSource);
     expect(createNodeConfigSource(base)).toBeInstanceOf(EmptyConfigSource);
+  });
+
+  it("reports a config file's unknown keys through onError", async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'node-config-')), 'snapshot.json');
+    await writeFile(path, JSON.stringify({ revision: 1, models: [], endpoints: [], modles: [] }));
+    const reported: string[] = [];
+    const source = createNodeConfigSource({
+      ...base,
+      configFile: path,
+      onError: (message) => reported.push(message),
+    });
+    await source.start(() => Promise.resolve());
+    expect(reported).toEqual([expect.stringContaining('ignored a key this node does not know')]);
+    expect(reported[0]).toMatch(/: modles$/);
   });
 });
 

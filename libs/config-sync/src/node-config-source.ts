@@ -12,6 +12,7 @@ export interface NodeSyncSettings {
   reconcileIntervalMs: number;
   /** A static ConfigSnapshot file, for deployments without a registry. */
   configFile?: string | undefined;
+  /** Sync failures, and the keys a config file gave that the snapshot schema dropped (error undefined). */
   onError: (message: string, error: unknown) => void;
 }
 
@@ -27,7 +28,9 @@ export function createNodeConfigSource(settings: NodeSyncSettings): ConfigSource
       onError: settings.onError,
     });
   }
-  return settings.configFile ? new FileConfigSource(settings.configFile) : new EmptyConfigSource();
+  return settings.configFile
+    ? new FileConfigSource(settings.configFile, (message) => settings.onError(message, undefined))
+    : new EmptyConfigSource();
 }
 
 /**

@@ -6,6 +6,7 @@ export * from './model-task.js';
 export * from './spec-fields.schema.js';
 export * from './tensor-metadata.schema.js';
 export * from './validation-issues.js';
+export * from './dropped-keys.js';
 export * from './env-schema.js';
 export * from './version-policy.js';
 export * from './hf-uri.js';
