@@ -2,7 +2,9 @@
 // - beside postprocessing.pooling, a model whose embedding comes out pooled ([batch, hidden]), which
 //   is answered as it is; tiny-bert-sst2 registered as feature-extraction stands in for a pooled
 //   export (its only output, logits, is [batch, 2]);
-// - any raw model: /serve answers tasks, and a raw model is called by tensors at /v2/models.
+// - any raw model: /serve answers tasks, and a raw model is called by tensors at /v2/models;
+// - beside a raw endpoint's options, a model whose task would ignore them (a raw endpoint answers
+//   as its model's task does).
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
@@ -123,5 +125,58 @@ describe('models an endpoint refuses to route to', () => {
     const rollout = await admin.post<ApiErrorBody>('/v1/endpoints/any/rollouts', { to: 'tensors:1' });
     expect(rollout.status).toBe(400);
     expect(rollout.body.error).toMatchObject(rawRefusal('to'));
+  });
+
+  it("refuses the options of a raw endpoint that its model's task would ignore, wherever the two meet", async () => {
+    const admin = registry.admin;
+    const body = await fixtureRegistration(
+      'tiny-bert-squad',
+      'squad',
+      'question-answering',
+      `${isolation.dir}/files`,
+    );
+    const squad = await admin.post<ModelView>('/v1/models', body);
+    expect((await waitForPrepared(admin, squad.body.id)).status).toBe('READY');
+    const raw = (name: string, model: string, preprocessing: object) =>
+      admin.post<ApiErrorBody>('/v1/endpoints', { name, task: 'raw', model, preprocessing });
+    const because = (field: string) =>
+      `(${field}: model squad:1 does question-answering, and a raw endpoint answers as its model's task does)`;
+
+    // An embedder cuts long texts; a question-answering model windows them and cuts nothing.
+    expect((await raw('rawcut', 'hidden:1', { truncation: false })).status).toBe(201);
+    const routed = await admin.put<ApiErrorBody>('/v1/endpoints/rawcut/routes', {
+      routes: [
+        { model: 'hidden:1', weight: 90 },
+        { model: 'squad:1', weight: 10 },
+      ],
+    });
+    expect(routed.status).toBe(400);
+    expect(routed.body.error).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'preprocessing.truncation' });
+    expect(routed.body.error.message).toMatch(
+      /^preprocessing\.truncation: does not apply to question-answering endpoints/,
+    );
+    expect(routed.body.error.message).toContain(because('routes[1].model'));
+    const rollout = await admin.post<ApiErrorBody>('/v1/endpoints/rawcut/rollouts', { to: 'squad:1' });
+    expect(rollout.status).toBe(400);
+    expect(rollout.body.error.message).toContain(because('to'));
+
+    const long = await raw('rawlong', 'squad:1', { maxTokens: 500 });
+    expect(long.status).toBe(400);
+    expect(long.body.error).toMatchObject({ field: 'preprocessing.maxTokens' });
+    expect(long.body.error.message).toContain(because('model'));
+    expect((await raw('rawqa', 'squad:1', { maxTokens: 256 })).status).toBe(201);
+    const patched = await admin.patch<ApiErrorBody>('/v1/endpoints/rawqa', {
+      preprocessing: { truncation: false },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.message).toContain(because('routes[0].model'));
+    // Without options a task would ignore, a raw endpoint routes to both.
+    const both = await admin.put('/v1/endpoints/rawqa/routes', {
+      routes: [
+        { model: 'squad:1', weight: 90 },
+        { model: 'hidden:1', weight: 10 },
+      ],
+    });
+    expect(both.status).toBe(200);
   });
 });

@@ -20,7 +20,12 @@ import { refuseRouteChangeDuringRollout } from '../rollouts/route-change-guard.j
 import { EndpointEntity } from './endpoint.entity.js';
 import { EndpointRouteEntity } from './endpoint-route.entity.js';
 import { loadRoutes, toEndpointView } from './endpoint-view.js';
-import { findModelRow, findRoutableModel, refusePoolingOfPooledModel } from './routable-model.js';
+import {
+  findModelRow,
+  findRoutableModel,
+  refuseOptionsRawModelIgnores,
+  refusePoolingOfPooledModel,
+} from './routable-model.js';
 import { planRoutes } from './route-plan.js';
 
 /** Endpoints and their routes. Every change is a config change (new revision). */
@@ -52,6 +57,7 @@ export class EndpointsService {
         ...(input.stickyHeader === undefined ? {} : { stickyHeader: input.stickyHeader }),
         ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
       });
+      refuseOptionsRawModelIgnores(spec, model, 'model');
       const row = repository.create({
         id: randomUUID(),
         name: spec.name,
@@ -113,6 +119,12 @@ export class EndpointsService {
         ...(stickyHeader === null ? {} : { stickyHeader }),
         ...(timeoutMs === null ? {} : { timeoutMs }),
       });
+      if (spec.task === 'raw') {
+        for (const [index, route] of routes.entries()) {
+          const model = await findModelRow(manager, route.model);
+          if (model !== null) refuseOptionsRawModelIgnores(spec, model, `routes[${index}].model`);
+        }
+      }
       await manager.getRepository(EndpointEntity).update(
         { id: row.id },
         {
@@ -153,6 +165,7 @@ export class EndpointsService {
         const field = `routes[${index}].model`;
         const model = await findRoutableModel(manager, route.model, row.task, field);
         refusePoolingOfPooledModel(row.postprocessing.pooling, model, field);
+        refuseOptionsRawModelIgnores(row, model, field);
         models.push(model);
       }
       const routeRepository = manager.getRepository(EndpointRouteEntity);

@@ -1,4 +1,5 @@
 import {
+  endpointSpecSchema,
   ErrorCode,
   givesPooledEmbedding,
   isTaskCompatible,
@@ -75,5 +76,37 @@ export function refusePoolingOfPooledModel(
       `is, so postprocessing.pooling '${pooling}' would never apply; pooling needs a last_hidden_state of ` +
       `[batch, sequence, hidden]: leave it out`,
     { field },
+  );
+}
+
+/**
+ * Refuses the options of a raw endpoint that `model`'s task would ignore. A raw endpoint answers
+ * with the task of the model it routes to, and the gateway applies that task's options only, so
+ * each routed model is held to what an endpoint of its own task accepts (image limits beside a
+ * text model, topK beside an embedder...). Endpoints of a task are checked by their own spec.
+ */
+export function refuseOptionsRawModelIgnores(
+  endpoint: { task: ModelTask; preprocessing: object; postprocessing: object },
+  model: Pick<ModelEntity, 'name' | 'version' | 'task'>,
+  field: string,
+): void {
+  if (endpoint.task !== 'raw') return;
+  const asTask = endpointSpecSchema.safeParse({
+    name: 'raw-endpoint',
+    task: model.task,
+    routes: [{ model: `${model.name}:${model.version}`, weight: 100, role: 'primary' }],
+    preprocessing: endpoint.preprocessing,
+    postprocessing: endpoint.postprocessing,
+  });
+  const issues = (asTask.error?.issues ?? []).filter(
+    (issue) => issue.path[0] === 'preprocessing' || issue.path[0] === 'postprocessing',
+  );
+  const [first] = issues;
+  if (first === undefined) return;
+  const why = `(${field}: model ${model.name}:${model.version} does ${model.task}, and a raw endpoint answers as its model's task does)`;
+  throw new ModelgateError(
+    ErrorCode.INVALID_ARGUMENT,
+    issues.map((issue) => `${issue.path.join('.')}: ${issue.message} ${why}`).join('; '),
+    { field: first.path.join('.') },
   );
 }

@@ -26,7 +26,12 @@ import { DataSource } from 'typeorm';
 import { loadRoutes } from '../endpoints/endpoint-view.js';
 import { findEndpoint } from '../endpoints/endpoints.service.js';
 import { RolloutEntity } from '../endpoints/rollout.entity.js';
-import { findModelRow, findRoutableModel, refusePoolingOfPooledModel } from '../endpoints/routable-model.js';
+import {
+  findModelRow,
+  findRoutableModel,
+  refuseOptionsRawModelIgnores,
+  refusePoolingOfPooledModel,
+} from '../endpoints/routable-model.js';
 import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { candidateReadiness } from './candidate-readiness.js';
@@ -86,6 +91,7 @@ export class RolloutsService {
       }
       const candidate = await findRoutableModel(manager, input.to, endpoint.task, 'to');
       refusePoolingOfPooledModel(endpoint.postprocessing.pooling, candidate, 'to');
+      refuseOptionsRawModelIgnores(endpoint, candidate, 'to');
       const previous = (await loadRoutes(manager, [endpoint.id])).get(endpoint.id) ?? [];
       const from = rolloutSource(previous, input.to);
       const now = this.clock();
