@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../program.js';
 import { completionScript, completionTree } from './completion.command.js';
@@ -20,6 +21,18 @@ function complete(line: string): string[] {
 }
 
 describe('modelgate completion', () => {
+  it('refuses the options of registry calls, which would change nothing in the script', async () => {
+    for (const [args, flags] of [
+      [['--json', 'completion', 'bash'], '--json'],
+      [['--registry', 'http://example.invalid', '-o', 'yaml', 'completion', 'zsh'], '--registry, --output'],
+    ] as const) {
+      const quiet = new PassThrough();
+      await expect(
+        buildProgram({ stdout: quiet, stderr: quiet }).parseAsync(args, { from: 'user' }),
+      ).rejects.toThrow(`completion prints a shell script and calls no registry: drop ${flags}`);
+    }
+  });
+
   it('offers the top-level commands', () => {
     expect(complete('modelgate ')).toEqual(
       expect.arrayContaining(['model', 'endpoint', 'route', 'status', 'token', 'version', 'completion']),

@@ -94,6 +94,13 @@ function quote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The program's options that apply to registry calls and their output, with the flag that sets each. */
+const GLOBAL_OPTIONS = [
+  ['registry', '--registry'],
+  ['output', '--output'],
+  ['json', '--json'],
+] as const;
+
 /** `modelgate completion bash|zsh`. */
 export function registerCompletionCommand(program: Command): void {
   program
@@ -107,6 +114,13 @@ export function registerCompletionCommand(program: Command): void {
         throw new UsageError(`no completion for shell '${shell}': use ${COMPLETION_SHELLS.join(' or ')}`);
       }
       const root = command.parent ?? command;
+      // The script is the same whatever the registry or the output format: such an option would do nothing.
+      const given = GLOBAL_OPTIONS.filter(([name]) => root.getOptionValueSource(name) === 'cli');
+      if (given.length > 0) {
+        throw new UsageError(
+          `completion prints a shell script and calls no registry: drop ${given.map(([, flag]) => flag).join(', ')}`,
+        );
+      }
       command
         .configureOutput()
         .writeOut?.(
