@@ -5,7 +5,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { serveApiDocs } from '@modelgate/api-docs';
 import { type Logger, resolveRequestId, toNestLogger } from '@modelgate/observability';
 import { runMigrations } from './database/migration-runner.js';
-import { registryOpenApiDocument } from './openapi/registry-openapi.js';
+import { installQueryCheck } from './admin-api/query-check.js';
+import { registryOpenApiDocument, registryRoutes } from './openapi/registry-openapi.js';
 import { type RegistryConfig } from './registry.config.js';
 import { RegistryModule } from './registry.module.js';
 
@@ -56,6 +57,7 @@ export async function createRegistryApp(
     void reply.header('x-request-id', request.id);
     done();
   });
+  installQueryCheck(fastify, registryRoutes);
   await serveApiDocs(fastify, registryOpenApiDocument());
   return app;
 }

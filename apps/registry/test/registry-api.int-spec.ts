@@ -102,6 +102,15 @@ describe('registry admin API', () => {
       const unknownFilter = await registry.admin.get<ApiErrorBody>('/v1/models?task=raw');
       expect(unknownFilter.status).toBe(400);
       expect(unknownFilter.body.error.message).toMatch(/task/);
+      // A route that reads no query refuses one rather than answer as if it were not there.
+      const ignored = await registry.admin.get<ApiErrorBody>('/v1/endpoints?name=sentiment');
+      expect(ignored.status).toBe(400);
+      expect(ignored.body.error).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        field: 'name',
+        message: "GET /v1/endpoints takes no query parameters; leave out 'name'",
+      });
+      expect((await registry.admin.get('/v1/models/sst2/1?verbose=1')).status).toBe(400);
       expect((await registry.admin.get('/v1/models/sst2/9')).status).toBe(404);
       expect((await registry.admin.post<ModelView>('/v1/models', embedder)).status).toBe(202);
       expect((await waitForPrepared(registry.admin, 'embedder:1')).status).toBe('READY');
