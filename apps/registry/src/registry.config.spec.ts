@@ -71,18 +71,21 @@ describe('registry config', () => {
       REDIS_KEY_PREFIX: 'mg',
       REGISTRY_PREPARATION_LOCK_MS: '1000',
       REGISTRY_PREPARATION_STALLED_INTERVAL_MS: '1000',
+      REGISTRY_ROLLOUT_TICK_MS: '500',
     };
     expect(() => loadRegistryConfig({ DATABASE_URL, ...redisOnly })).toThrow(
       'invalid registry configuration:\n' +
         '  REDIS_KEY_PREFIX: prefixes Redis keys and channels only: set REDIS_URL, or leave it out\n' +
         '  REGISTRY_PREPARATION_LOCK_MS: the BullMQ job lock; preparation and announcements run in-process without Redis: set REDIS_URL, or leave it out\n' +
-        '  REGISTRY_PREPARATION_STALLED_INTERVAL_MS: the BullMQ stalled-job check; preparation and announcements run in-process without Redis: set REDIS_URL, or leave it out',
+        '  REGISTRY_PREPARATION_STALLED_INTERVAL_MS: the BullMQ stalled-job check; preparation and announcements run in-process without Redis: set REDIS_URL, or leave it out\n' +
+        '  REGISTRY_ROLLOUT_TICK_MS: paces rollouts, which judge the numbers gateways report through Redis: without it none starts: set REDIS_URL, or leave it out',
     );
     const withRedis = loadRegistryConfig({ DATABASE_URL, REDIS_URL: 'redis://redis:6379', ...redisOnly });
     expect(withRedis).toMatchObject({
       REDIS_KEY_PREFIX: 'mg',
       REGISTRY_PREPARATION_LOCK_MS: 1000,
       REGISTRY_PREPARATION_STALLED_INTERVAL_MS: 1000,
+      REGISTRY_ROLLOUT_TICK_MS: 500,
     });
     // Attempts and backoff act in-process too.
     expect(

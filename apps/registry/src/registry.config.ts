@@ -116,6 +116,13 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
     'REGISTRY_PREPARATION_STALLED_INTERVAL_MS',
     actsOnlyWith(['REDIS_URL'], `the BullMQ stalled-job check; ${WITHOUT_REDIS}`),
   ],
+  [
+    'REGISTRY_ROLLOUT_TICK_MS',
+    actsOnlyWith(
+      ['REDIS_URL'],
+      'paces rollouts, which judge the numbers gateways report through Redis: without it none starts',
+    ),
+  ],
 ];
 
 /** Parses the environment; throws listing every bad key by name (never its value). */
