@@ -45,7 +45,8 @@ export interface Isolation {
 
 /** `env` for a registry without Redis: no REDIS_URL, and none of the keys that act only beside it. */
 export function withoutRedis(env: Record<string, string>): Record<string, string> {
-  const { REDIS_URL: _url, REDIS_KEY_PREFIX: _prefix, ...rest } = env;
+  // The settings that act only through Redis go too: a registry without it refuses them.
+  const { REDIS_URL: _url, REDIS_KEY_PREFIX: _prefix, REGISTRY_ROLLOUT_TICK_MS: _tick, ...rest } = env;
   return rest;
 }
 
