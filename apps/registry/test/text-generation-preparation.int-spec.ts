@@ -168,6 +168,15 @@ describe('text-generation model preparation (BullMQ)', () => {
     });
     expect(wrongTask.status).toBe(400);
     expect(wrongTask.body.error.message).toContain('does text-generation');
+    // The gateway serves a raw endpoint with one ModelInfer call, which a decoder's worker refuses.
+    const raw = await registry.admin.post<ApiErrorBody>('/v1/endpoints', {
+      name: 'any',
+      task: 'raw',
+      model: 'gpt:1',
+    });
+    expect(raw.status).toBe(400);
+    expect(raw.body.error.field).toBe('model');
+    expect(raw.body.error.message).toContain('which a raw endpoint cannot serve');
   });
 
   it('refuses batching fields that generation would ignore, naming each', async () => {

@@ -2,6 +2,7 @@ import {
   endpointSpecSchema,
   ErrorCode,
   givesPooledEmbedding,
+  isGenerativeTask,
   isTaskCompatible,
   type ModelTask,
   ModelgateError,
@@ -20,8 +21,10 @@ export async function findModelRow(manager: EntityManager, modelId: string): Pro
 /**
  * The model `modelId` names, when an endpoint of `endpointTask` may route to it. Otherwise:
  * NOT_FOUND (no such model), CONFLICT (not READY, with its status and reason), INVALID_ARGUMENT
- * (a task the endpoint cannot serve, or a raw model: /serve answers tasks, and raw models are
- * called by tensors at /v2/models). `field` is the request field that named the model.
+ * (a task the endpoint cannot serve; a raw model: /serve answers tasks, and raw models are
+ * called by tensors at /v2/models; a generative model behind a raw endpoint, which the gateway
+ * serves with one ModelInfer call, not the decode loop). `field` is the request field that named
+ * the model.
  */
 export async function findRoutableModel(
   manager: EntityManager,
@@ -53,6 +56,14 @@ export async function findRoutableModel(
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
       `${field}: model ${modelId} does ${row.task}, which a ${endpointTask} endpoint cannot serve`,
+      { field },
+    );
+  }
+  if (endpointTask === 'raw' && isGenerativeTask(row.task)) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${field}: model ${modelId} does ${row.task}, which a raw endpoint cannot serve: a raw endpoint ` +
+        `answers with one model call, and ${row.task} decodes token by token; bind it to a ${row.task} endpoint`,
       { field },
     );
   }
