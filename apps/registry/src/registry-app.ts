@@ -5,7 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { serveApiDocs } from '@modelgate/api-docs';
 import { type Logger, resolveRequestId, toNestLogger } from '@modelgate/observability';
 import { runMigrations } from './database/migration-runner.js';
-import { installQueryCheck } from './admin-api/query-check.js';
+import { installUndeclaredInputCheck } from './admin-api/undeclared-input-check.js';
 import { registryOpenApiDocument, registryRoutes } from './openapi/registry-openapi.js';
 import { type RegistryConfig } from './registry.config.js';
 import { RegistryModule } from './registry.module.js';
@@ -57,7 +57,7 @@ export async function createRegistryApp(
     void reply.header('x-request-id', request.id);
     done();
   });
-  installQueryCheck(fastify, registryRoutes);
+  installUndeclaredInputCheck(fastify, registryRoutes);
   await serveApiDocs(fastify, registryOpenApiDocument());
   return app;
 }

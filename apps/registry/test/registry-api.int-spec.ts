@@ -253,6 +253,15 @@ describe('registry admin API', () => {
       });
       expect(stale.status).toBe(200);
 
+      // A body the route does not read is refused, and nothing is deleted.
+      const withBody = await registry.admin.request<ApiErrorBody>('DELETE', '/v1/endpoints/sentiment', {
+        force: true,
+      });
+      expect(withBody.status).toBe(400);
+      expect(withBody.body.error.message).toBe(
+        'DELETE /v1/endpoints/:name takes no body; send the request without one',
+      );
+      expect((await registry.admin.get('/v1/endpoints/sentiment')).status).toBe(200);
       expect((await registry.admin.delete('/v1/endpoints/sentiment')).status).toBe(204);
       const after = parseConfigSnapshot((await registry.admin.get('/v1/config/snapshot')).body);
       expect(after.revision).toBe(snapshot.revision + 1);

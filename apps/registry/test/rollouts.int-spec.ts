@@ -269,6 +269,9 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
     expect((await start('manual', { to: 'demo:2', steps: [30, 100], intervalSeconds: 60 })).status).toBe(201);
     await workerReady('demo:1', 'demo:2', 'demo:3');
     await until('manual', (view) => view.state === 'RUNNING');
+    const withBody = await client().post<ApiErrorBody>('/v1/endpoints/manual/rollout/pause', { reason: 'x' });
+    expect(withBody.status).toBe(400);
+    expect(withBody.body.error.message).toContain('takes no body');
     const paused = await client().post<RolloutView>('/v1/endpoints/manual/rollout/pause', {});
     expect(paused.body).toMatchObject({ state: 'PAUSED', percent: 30, window: null });
     expect(await routes('manual')).toContainEqual({ model: 'demo:2', weight: 30, role: 'canary' });
