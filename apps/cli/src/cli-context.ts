@@ -20,17 +20,46 @@ export interface GlobalOptions {
   output?: OutputFormat;
 }
 
+/** The commands whose table has columns that only `-o wide` shows (see withWideColumns). */
+const WIDE_COMMANDS = new WeakSet<Command>();
+
+/** Marks `command` as one whose table `-o wide` widens; on every other command `-o wide` is refused. */
+export function withWideColumns(command: Command): Command {
+  WIDE_COMMANDS.add(command);
+  return command;
+}
+
+/** `model get`: the command's words under the program. */
+function commandPath(command: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
+}
+
+/** The output format of `command`; `-o wide` where its output has no wider form is a usage error. */
+export function commandOutputFormat(command: Command): OutputFormat {
+  const format = outputFormat(command.optsWithGlobals<GlobalOptions>());
+  if (format === 'wide' && !WIDE_COMMANDS.has(command)) {
+    throw new UsageError(
+      `-o wide adds columns to the tables of model list, endpoint list and status; ` +
+        `'${commandPath(command)}' has no wider form: use -o table, json or yaml`,
+    );
+  }
+  return format;
+}
+
 /** The context factory over the environment and these streams. */
 export function contextFactory(streams: OutputStreams): ContextFactory {
   return (command) => {
     const options = command.optsWithGlobals<GlobalOptions>();
+    const format = commandOutputFormat(command);
     const config = loadCliConfig();
     return {
       client: new AdminClient({
         baseUrl: options.registry ?? config.MODELGATE_REGISTRY,
         ...(config.MODELGATE_TOKEN === undefined ? {} : { token: config.MODELGATE_TOKEN }),
       }),
-      output: new Output(outputFormat(options), streams),
+      output: new Output(format, streams),
     };
   };
 }

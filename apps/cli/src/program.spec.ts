@@ -82,6 +82,23 @@ describe('modelgate command line', () => {
     expect(fetchMock).not.toHaveBeenCalled();
   });
 
+  it('exits 2 for -o wide on a command whose output has no wider form, before any call', async () => {
+    for (const args of [
+      ['-o', 'wide', 'token', 'list'],
+      ['model', 'show', 'sst2:1', '--output', 'wide'],
+      ['-o', 'wide', 'endpoint', 'remove', 'sentiment'],
+    ]) {
+      const result = await run(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        '-o wide adds columns to the tables of model list, endpoint list and status',
+      );
+    }
+    const path = await run('-o', 'wide', 'rollout', 'status', 'sentiment');
+    expect(path.stderr).toContain("'rollout status' has no wider form: use -o table, json or yaml");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
   it('exits 2 naming a bad environment variable but not its value', async () => {
     vi.stubEnv('MODELGATE_REGISTRY', 'registry-without-scheme');
     const result = await run('model', 'list');

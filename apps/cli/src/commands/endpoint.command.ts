@@ -6,7 +6,7 @@ import {
   type Route,
 } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
-import { asArgParser, type ContextFactory } from '../cli-context.js';
+import { asArgParser, type ContextFactory, withWideColumns } from '../cli-context.js';
 import { formatDetails, formatTable } from '../output/table.js';
 import { warnAboutWorkerGroups } from './fleet-warnings.js';
 import { parseModelRef, parsePositiveInt, parseResourceName } from './parse-arguments.js';
@@ -52,8 +52,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
       await warnAboutWorkerGroups(client, output, [parseModelRef(options.model)]);
     });
 
-  endpoint
-    .command('list')
+  withWideColumns(endpoint.command('list'))
     .description('list endpoints and their routes')
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);

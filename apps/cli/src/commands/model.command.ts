@@ -1,7 +1,7 @@
 import { type ModelUploadSettings } from '@modelgate/admin-client';
 import { type ExecutionProvider, MODEL_TASKS, type ModelTask, type ModelView } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
-import { asArgParser, type CommandContext, type ContextFactory } from '../cli-context.js';
+import { asArgParser, type CommandContext, type ContextFactory, withWideColumns } from '../cli-context.js';
 import { CliFailure } from '../cli-errors.js';
 import { renderModel, renderModelTable } from '../output/model-render.js';
 import { buildUploadForm, findModelFiles } from './model-directory.js';
@@ -159,8 +159,7 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       await addModel(contextOf(command), name, options);
     });
 
-  model
-    .command('list')
+  withWideColumns(model.command('list'))
     .description('list model versions')
     .option('--name <name>', 'only the versions of this model')
     .action(async (options: { name?: string }, command: Command) => {

@@ -90,6 +90,38 @@ describe('renderStatus', () => {
     ]);
   });
 
+  it('adds each gateway’s endpoints, servable or not, under -o wide', () => {
+    const status = {
+      revision: 4,
+      nodes: [
+        {
+          role: 'gateway' as const,
+          id: 'gw-1',
+          address: '10.0.0.2:8080',
+          revision: 4,
+          lag: 0,
+          models: {},
+          endpoints: { vectors: { ready: false, reason: 'no worker' }, sentiment: { ready: true } },
+          lastSeenMs: 100,
+        },
+        {
+          role: 'worker' as const,
+          id: 'w-1',
+          address: '10.0.0.1:8001',
+          revision: 4,
+          lag: 0,
+          models: {},
+          lastSeenMs: 100,
+        },
+      ],
+    };
+    const [, , header, gateway, worker] = renderStatus(status, true).split('\n');
+    expect(header).toMatch(/MODELS {2}ENDPOINTS$/);
+    expect(gateway).toMatch(/ {2}sentiment ready, vectors not ready$/);
+    expect(worker).toMatch(/ -$/);
+    expect(renderStatus(status).split('\n')[2]).toMatch(/MODELS$/);
+  });
+
   it('prints a dash for a node without models', () => {
     expect(describeModelStates({})).toBe('-');
   });

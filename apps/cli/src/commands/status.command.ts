@@ -1,21 +1,20 @@
 import { type Command } from 'commander';
 import { type FleetStatusView, type NodeStatusView } from '@modelgate/contracts';
-import { type ContextFactory } from '../cli-context.js';
+import { type ContextFactory, withWideColumns } from '../cli-context.js';
 import { formatTable } from '../output/table.js';
 import { formatElapsed } from './preparation-progress.js';
 import { describeRolloutSummary } from './rollout-render.js';
 
 /** `modelgate status`: the fleet as the registry sees it through heartbeats. */
 export function registerStatusCommand(program: Command, contextOf: ContextFactory): void {
-  program
-    .command('status')
+  withWideColumns(program.command('status'))
     .description(
       "the latest config revision and every live node: applied revision, lag, models' states, endpoints a gateway cannot serve; rollouts in progress",
     )
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
       const status = await client.status();
-      output.result(status, () => renderStatus(status));
+      output.result(status, (wide) => renderStatus(status, wide));
     });
 }
 
@@ -32,8 +31,19 @@ type NodeStatusAnswer = Omit<NodeStatusView, 'reasons'> & Partial<Pick<NodeStatu
 export type FleetStatusAnswer = Omit<FleetStatusView, 'nodes' | 'rollouts'> &
   Partial<Pick<FleetStatusView, 'rollouts'>> & { nodes: NodeStatusAnswer[] };
 
-/** The revision line, the nodes table and the registry's note, if any. */
-export function renderStatus(status: FleetStatusAnswer): string {
+/** A gateway's endpoints, `sentiment ready, vectors not ready`, sorted by name; `-` for other nodes. */
+export function describeEndpointStates(endpoints: NodeStatusAnswer['endpoints']): string {
+  const entries = Object.entries(endpoints ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.length === 0
+    ? '-'
+    : entries.map(([name, verdict]) => `${name} ${verdict.ready ? 'ready' : 'not ready'}`).join(', ');
+}
+
+/**
+ * The revision line, the nodes table and the registry's note, if any; `wide` adds each gateway's
+ * endpoints, servable or not (the narrow table lists only those it cannot serve, below it).
+ */
+export function renderStatus(status: FleetStatusAnswer, wide = false): string {
   const table = formatTable<NodeStatusAnswer>(
     status.nodes,
     [
@@ -45,8 +55,9 @@ export function renderStatus(status: FleetStatusAnswer): string {
       { header: 'LAG', cell: (n) => (n.lag === null ? '-' : String(n.lag)), align: 'right' },
       { header: 'SEEN', cell: (n) => `${formatElapsed(n.lastSeenMs)} ago`, align: 'right' },
       { header: 'MODELS', cell: (n) => describeModelStates(n.models) },
+      { header: 'ENDPOINTS', cell: (n) => describeEndpointStates(n.endpoints), wide: true },
     ],
-    { empty: '(no live nodes)' },
+    { empty: '(no live nodes)', wide },
   );
   const lines = [`latest revision ${status.revision}`, '', table];
   const failures = status.nodes.flatMap((node) =>

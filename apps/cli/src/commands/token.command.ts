@@ -37,7 +37,7 @@ export function registerTokenCommands(program: Command, contextOf: ContextFactor
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
       const tokens = await client.listTokens();
-      output.result(tokens, (wide) =>
+      output.result(tokens, () =>
         formatTable(
           tokens,
           [
@@ -46,7 +46,7 @@ export function registerTokenCommands(program: Command, contextOf: ContextFactor
             { header: 'CREATED', cell: (t) => t.createdAt },
             { header: 'REVOKED', cell: (t) => t.revokedAt ?? '-' },
           ],
-          { empty: '(no tokens)', wide },
+          { empty: '(no tokens)' },
         ),
       );
     });
