@@ -11,6 +11,7 @@ import { ImageClassificationTask1795366800000 } from './1795366800000-image-clas
 import { ImageToTextTask1795370400000 } from './1795370400000-image-to-text-task.js';
 import { OptionsThatNeverApplied1795374000000 } from './1795374000000-options-that-never-applied.js';
 import { DecodersWithoutPositionIds1795377600000 } from './1795377600000-decoders-without-position-ids.js';
+import { InertQueueDelays1795381200000 } from './1795381200000-inert-queue-delays.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -27,4 +28,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   ImageToTextTask1795370400000,
   OptionsThatNeverApplied1795374000000,
   DecodersWithoutPositionIds1795377600000,
+  InertQueueDelays1795381200000,
 ];

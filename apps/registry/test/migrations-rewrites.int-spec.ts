@@ -116,13 +116,54 @@ describe('migrations that rewrite values never applied', () => {
     await model('explicit-4', 'text-generation', { maxBatchSize: 4 }, explicit);
     await model('unprepared-4', 'text-generation', { maxBatchSize: 4 }, null);
     await model('bert-4', 'text-classification', { maxBatchSize: 4 }, implicit);
-    expect((await runMigrations(config, 'up')).applied).toEqual(['DecodersWithoutPositionIds1795377600000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('DecodersWithoutPositionIds1795377600000'),
+    );
     expect(await isolation.sql(`SELECT name, batching FROM models ORDER BY name`)).toEqual([
       { name: 'bert-4', batching: { maxBatchSize: 4 } },
       { name: 'explicit-4', batching: { maxBatchSize: 4 } },
       { name: 'implicit-4', batching: { maxBatchSize: 1, maxQueueSize: 8 } },
       { name: 'implicit-default', batching: { maxBatchSize: 32 } },
       { name: 'unprepared-4', batching: { maxBatchSize: 4 } },
+    ]);
+    await isolation.sql(`DELETE FROM models`);
+  });
+
+  it('take from encoder models the queue delay that could never make a batch wait', async () => {
+    await revertAfter(config, 'DecodersWithoutPositionIds1795377600000');
+    const model = (name: string, task: string, batching: object, runtime: object) =>
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, batching, runtime)
+         VALUES ($1, 1, $2, 'file:///m.onnx', repeat('a', 64), $3, $4)`,
+        [name, task, JSON.stringify(batching), JSON.stringify(runtime)],
+      );
+    const preferred = { maxQueueDelayMicros: 500, preferredBatchSizes: [4] };
+    await model(
+      'alone',
+      'text-classification',
+      { maxQueueDelayMicros: 500, maxBatchSize: 8 },
+      { instances: 2 },
+    );
+    await model('one-instance', 'feature-extraction', preferred, {});
+    await model(
+      'empty-sizes',
+      'raw',
+      { maxQueueDelayMicros: 500, preferredBatchSizes: [] },
+      { instances: 2 },
+    );
+    await model('waits', 'text-classification', preferred, { instances: 2 });
+    await model('zero', 'text-classification', { maxQueueDelayMicros: 0 }, {});
+    await model('default', 'text-classification', { maxQueueDelayMicros: 2000 }, {});
+    await model('gen', 'text-generation', { maxQueueDelayMicros: 500 }, {});
+    expect((await runMigrations(config, 'up')).applied).toEqual(['InertQueueDelays1795381200000']);
+    expect(await isolation.sql(`SELECT name, batching FROM models ORDER BY name`)).toEqual([
+      { name: 'alone', batching: { maxBatchSize: 8 } },
+      { name: 'default', batching: { maxQueueDelayMicros: 2000 } },
+      { name: 'empty-sizes', batching: { preferredBatchSizes: [] } },
+      { name: 'gen', batching: { maxQueueDelayMicros: 500 } },
+      { name: 'one-instance', batching: { preferredBatchSizes: [4] } },
+      { name: 'waits', batching: preferred },
+      { name: 'zero', batching: { maxQueueDelayMicros: 0 } },
     ]);
     await isolation.sql(`DELETE FROM models`);
   });

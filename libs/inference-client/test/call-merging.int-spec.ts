@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fp32Data, tokenInputs } from './support/token-inputs.js';
 
 const HOLD = 'x-modelgate-test-hold-ms';
-const BATCHING = { maxBatchSize: 8, maxQueueDelayMicros: 1000 };
+const BATCHING = { maxBatchSize: 8 };
 const MODELS = [
   { name: 'bert', fixture: 'tiny-bert-sst2', batching: BATCHING },
   { name: 'ner', fixture: 'tiny-bert-ner', task: 'token-classification', batching: BATCHING },

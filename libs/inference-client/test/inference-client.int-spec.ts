@@ -11,7 +11,7 @@ const HOLD = 'x-modelgate-test-hold-ms';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const MODELS = [
-  { name: 'bert', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 8, maxQueueDelayMicros: 1000 } },
+  { name: 'bert', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 8 } },
   { name: 'small-queue', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 1, maxQueueSize: 2 } },
 ];
 

@@ -14,9 +14,7 @@ describe('InferenceClient when a worker dies under load', () => {
   let client: InferenceClient;
 
   beforeAll(async () => {
-    const models = [
-      { name: 'bert', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 16, maxQueueDelayMicros: 1000 } },
-    ];
+    const models = [{ name: 'bert', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 16 } }];
     [survivor, victim] = await Promise.all([startWorker(models), startWorker(models)]);
     client = new InferenceClient({
       workerGroups: [{ name: 'tiny', addresses: [survivor.grpcAddress, victim.grpcAddress] }],

@@ -15,6 +15,7 @@ export const ALL_MIGRATIONS = [
   'ImageToTextTask1795370400000',
   'OptionsThatNeverApplied1795374000000',
   'DecodersWithoutPositionIds1795377600000',
+  'InertQueueDelays1795381200000',
 ];
 
 /** Reverts every migration after `name`, newest first, so that `name` is the last applied. */

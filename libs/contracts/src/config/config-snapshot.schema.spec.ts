@@ -140,6 +140,17 @@ describe('parseConfigSnapshot', () => {
     );
   });
 
+  it('rejects a queue delay that could never make a batch wait, as registration does', () => {
+    const inert = { ...model('sst2', '1'), batching: { maxQueueDelayMicros: 500, preferredBatchSizes: [4] } };
+    const issues = issuesOf({ revision: 1, models: [inert] });
+    expect(issues.map((issue) => issue.path)).toEqual(['models[0].batching.maxQueueDelayMicros']);
+    expect(issues[0]?.message).toContain('so it needs runtime.instances 2 or more;');
+    const waits = { ...inert, runtime: { instances: 2 } };
+    expect(
+      parseConfigSnapshot({ revision: 1, models: [waits] }).models[0]?.batching.maxQueueDelayMicros,
+    ).toBe(500);
+  });
+
   it('rejects a value that is not an object at all', () => {
     expect(issuesOf('not json object')).toEqual([
       { path: '(root)', message: 'Invalid input: expected object, received string' },

@@ -295,6 +295,7 @@ export const modelSpecSchema = z
       });
     }
     checkBatchingForTask(model.task, model.batching, ctx);
+    if (!isGenerativeTask(model.task)) checkQueueDelay(model.batching, model.runtime.instances, ctx);
     reportDuplicates(
       ctx,
       model.labels ?? [],

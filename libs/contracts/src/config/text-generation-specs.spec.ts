@@ -60,6 +60,7 @@ describe('batching of a text-generation model', () => {
     const model = parseModelSpec({
       ...generationModel({ maxQueueDelayMicros: 500, preferredBatchSizes: [4], maxPaddingRatio: 2 }),
       task: 'text-classification',
+      runtime: { instances: 2 },
     });
     expect(model.batching.maxQueueDelayMicros).toBe(500);
   });
