@@ -52,7 +52,7 @@ describe('worker: image-classification rows batch together', () => {
         name: 'vit-preferred',
         fixture: 'tiny-vit',
         task: 'image-classification',
-        batching: { maxBatchSize: 8, preferredBatchSizes: [1, 2, 4, 8], maxQueueDelayMicros: 100_000 },
+        batching: { maxBatchSize: 8, preferredBatchSizes: [1, 2, 4, 8] },
       },
     ]);
   });
