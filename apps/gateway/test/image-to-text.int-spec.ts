@@ -281,6 +281,12 @@ describe('gateway: /serve on an image-to-text endpoint', () => {
       { prefer: 'respond-async' },
     );
     expectRefused(streamed, 400, 'INVALID_ARGUMENT');
+    // A raw image asks for a stream with its Accept header, which a job cannot honour either.
+    const rawStream = await postRaw('/serve/caption', bytes, type, {
+      prefer: 'respond-async',
+      accept: 'text/event-stream',
+    });
+    expect(expectRefused(rawStream, 400, 'INVALID_ARGUMENT')).toContain('drop Accept: text/event-stream');
   });
 
   it('reports the generation metrics of the endpoint and model', async () => {

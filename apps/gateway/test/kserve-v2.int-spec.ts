@@ -183,6 +183,11 @@ describe('gateway: KServe v2 REST (health, metadata, model ready, infer) against
       status: 415,
       body: { error: 'the body must be JSON (content-type: application/json), not text/plain' },
     });
+    const query = await post('/v2/models/tensors/infer?priority=1', { inputs: [] });
+    expect(query).toEqual({
+      status: 400,
+      body: { error: "/v2/models/tensors/infer takes no query parameters; leave out 'priority'" },
+    });
     const noRoute = await get('/v2/repository/index');
     expect(noRoute.status).toBe(404);
     expect(typeof (noRoute.body as { error: unknown }).error).toBe('string');

@@ -243,6 +243,14 @@ describe('gateway: POST /serve/<endpoint> against real worker processes', () => 
     ['a path that tries to climb out', '/serve/..%2f..%2fetc', { text: 'x' }, {}, 404, 'NOT_FOUND'],
     ['an unknown version', '/serve/sentiment/9', { text: 'x' }, {}, 404, 'NOT_FOUND'],
     ['malformed JSON', '/serve/sentiment', '{"text": ', {}, 400, 'INVALID_ARGUMENT'],
+    [
+      'a query string, which no route reads',
+      '/serve/sentiment?top_k=3',
+      { text: 'x' },
+      {},
+      400,
+      'INVALID_ARGUMENT',
+    ],
     ['a body without text', '/serve/sentiment', { txt: 'x' }, {}, 400, 'INVALID_ARGUMENT'],
     [
       'a text/plain body',

@@ -220,11 +220,21 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
       .then(() => order.push('held'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = Date.now();
-    const error = await worker.client
-      .call('ModelInfer', request, { deadlineMs: 50 })
-      .catch((e: ServiceError) => e);
+    // The gRPC deadline, and Triton's `timeout` request parameter (µs) without one, limit it alike.
+    const timeout = { timeout: { int64_param: '50000', parameter_choice: 'int64_param' } };
+    const [error, byParameter] = await Promise.all([
+      worker.client.call('ModelInfer', request, { deadlineMs: 50 }).catch((e: ServiceError) => e),
+      worker.client.call('ModelInfer', { ...request, parameters: timeout }).catch((e: ServiceError) => e),
+    ]);
     order.push('deadline');
     expect(error).toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    expect(byParameter).toMatchObject({ code: status.DEADLINE_EXCEEDED });
+    const priority = { priority: { int64_param: '1', parameter_choice: 'int64_param' } };
+    const refused = await worker.client
+      .call('ModelInfer', { ...request, parameters: priority })
+      .catch((e: ServiceError) => e);
+    expect(refused).toMatchObject({ code: status.INVALID_ARGUMENT });
+    expect((refused as ServiceError).details).toContain("request parameter 'priority' is not taken");
     expect(Date.now() - started).toBeLessThan(1500); // far from the 2 s hold: answered at its deadline
     await held;
     expect(order).toEqual(['deadline', 'held']);

@@ -1,8 +1,7 @@
-import { ErrorCode, toHttpStatus } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type Logger, resolveRequestId } from '@modelgate/observability';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { isOpenAiPath, toOpenAiErrorBody } from '../openai/openai-errors.js';
-import { isKserveV2Path } from './http-exception.filter.js';
+import { sendErrorReply } from './http-exception.filter.js';
 import { endUserOf } from './end-user.js';
 import { installImageBodyParser, takesImageBody } from './image-body.js';
 
@@ -16,16 +15,38 @@ export const requestIdOptions = {
     resolveRequestId(request.headers['x-request-id']),
 };
 
+/** The API's paths: /serve, /v2 (KServe), /v1 (OpenAI) and /jobs, none of which reads a query. */
+const API_PATH = /^\/(serve|v2|v1|jobs)(\/|\?|$)/;
+
 /**
- * Hooks the gateway needs before Nest sees a request: 415 for bodies that are not JSON (Fastify
- * would parse text/plain), except image bodies on the serve routes (http/image-body.ts), the
- * x-request-id header on every answer, and one log line per request (with OpenAI's `user`, when given).
+ * Why `url` may not be served as sent: a query string on an API path, which no route reads (it
+ * was dropped: `/serve/x?top_k=3` answered as without it). Probes, /metrics and /docs are left alone.
+ */
+export function refusedQuery(url: string): string | undefined {
+  const at = url.indexOf('?');
+  if (at < 0 || !API_PATH.test(url)) return undefined;
+  const names = [...new URLSearchParams(url.slice(at + 1)).keys()];
+  if (names.length === 0) return undefined;
+  const path = url.slice(0, at);
+  return `${path} takes no query parameters; leave out ${[...new Set(names)].map((n) => `'${n}'`).join(', ')}`;
+}
+
+/**
+ * Hooks the gateway needs before Nest sees a request: 400 for a query string on an API path,
+ * 415 for bodies that are not JSON (Fastify would parse text/plain), except image bodies on the
+ * serve routes (http/image-body.ts), the x-request-id header on every answer, and one log line
+ * per request (with OpenAI's `user`, when given).
  */
 export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): void {
   installImageBodyParser(fastify);
   // Callback style, not async: runs on every request, and a promise per hook is measurable there.
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     void reply.header('x-request-id', request.id);
+    const query = refusedQuery(request.url);
+    if (query !== undefined) {
+      void sendErrorReply(request, reply, new ModelgateError(ErrorCode.INVALID_ARGUMENT, query), logger);
+      return;
+    }
     const type = request.headers['content-type'];
     if (
       request.method !== 'POST' ||
@@ -34,20 +55,14 @@ export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): v
       done();
       return;
     }
-    // Answering ends the request here: Fastify skips the rest when a hook sends without `done`.
     const message = `the body must be JSON (content-type: application/json), not ${type ?? 'unspecified'}`;
-    const code = ErrorCode.UNSUPPORTED_MEDIA_TYPE;
-    const status = toHttpStatus(code);
-    const body = { error: { code, message, request_id: request.id } };
-    void reply
-      .status(status)
-      .send(
-        isKserveV2Path(request.url)
-          ? { error: message }
-          : isOpenAiPath(request.url)
-            ? toOpenAiErrorBody(body, status)
-            : body,
-      );
+    // Answering ends the request here: Fastify skips the rest when a hook sends without `done`.
+    void sendErrorReply(
+      request,
+      reply,
+      new ModelgateError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, message),
+      logger,
+    );
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     // The level check first: the log record is built per request even when the level drops it.

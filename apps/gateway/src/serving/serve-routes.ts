@@ -97,7 +97,21 @@ class ServeRoutes {
     const call: ServeCall = { endpoint, body: request.body, requestId: request.id };
     if (version !== undefined) call.version = version;
     if (sticky !== undefined) call.stickyKey = sticky;
-    if (headers.prefer?.includes('respond-async')) return this.accept(call, reply);
+    if (headers.prefer?.includes('respond-async')) {
+      // A JSON body's `stream: true` is refused by the job's own check (validateGenerationCall).
+      if (
+        spec &&
+        isGenerativeTask(spec.task) &&
+        request.body instanceof RawImageBody &&
+        isStreamRequest(request.body, headers.accept)
+      ) {
+        throw new ModelgateError(
+          ErrorCode.INVALID_ARGUMENT,
+          'an asynchronous request (Prefer: respond-async) answers one JSON result, not a stream: drop Accept: text/event-stream or the Prefer header',
+        );
+      }
+      return this.accept(call, reply);
+    }
 
     const signal = clientGoneSignal(request.raw.socket);
     call.signal = signal;

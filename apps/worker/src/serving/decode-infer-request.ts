@@ -3,11 +3,12 @@ import {
   ModelgateError,
   contentsToTypedArray,
   decodeTensor,
+  int64ToBigInt,
   isTensorDatatype,
   normalizeShape,
 } from '@modelgate/contracts';
 import { type TensorDeclaration, type WorkerTensor } from '../model-loading/onnx-session.adapter.js';
-import { type ModelInferRequestMessage } from './infer-messages.js';
+import { type InferParameterMessage, type ModelInferRequestMessage } from './infer-messages.js';
 
 /** A ModelInfer request checked against the model: every input present, typed and shaped. */
 export interface DecodedInferRequest {
@@ -17,18 +18,23 @@ export interface DecodedInferRequest {
   inputs: Record<string, WorkerTensor>;
   /** The outputs the client asked for; undefined means all. */
   outputNames: string[] | undefined;
+  /** Triton's `timeout` request parameter, in µs: the request's own time limit; undefined: none. */
+  timeoutMicros?: number;
 }
 
 /**
  * Validates names, datatypes and shapes against the model's declared inputs and decodes the
  * tensors from `raw_input_contents` (one entry per input, in order) or typed `contents`.
- * Every failure is INVALID_ARGUMENT naming the tensor.
+ * Parameters: the request's `timeout` (Triton's, µs) is taken; any other request, input or
+ * output parameter (`priority`, `sequence_id`, an output's `classification`...) is refused rather
+ * than ignored. Every failure is INVALID_ARGUMENT naming the tensor or parameter.
  */
 export function decodeInferRequest(
   request: ModelInferRequestMessage,
   declaredInputs: readonly TensorDeclaration[],
   declaredOutputs: readonly TensorDeclaration[],
 ): DecodedInferRequest {
+  const timeoutMicros = requestTimeoutMicros(request.parameters);
   const raw = request.raw_input_contents ?? [];
   if (raw.length > 0 && raw.length !== request.inputs.length) {
     throw invalid(
@@ -45,6 +51,7 @@ export function decodeInferRequest(
       throw invalid(`unknown input '${tensor.name}'; the model takes ${names(declaredInputs)}`, tensor.name);
     }
     if (inputs[tensor.name]) throw invalid(`input '${tensor.name}' is given twice`, tensor.name);
+    refuseParameters(`input '${tensor.name}'`, tensor.parameters, tensor.name);
     if (tensor.datatype !== declared.datatype || !isTensorDatatype(tensor.datatype)) {
       throw invalid(
         `input '${tensor.name}' has datatype ${tensor.datatype || '(empty)'}; the model expects ${declared.datatype}`,
@@ -54,6 +61,12 @@ export function decodeInferRequest(
     const dims = normalizeShape(tensor.shape, tensor.name);
     checkDims(tensor.name, dims, declared.dims);
     const bytes = raw[index];
+    if (bytes !== undefined && hasContents(tensor.contents)) {
+      throw invalid(
+        `input '${tensor.name}' has contents while the request sends raw_input_contents; send every input one way`,
+        tensor.name,
+      );
+    }
     const data =
       bytes !== undefined
         ? decodeTensor(tensor.datatype, dims, bytes, tensor.name)
@@ -78,7 +91,12 @@ export function decodeInferRequest(
   }
   if (rows === undefined || rows < 1) throw invalid('the request has no rows');
 
-  return { rows, inputs, outputNames: requestedOutputs(request, declaredOutputs) };
+  return {
+    rows,
+    inputs,
+    outputNames: requestedOutputs(request, declaredOutputs),
+    ...(timeoutMicros !== undefined ? { timeoutMicros } : {}),
+  };
 }
 
 function checkDims(name: string, dims: readonly number[], declared: readonly number[]): void {
@@ -109,8 +127,47 @@ function requestedOutputs(
     if (!known.has(output.name)) {
       throw invalid(`unknown output '${output.name}'; the model has ${names(declaredOutputs)}`, output.name);
     }
+    refuseParameters(`output '${output.name}'`, output.parameters, output.name);
   }
   return [...new Set(requested.map((o) => o.name))];
+}
+
+/** The request's `timeout` (a positive integer, µs); any other request parameter is refused. */
+function requestTimeoutMicros(
+  parameters: Record<string, InferParameterMessage> | undefined,
+): number | undefined {
+  const { timeout, ...others } = parameters ?? {};
+  const unknown = Object.keys(others);
+  if (unknown.length > 0) {
+    throw invalid(
+      `request parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')} ` +
+        `${unknown.length > 1 ? 'are' : 'is'} not taken; the only one is 'timeout' (µs, int64_param)`,
+      unknown[0],
+    );
+  }
+  if (timeout === undefined) return undefined;
+  const value = timeout.int64_param ?? timeout.uint64_param;
+  const micros = value === undefined ? NaN : Number(int64ToBigInt(value));
+  if (!Number.isSafeInteger(micros) || micros < 1) {
+    throw invalid("request parameter 'timeout' must be a positive int64_param, in microseconds", 'timeout');
+  }
+  return micros;
+}
+
+/** Refuses any parameter on a tensor: none is taken (Triton's classification extension is not served). */
+function refuseParameters(
+  what: string,
+  parameters: Record<string, InferParameterMessage> | undefined,
+  field: string,
+): void {
+  const keys = Object.keys(parameters ?? {});
+  if (keys.length === 0) return;
+  throw invalid(`${what}: parameters are not taken (got ${keys.map((k) => `'${k}'`).join(', ')})`, field);
+}
+
+/** Whether typed `contents` carry any element. */
+function hasContents(contents: Record<string, unknown[]> | null | undefined): boolean {
+  return Object.values(contents ?? {}).some((values) => Array.isArray(values) && values.length > 0);
 }
 
 function names(declarations: readonly TensorDeclaration[]): string {

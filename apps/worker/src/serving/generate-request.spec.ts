@@ -43,8 +43,29 @@ describe('decodeGenerateRequest', () => {
     expect((thrown as Error).message).toMatch(message);
   });
 
-  it('ignores the sampling fields of a greedy request', () => {
-    expect(decodeGenerateRequest({ ...base, temperature: 0, top_p: 7 }, 50257).sampling.doSample).toBe(false);
+  it("takes a greedy request's sampling fields at their neutral values, as the gateway sends them", () => {
+    const neutral = { temperature: 1, top_k: 0, top_p: 1, has_seed: false, seed: '0' };
+    expect(decodeGenerateRequest({ ...base, ...neutral }, 50257).sampling).toEqual({
+      doSample: false,
+      temperature: 1,
+      topK: 0,
+      topP: 1,
+    });
+    expect(decodeGenerateRequest({ ...base, temperature: 0, top_p: 0 }, 50257).sampling.doSample).toBe(false);
+  });
+
+  it('refuses a sampling field on a greedy request, which would be ignored, naming each', () => {
+    expect(() =>
+      decodeGenerateRequest(
+        { ...base, temperature: 0.7, top_k: 40, top_p: 0.9, has_seed: true, seed: '1' },
+        50257,
+      ),
+    ).toThrow(
+      'temperature, top_k, top_p, seed only act with do_sample (greedy decoding reads none): set do_sample or drop them',
+    );
+    expect(() => decodeGenerateRequest({ ...base, top_p: 7 }, 50257)).toThrow(
+      /^top_p only acts with do_sample .*drop it$/,
+    );
   });
 
   describe('pixel_values (image-to-text)', () => {

@@ -41,7 +41,8 @@ export interface ModelGenerateResponseMessage {
  * The runner's request from `message`, or INVALID_ARGUMENT naming the bad field: at least one
  * input id, every id in [0, vocabSize) when the vocabulary is known (an id out of range would
  * fail the whole running batch), max_new_tokens from 1 to MAX_NEW_TOKENS_LIMIT, and with
- * do_sample a temperature > 0, top_p in [0, 1] and a seed below 2^53. `imageDims` (image-to-text
+ * do_sample a temperature > 0, top_p in [0, 1] and a seed below 2^53; without it, none of those
+ * (nor top_k) other than their neutral values (temperature 0 or 1, top_k 0, top_p 0 or 1, no seed). `imageDims` (image-to-text
  * models: the encoder's [C, H, W], -1 where dynamic) makes pixel_values required; without it they
  * are refused.
  */
@@ -63,7 +64,19 @@ export function decodeGenerateRequest(
   const topK = message.top_k ?? 0;
   const topP = message.top_p === undefined || message.top_p === 0 ? 1 : message.top_p;
   let seed: number | undefined;
-  if (doSample) {
+  if (!doSample) {
+    // Greedy decoding reads none of them: a value that would change sampling is refused, not dropped.
+    const knobs = [
+      ...(temperature !== 0 && temperature !== 1 ? ['temperature'] : []),
+      ...(topK !== 0 ? ['top_k'] : []),
+      ...(topP !== 1 ? ['top_p'] : []),
+      ...(message.has_seed === true ? ['seed'] : []),
+    ];
+    if (knobs.length > 0)
+      throw invalid(
+        `${knobs.join(', ')} only act${knobs.length > 1 ? '' : 's'} with do_sample (greedy decoding reads none): set do_sample or drop ${knobs.length > 1 ? 'them' : 'it'}`,
+      );
+  } else {
     if (!(temperature > 0) || !Number.isFinite(temperature)) {
       throw invalid(`temperature must be > 0 when do_sample is set, got ${temperature}`);
     }

@@ -92,7 +92,7 @@ export class InferenceController {
     let series = modelLabels('unknown');
     const receivedAtMs = Date.now();
     const deadline = call.getDeadline();
-    const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+    let deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
     try {
       const model = this.models.require(request.model_name, request.model_version || undefined);
       series = modelLabels(model.spec.id);
@@ -103,6 +103,9 @@ export class InferenceController {
         );
       }
       const decoded = decodeInferRequest(request, model.inputs, model.outputs);
+      // Triton's `timeout` parameter limits the request as a gRPC deadline does: the earlier wins.
+      if (decoded.timeoutMicros !== undefined)
+        deadlineMs = Math.min(deadlineMs, receivedAtMs + decoded.timeoutMicros / 1000);
       // grpc-js emits 'cancelled' on every call once it ends, answered or not: only a cancel that
       // comes while the request still waits may abort it (an abort costs a DOMException).
       const cancelled = new AbortController();

@@ -93,6 +93,19 @@ describe('parseRawInferRequest', () => {
       'extra',
       /not a known field/,
     ],
+    [
+      { inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1], parameter: {} }] },
+      'inputs[0].parameter',
+      /not a known field/,
+    ],
+    [
+      {
+        inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }],
+        outputs: [{ name: 'y', binary_data: false }],
+      },
+      'outputs[0].binary_data',
+      /not a known field/,
+    ],
   ])('answers 400 naming the field for %j', (body, field, message) => {
     const error = errorOf(body);
     expect(error).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT, field });

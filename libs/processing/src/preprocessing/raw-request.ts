@@ -24,7 +24,7 @@ export interface NamedTensor<D extends TensorDatatype = TensorDatatype> {
   data: TensorData<D>;
 }
 
-const tensorSchema = z.object({
+const tensorSchema = z.strictObject({
   name: z.string().min(1, 'must not be empty').describe('Input name as the model declares it.'),
   datatype: z
     .enum(TENSOR_DATATYPES, { error: `must be one of ${TENSOR_DATATYPES.join(', ')}` })
@@ -72,7 +72,7 @@ export const rawInferRequestSchema = z.strictObject({
     .describe('Input tensors: name, datatype, shape and data in row-major order'),
   outputs: z
     .array(
-      z.object({
+      z.strictObject({
         name: z.string().min(1).describe('Name of an output tensor to return.'),
         parameters: z
           .strictObject({ binary_data: jsonOnly().describe('Only false: the output is JSON') })
