@@ -220,6 +220,16 @@ topologySpreadConstraints:
 {{- end }}
 {{- end }}
 
+{{/*
+Scheduling fields of a single hook or test pod, taken from the component whose image it runs
+(`.values`): nodeSelector, tolerations, affinity and priorityClassName, so it can land where that
+component's pods may (tainted or dedicated nodes); no topologySpreadConstraints, since one pod has
+nothing to spread over. Arguments: (dict "root" $ "values" .Values.registry).
+*/}}
+{{- define "modelgate.hookScheduling" -}}
+{{- include "modelgate.scheduling" (dict "root" .root "values" (pick .values "nodeSelector" "tolerations" "affinity" "priorityClassName")) }}
+{{- end }}
+
 {{/* "true" when gateways and workers follow the registry (configSync.mode live), "" otherwise. */}}
 {{- define "modelgate.liveSync" -}}
 {{- $revision := ne (toString .Values.snapshot.revision) "" }}
@@ -258,31 +268,6 @@ REGISTRY_TOKEN (the nodeToken key, or the bootstrap token's key when it is ""). 
     secretKeyRef:
       name: {{ include "modelgate.credentialsSecret" . }}
       key: {{ default .Values.credentials.keys.bootstrapToken .Values.credentials.keys.nodeToken }}
-{{- end }}
-
-{{/* The created artifacts claim's access modes as JSON ([] in values = ReadWriteOnce). */}}
-{{- define "modelgate.registryAccessModes" -}}
-{{- default (list "ReadWriteOnce") .Values.registry.persistence.accessModes | toJson }}
-{{- end }}
-
-{{/*
-registry.persistence: the created claim's settings act only when the chart creates it, and none of
-the persistence settings acts without persistence.enabled.
-*/}}
-{{- define "modelgate.checkRegistryPersistence" -}}
-{{- $p := .Values.registry.persistence }}
-{{- $set := list }}
-{{- range $key := list "storageClassName" "accessModes" "size" }}
-{{- if index $p $key }}{{ $set = append $set (printf "registry.persistence.%s" $key) }}{{ end }}
-{{- end }}
-{{- if not $p.enabled }}
-{{- if $p.existingClaim }}{{ $set = prepend $set "registry.persistence.existingClaim" }}{{ end }}
-{{- if $set }}
-{{- fail (printf "%s: act only with registry.persistence.enabled (it is false: artifacts live on an emptyDir); unset them or enable persistence" (join ", " $set)) }}
-{{- end }}
-{{- else if and $p.existingClaim $set }}
-{{- fail (printf "%s: describe the claim the chart creates; with registry.persistence.existingClaim the existing claim's own apply: unset them" (join ", " $set)) }}
-{{- end }}
 {{- end }}
 
 {{/* gateway.replicaCount acts only without the HPA, gateway.autoscaling's bounds only with it. */}}
