@@ -31,6 +31,8 @@ export interface WorkerStepStats {
   realTokens?: number;
   /** Tokens the model computed: rows × padded length per batch (kind=computed); absent as above. */
   computedTokens?: number;
+  /** Batches run on the solo session (modelgate_solo_batches_total); absent without that counter. */
+  soloBatches?: number;
 }
 
 /** One measured step. */
@@ -152,6 +154,7 @@ function workerStats(before: WorkerCounters, after: WorkerCounters): WorkerStepS
     a !== undefined && b !== undefined ? { value: a - b } : undefined;
   const real = delta(after.realTokens, before.realTokens);
   const computed = delta(after.computedTokens, before.computedTokens);
+  const solo = delta(after.soloBatches, before.soloBatches);
   return {
     batches,
     meanBatchRows: batches > 0 ? rows / batches : NaN,
@@ -161,5 +164,6 @@ function workerStats(before: WorkerCounters, after: WorkerCounters): WorkerStepS
       batches > 0 ? ((after.computeSeconds - before.computeSeconds) * 1000) / batches : NaN,
     ...(real ? { realTokens: real.value } : {}),
     ...(computed ? { computedTokens: computed.value } : {}),
+    ...(solo ? { soloBatches: solo.value } : {}),
   };
 }

@@ -27,6 +27,8 @@ export interface WorkerCounters {
   realTokens?: number;
   /** modelgate_batch_tokens_total{kind="computed"}: rows × padded length; undefined as above. */
   computedTokens?: number;
+  /** modelgate_solo_batches_total: batches run on the solo session; undefined without that counter. */
+  soloBatches?: number;
 }
 
 /** How one process of the stack is started besides its config. */
@@ -106,6 +108,9 @@ export async function startWorkerNode(
           : undefined;
       const realTokens = tokens('real');
       const computedTokens = tokens('computed');
+      const soloBatches = text.includes('# TYPE modelgate_solo_batches_total ')
+        ? metricValue(text, 'modelgate_solo_batches_total', labels)
+        : undefined;
       return {
         requests: metricValue(text, 'modelgate_inference_requests_total', { ...labels, status: 'ok' }),
         batches: metricValue(text, 'modelgate_batch_size_count', labels),
@@ -114,6 +119,7 @@ export async function startWorkerNode(
         computeSeconds: metricValue(text, 'modelgate_compute_duration_seconds_sum', labels),
         ...(realTokens !== undefined ? { realTokens } : {}),
         ...(computedTokens !== undefined ? { computedTokens } : {}),
+        ...(soloBatches !== undefined ? { soloBatches } : {}),
       };
     },
     async stop(signal) {

@@ -13,7 +13,7 @@ import {
   wasSkipped,
 } from './bench-results.js';
 import { type StepResult } from './load-step.js';
-import { fmt, otherCell, spreadCell, table } from './report-format.js';
+import { fmt, otherCell, soloCell, spreadCell, table } from './report-format.js';
 
 function stageCell(step: StepResult, stage: string): string {
   return fmt(step.load.stages.meanMs[stage]);
@@ -40,7 +40,8 @@ export function timeSection(results: BenchResults): string {
     '',
     'Server-Timing of every 2xx answer, averaged: tokenize, queue (worker batcher), infer (gRPC round trip minus queue: ' +
       'compute + transport), post, total (gateway handler). "outside" = client latency − total: HTTP, Fastify, ' +
-      'event-loop waits and the load generator.',
+      'event-loop waits and the load generator. "solo batches": the share of batches the worker ran on its ' +
+      'solo session (a thread per core), the rest on an instance.',
     '',
     table(
       [
@@ -56,6 +57,7 @@ export function timeSection(results: BenchResults): string {
         'worker queue',
         'compute/batch',
         'compute/row',
+        'solo batches',
       ],
       steps.map((s) => {
         const mean = s.load.latency.mean;
@@ -74,6 +76,7 @@ export function timeSection(results: BenchResults): string {
           fmt(w?.meanQueueMs),
           fmt(w?.meanComputeMsPerBatch),
           w ? fmt(w.meanComputeMsPerBatch / w.meanBatchRows) : 'n/a',
+          soloCell(w),
         ];
       }),
     ),

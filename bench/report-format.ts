@@ -39,3 +39,9 @@ export function layoutLabel(layout: RawLayout, cores: number): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   return `${plural(layout.sessions, 'session')} × ${plural(threads, 'thread')}`;
 }
+
+/** The share of a step's batches that ran on the worker's solo session, or n/a without the counter. */
+export function soloCell(worker: { batches: number; soloBatches?: number } | undefined): string {
+  if (worker?.soloBatches === undefined || worker.batches <= 0) return 'n/a';
+  return `${Math.round((100 * worker.soloBatches) / worker.batches)}%`;
+}

@@ -14,7 +14,7 @@ import {
   overRounds,
 } from './bench-results.js';
 import { type StepResult } from './load-step.js';
-import { fmt, layoutLabel, otherCell, spreadCell, table } from './report-format.js';
+import { fmt, layoutLabel, otherCell, soloCell, spreadCell, table } from './report-format.js';
 import { type Spread } from './stats.js';
 
 type SeriesOf = (round: SharedRound) => StepResult[] | undefined;
@@ -222,6 +222,7 @@ export function workerSection(results: BenchResults): string {
         'rows/batch',
         'queue ms',
         'compute ms/batch',
+        'solo batches',
         'worker CPU ms/req',
         'failed',
       ],
@@ -247,6 +248,7 @@ export function workerSection(results: BenchResults): string {
           fmt(s.worker?.meanBatchRows),
           fmt(s.load.stages.meanMs.queue),
           fmt(s.worker?.meanComputeMsPerBatch),
+          soloCell(s.worker),
           fmt((s.cpu.byParty.worker ?? NaN) / s.load.ok, 3),
           String(failedRequests(s)),
         ];
