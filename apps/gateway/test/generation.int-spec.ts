@@ -72,6 +72,8 @@ describe('gateway: /serve on a text-generation endpoint', () => {
             routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
             preprocessing: { maxTokens: 3, truncation: false },
           },
+          // A route the registry refuses, as a static config file can still hold it.
+          { name: 'raw-gpt', task: 'raw', routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }] },
         ],
       },
     ));
@@ -187,6 +189,27 @@ describe('gateway: /serve on a text-generation endpoint', () => {
     expect(greedyAndSampled.status).toBe(400);
     expect(errorOf(greedyAndSampled).message).toMatch(
       /temperature, seed are sampling parameters, and do_sample is false/,
+    );
+  });
+
+  it('answers a raw endpoint routed to the decoder with 503 saying why, and reports it unservable', async () => {
+    const raw = await gateway.post('/serve/raw-gpt', { text: PROMPT });
+    expect(raw.status).toBe(503);
+    expect(errorOf(raw).message).toBe(
+      "endpoint 'raw-gpt' routes to model gpt:1: a raw endpoint cannot serve a text-generation model: it " +
+        'answers with one model call, and text-generation decodes token by token; bind the model to a ' +
+        'text-generation endpoint',
+    );
+    type Verdicts = { endpoints: Record<string, { ready: boolean; reason?: string }> };
+    let verdicts: Verdicts['endpoints'] = {};
+    await waitFor(async () => {
+      verdicts = ((await (await fetch(`${gateway.url}/health/ready`)).json()) as Verdicts).endpoints;
+      return verdicts['raw-gpt'] !== undefined;
+    });
+    expect(verdicts.writer).toEqual({ ready: true });
+    expect(verdicts['raw-gpt']?.ready).toBe(false);
+    expect(verdicts['raw-gpt']?.reason).toMatch(
+      /^model gpt:1: a raw endpoint cannot serve a text-generation model/,
     );
   });
 

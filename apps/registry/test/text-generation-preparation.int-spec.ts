@@ -176,7 +176,7 @@ describe('text-generation model preparation (BullMQ)', () => {
     });
     expect(raw.status).toBe(400);
     expect(raw.body.error.field).toBe('model');
-    expect(raw.body.error.message).toContain('which a raw endpoint cannot serve');
+    expect(raw.body.error.message).toContain('a raw endpoint cannot serve a text-generation model');
   });
 
   it('refuses batching fields that generation would ignore, naming each', async () => {

@@ -99,6 +99,7 @@ export class EndpointServabilityMonitor {
     );
     return {
       kind: 'workers',
+      task: spec.task,
       workerGroup: spec.workerGroup,
       workers: addresses.length,
       readyWorkers: answers.filter(Boolean).length,

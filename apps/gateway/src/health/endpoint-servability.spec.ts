@@ -74,4 +74,23 @@ describe('decideEndpointServability', () => {
       });
     }
   });
+
+  it('names a generative model behind a raw endpoint, which the endpoint cannot serve', () => {
+    const gpt: RouteModelFacts = {
+      kind: 'workers',
+      task: 'text-generation',
+      workerGroup: 'default',
+      workers: 1,
+      readyWorkers: 1,
+    };
+    const raw = { task: 'raw' as const, routes: [route('gpt:1', 100)] };
+    expect(decideEndpointServability(raw, factsFrom({ 'gpt:1': gpt }))).toEqual({
+      ready: false,
+      reason: expect.stringMatching(
+        /^model gpt:1: a raw endpoint cannot serve a text-generation model/,
+      ) as string,
+    });
+    const own = { task: 'text-generation' as const, routes: [route('gpt:1', 100)] };
+    expect(decideEndpointServability(own, factsFrom({ 'gpt:1': gpt }))).toEqual({ ready: true });
+  });
 });

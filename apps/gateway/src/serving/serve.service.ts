@@ -4,6 +4,7 @@ import {
   ModelgateError,
   RESOURCE_NAME_PATTERN,
   isGenerativeTask,
+  rawEndpointRefusal,
 } from '@modelgate/contracts';
 import { type InferRequest, type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
@@ -265,7 +266,16 @@ export class ServeService {
 
   /** The route a call resolves to (for metrics labels even when the call then fails), and the shadows it mirrors to. */
   private chooseModel(table: EndpointTable, endpoint: EndpointSpec, call: ServeCall): RouteChoice {
-    return chooseRoute(table, endpoint, call);
+    const choice = chooseRoute(table, endpoint, call);
+    // A route the registry now refuses, met in a static config file or stored before the refusal.
+    const refusal = endpoint.task === 'raw' ? rawEndpointRefusal(choice.model.spec.task) : undefined;
+    if (refusal !== undefined) {
+      throw new ModelgateError(
+        ErrorCode.UNAVAILABLE,
+        `endpoint '${endpoint.name}' routes to model ${choice.model.spec.id}: ${refusal}`,
+      );
+    }
+    return choice;
   }
 
   private requireGeneration(): GenerationCalls {

@@ -2,11 +2,11 @@ import {
   endpointSpecSchema,
   ErrorCode,
   givesPooledEmbedding,
-  isGenerativeTask,
   isTaskCompatible,
   type ModelTask,
   ModelgateError,
   parseModelId,
+  rawEndpointRefusal,
 } from '@modelgate/contracts';
 import { type EntityManager } from 'typeorm';
 import { ModelEntity } from '../models/model.entity.js';
@@ -59,13 +59,11 @@ export async function findRoutableModel(
       { field },
     );
   }
-  if (endpointTask === 'raw' && isGenerativeTask(row.task)) {
-    throw new ModelgateError(
-      ErrorCode.INVALID_ARGUMENT,
-      `${field}: model ${modelId} does ${row.task}, which a raw endpoint cannot serve: a raw endpoint ` +
-        `answers with one model call, and ${row.task} decodes token by token; bind it to a ${row.task} endpoint`,
-      { field },
-    );
+  const rawRefusal = endpointTask === 'raw' ? rawEndpointRefusal(row.task) : undefined;
+  if (rawRefusal !== undefined) {
+    throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${field}: model ${modelId}: ${rawRefusal}`, {
+      field,
+    });
   }
   return row;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ModelgateError } from '../errors/modelgate-error.js';
 import { type EndpointSpecInput, type Route, parseEndpointSpec } from './endpoint-spec.schema.js';
-import { isTaskCompatible } from './model-task.js';
+import { isTaskCompatible, rawEndpointRefusal } from './model-task.js';
 
 function endpoint(overrides: Partial<EndpointSpecInput> = {}): EndpointSpecInput {
   return { name: 'sentiment', task: 'text-classification', ...overrides };
@@ -225,5 +225,15 @@ describe('isTaskCompatible', () => {
     expect(isTaskCompatible('raw', 'feature-extraction')).toBe(true);
     expect(isTaskCompatible('feature-extraction', 'text-classification')).toBe(false);
     expect(isTaskCompatible('text-classification', 'raw')).toBe(false);
+  });
+});
+
+describe('rawEndpointRefusal', () => {
+  it('refuses the generative tasks only, naming the endpoint to bind them to', () => {
+    for (const task of ['text-classification', 'feature-extraction', 'image-classification'] as const)
+      expect(rawEndpointRefusal(task)).toBeUndefined();
+    expect(rawEndpointRefusal('image-to-text')).toMatch(
+      /^a raw endpoint cannot serve an image-to-text model: .*bind the model to an image-to-text endpoint$/,
+    );
   });
 });

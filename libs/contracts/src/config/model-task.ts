@@ -39,6 +39,21 @@ export function isGenerativeTask(task: ModelTask): task is (typeof GENERATIVE_TA
   return (GENERATIVE_TASKS as readonly ModelTask[]).includes(task);
 }
 
+/**
+ * Why a raw endpoint cannot serve a model of `modelTask`, or undefined when it can: a raw
+ * endpoint answers with one model call (ModelInfer), and a generative model decodes token by
+ * token. The registry refuses such a route; a gateway that meets one (a static config file, or a
+ * route stored before the refusal) reports the endpoint unservable and answers its calls with this.
+ */
+export function rawEndpointRefusal(modelTask: ModelTask): string | undefined {
+  if (!isGenerativeTask(modelTask)) return undefined;
+  const a = modelTask === 'image-to-text' ? 'an' : 'a';
+  return (
+    `a raw endpoint cannot serve ${a} ${modelTask} model: it answers with one model call, and ` +
+    `${modelTask} decodes token by token; bind the model to ${a} ${modelTask} endpoint`
+  );
+}
+
 /** Whether an endpoint of `endpointTask` can route to a model of `modelTask`: same task, or a raw endpoint. */
 export function isTaskCompatible(endpointTask: ModelTask, modelTask: ModelTask): boolean {
   return endpointTask === 'raw' || endpointTask === modelTask;
