@@ -105,5 +105,13 @@ describe('model preparation: off the event loop, and from s3://', () => {
     });
     expect(response.status).toBe(400);
     expect(response.body.error.message).toMatch(/artifact\.uri: .*s3:\/\/<bucket>\/<key>/);
+    // A version the fetch would not pin is refused, not dropped.
+    const versioned = await registry.admin.post<ApiErrorBody>('/v1/models', {
+      name: 'versioned',
+      task: 'raw',
+      artifact: { uri: 's3://models/bert/model.onnx?versionId=3', sha256: 'a'.repeat(64) },
+    });
+    expect(versioned.status).toBe(400);
+    expect(versioned.body.error.message).toContain('has a query, which s3:// URIs may not');
   });
 });

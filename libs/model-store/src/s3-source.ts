@@ -18,9 +18,29 @@ export interface S3Options {
   defaultRegion?: string;
 }
 
-/** The bucket and key of an `s3://bucket/key` URI; INVALID_ARGUMENT when either is missing. */
+/**
+ * The bucket and key of an `s3://bucket/key` URI. INVALID_ARGUMENT when either is missing, or
+ * when the URI carries what the fetch would drop: a query (`?versionId=` would fetch the latest
+ * object, not that version), a fragment, user info (credentials come from the SDK's chain) or a
+ * port (an S3-compatible store's address comes from its endpoint URL).
+ */
 export function parseS3Uri(uri: string): { bucket: string; key: string } {
   const url = new URL(uri);
+  const dropped = [
+    ...(url.search !== '' ? ['a query'] : []),
+    ...(url.hash !== '' ? ['a fragment'] : []),
+    ...(url.username !== '' || url.password !== '' ? ['user info'] : []),
+    ...(url.port !== '' ? ['a port'] : []),
+  ];
+  if (dropped.length > 0) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `${redactUri(uri)} has ${dropped.join(', ')}, which s3:// URIs may not: they name a bucket and ` +
+        "a key only (percent-encode a '?' or '#' in a key as %3F or %23; object versions are not " +
+        'served; credentials come from the AWS SDK chain, an S3-compatible store from its endpoint URL)',
+      { field: 'uri' },
+    );
+  }
   const bucket = url.hostname;
   let key = '';
   try {
