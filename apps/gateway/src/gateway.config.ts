@@ -71,7 +71,11 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(3000),
   /** How often to re-read worker heartbeats for discovery, in ms. */
   GATEWAY_DISCOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
-  /** How long asynchronous results stay retrievable at GET /jobs/:id, in seconds (needs REDIS_URL). */
+  /**
+   * How long asynchronous results (and failures) stay retrievable at GET /jobs/:id, in seconds
+   * (needs REDIS_URL); then they read as unknown and are removed from Redis within the TTL again,
+   * at most a minute later.
+   */
   GATEWAY_ASYNC_RESULT_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   /** Asynchronous jobs each gateway runs at once (with several event loops, one of them runs them all). */
   GATEWAY_ASYNC_CONCURRENCY: z.coerce.number().int().min(1).default(8),

@@ -28,6 +28,9 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
   let worker: RunningWorker;
   let gateway: RunningGateway;
   let withoutRedis: RunningGateway;
+  /** Keeps results 3 s, on keys of its own. */
+  let shortLived: RunningGateway;
+  const shortPrefix = `${keyPrefix}-short`;
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-async-'));
@@ -43,17 +46,22 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
       ],
     });
     worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
-    [gateway, withoutRedis] = await Promise.all([
+    [gateway, withoutRedis, shortLived] = await Promise.all([
       startGateway(snapshot, { REDIS_URL, REDIS_KEY_PREFIX: keyPrefix }),
       startGateway(snapshot),
+      startGateway(snapshot, {
+        REDIS_URL,
+        REDIS_KEY_PREFIX: shortPrefix,
+        GATEWAY_ASYNC_RESULT_TTL_SECONDS: '3',
+      }),
     ]);
   });
 
   afterAll(async () => {
-    await Promise.all([gateway?.stop(), withoutRedis?.stop()]);
+    await Promise.all([gateway?.stop(), withoutRedis?.stop(), shortLived?.stop()]);
     await worker?.stop();
     const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${keyPrefix}:*`);
+    const keys = await redis.keys(`${keyPrefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
   });
@@ -115,6 +123,30 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
     const missing = await fetch(`${gateway.url}/jobs/never-queued`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+
+  it('forgets a result once GATEWAY_ASYNC_RESULT_TTL_SECONDS has passed, and removes it from Redis, with no other job finishing', async () => {
+    const accepted = await shortLived.post(
+      '/serve/sentiment',
+      { text: 'kept briefly' },
+      { prefer: 'respond-async' },
+    );
+    expect(accepted.status).toBe(202);
+    const { status_url: statusUrl, job: id } = accepted.body as { status_url: string; job: string };
+    const read = async () => fetch(`${shortLived.url}${statusUrl}`);
+    // Seen while kept (a job takes milliseconds; the TTL is 3 s)...
+    await waitFor(async () => ((await (await read()).json()) as JobView).status === 'succeeded');
+    // ...then unknown, and its hash gone from Redis: pruned, not only hidden.
+    const redis = new Redis(REDIS_URL);
+    try {
+      await waitFor(
+        async () =>
+          (await read()).status === 404 &&
+          (await redis.exists(`${shortPrefix}:bull:async-inference:${id}`)) === 0,
+      );
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('answers 503 saying it needs Redis on a gateway without REDIS_URL', async () => {

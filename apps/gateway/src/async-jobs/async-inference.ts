@@ -43,6 +43,11 @@ const RETRYABLE: ReadonlySet<string> = new Set([
   ErrorCode.DEADLINE_EXCEEDED,
 ]);
 
+/** The longest wait between two prunes of expired results (a shorter TTL prunes at its own pace). */
+const MAX_PRUNE_INTERVAL_MS = 60_000;
+/** Expired jobs removed per set and prune: a backlog goes over the next prunes. */
+const PRUNE_BATCH = 1000;
+
 /** Random bytes in a job id: 144 bits, so an id can be neither guessed nor enumerated. */
 const JOB_ID_BYTES = 18;
 /** What a job id looks like; anything else is unknown without asking Redis. */
@@ -58,12 +63,17 @@ export function newJobId(): string {
  * (unguessable: knowing the id is what lets a client read the result; the client's x-request-id
  * only correlates logs, so no id of its choosing can clash or leak a result), run by any gateway's worker
  * through the same serve path, retried with backoff when the fleet was busy, and its result kept
- * for `resultTtlSeconds`. A gateway that dies mid-job leaves it to BullMQ's stalled-job recovery.
+ * for `resultTtlSeconds`: past it a job reads as unknown, and the consuming gateways remove it
+ * from Redis within the TTL again (at most a minute later). BullMQ's own `removeOnComplete` age
+ * acts only when another job finishes, so on a quiet queue it alone would keep results forever.
+ * A gateway that dies mid-job leaves it to BullMQ's stalled-job recovery.
  */
 export class AsyncInference {
   private readonly connection: Redis;
   private readonly queue: Queue<JobData, ServeAnswer['body']>;
   private readonly worker: Worker<JobData, ServeAnswer['body']> | undefined;
+  private readonly pruneTimer: NodeJS.Timeout | undefined;
+  private pruning: Promise<void> | undefined;
 
   constructor(
     private readonly serve: ServeService,
@@ -81,6 +91,28 @@ export class AsyncInference {
       concurrency: options.concurrency,
     });
     this.worker.on('error', (error) => logger.warn({ err: error }, 'async inference worker error'));
+    const every = Math.min(this.ttlMs, MAX_PRUNE_INTERVAL_MS);
+    this.pruneTimer = setInterval(() => void this.prune(), every);
+    this.pruneTimer.unref();
+  }
+
+  private get ttlMs(): number {
+    return this.options.resultTtlSeconds * 1000;
+  }
+
+  /** Removes the jobs that finished more than the TTL ago (both sets), one prune at a time. */
+  prune(): Promise<void> {
+    this.pruning ??= (async () => {
+      try {
+        for (const set of ['completed', 'failed'] as const)
+          await this.queue.clean(this.ttlMs, PRUNE_BATCH, set);
+      } catch (error) {
+        this.logger.warn({ err: error }, 'could not prune expired async results');
+      } finally {
+        this.pruning = undefined;
+      }
+    })();
+    return this.pruning;
   }
 
   /** Checks and queues a call; resolves with its new job id. */
@@ -113,12 +145,16 @@ export class AsyncInference {
     if (state === 'unknown') throw notFound();
     const job = await this.queue.getJob(id);
     if (!job) throw notFound();
+    // Expired, not yet pruned: gone as far as a client can tell.
+    if (job.finishedOn !== undefined && Date.now() - job.finishedOn >= this.ttlMs) throw notFound();
     if (state === 'completed') return { job: id, status: 'succeeded', result: job.returnvalue };
     if (state === 'failed') return { job: id, status: 'failed', error: parseFailure(job.failedReason) };
     return { job: id, status: state === 'active' ? 'running' : 'queued' };
   }
 
   async close(): Promise<void> {
+    clearInterval(this.pruneTimer);
+    await this.pruning;
     await this.worker?.close();
     await this.queue.close();
     this.connection.disconnect();
