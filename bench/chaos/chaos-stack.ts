@@ -11,7 +11,7 @@ import { type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AdminAnswer } from '@modelgate/admin-client';
-import { type RunningGateway, startGateway } from '@modelgate/testing';
+import { type OwnRedis, type RunningGateway, startGateway, startOwnRedis } from '@modelgate/testing';
 import { type ControlPlane, type Deployment, liveSyncNodeConfig } from '../control-plane.js';
 import { type WorkerNode, startWorkerNode } from '../modelgate-stack.js';
 import { registerModelVersion } from '../register-deployment.js';
@@ -19,7 +19,6 @@ import { artifactRootsOf } from '../registry-control-plane.js';
 import { type ChaosRegistry, startChaosRegistry } from './chaos-registry.js';
 import { type OwnPostgres, startOwnPostgres } from './own-postgres.js';
 import { settleFleet } from './fleet-settle.js';
-import { type OwnRedis, startOwnRedis } from './own-redis.js';
 
 /** Workers and gateways of a full fleet. */
 export const FLEET_SIZE = 2;

@@ -1,15 +1,15 @@
 // Live config sync with real processes (issue 6): a registry, two workers and two gateways
 // following it through a private Redis, so restarting that Redis disturbs no other test file.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  type OwnRedis,
   type RunningGateway,
   type RunningWorker,
-  freePort,
   startGateway,
+  startOwnRedis,
   startWorkerWithSnapshot,
   waitFor,
 } from '@modelgate/testing';
@@ -28,35 +28,6 @@ import { liveNodeSettings } from './support/live-stack.js';
 
 const HEARTBEAT_TTL_MS = 2000;
 
-/** A redis-server of this test's own on a free port. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  await waitFor(async () => {
-    const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } finally {
-      probe.disconnect();
-    }
-  });
-  return child;
-}
-
-function stopRedis(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
-
 const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
@@ -64,8 +35,7 @@ const percentile = (values: number[], p: number): number => {
 
 describe('live config sync: registry → Redis → workers and gateways', () => {
   let iso: Isolation;
-  let redisPort: number;
-  let redis: ChildProcess;
+  let redis: OwnRedis;
   let redisUrl: string;
   let registry: RunningRegistry & { process: { stop(signal?: NodeJS.Signals): Promise<number | string> } };
   let workers: RunningWorker[] = [];
@@ -98,9 +68,8 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
   const serve = (gateway: RunningGateway) => gateway.post('/serve/sync', { text: 'sync me' });
 
   beforeAll(async () => {
-    redisPort = await freePort();
-    redis = await startRedis(redisPort);
-    redisUrl = `redis://127.0.0.1:${redisPort}`;
+    redis = await startOwnRedis();
+    redisUrl = redis.url;
     iso = await isolate();
     registry = await startRegistryProcess({ ...iso.env, REDIS_URL: redisUrl });
     for (const version of ['1', '2']) {
@@ -146,7 +115,7 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
     await Promise.all(gateways.map((gateway) => gateway.stop()));
     await Promise.all(workers.map((worker) => worker.stop()));
     await registry?.stop();
-    if (redis) await stopRedis(redis);
+    await redis?.kill();
     await iso?.dispose().catch(() => undefined);
   });
 
@@ -323,9 +292,9 @@ describe('live config sync: registry → Redis → workers and gateways', () => 
   });
 
   it('converges every node to the latest revision after Redis restarts', async () => {
-    await stopRedis(redis);
+    await redis.kill();
     await setRoutes(70, 30); // committed while Redis is down: the relay publishes it later
-    redis = await startRedis(redisPort);
+    await redis.start();
     await setRoutes(60, 40);
     const revision = await latestRevision();
     await waitFor(

@@ -89,6 +89,7 @@ export {
 export { type SnapshotExtras, startWorkerWithSnapshot } from './harness/worker-process.js';
 export { type ServingPair, type ServingPairOptions, startServingPair } from './harness/serving-pair.js';
 export { type TcpProxy, startTcpProxy } from './harness/tcp-proxy.js';
+export { type OwnRedis, startOwnRedis } from './harness/own-redis.js';
 export {
   type HubRepo,
   type HubRequest,

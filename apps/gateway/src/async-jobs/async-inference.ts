@@ -72,6 +72,7 @@ export class AsyncInference {
   private readonly connection: Redis;
   private readonly queue: Queue<JobData, ServeAnswer['body']>;
   private readonly worker: Worker<JobData, ServeAnswer['body']> | undefined;
+  private readonly workerConnection: Redis | undefined;
   private readonly pruneTimer: NodeJS.Timeout | undefined;
   private pruning: Promise<void> | undefined;
 
@@ -80,14 +81,19 @@ export class AsyncInference {
     private readonly options: AsyncInferenceOptions,
     private readonly logger: Logger,
   ) {
-    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+    // The queue's calls answer clients (submit, status): while Redis is down they fail after one
+    // reconnection attempt, and the client gets 503, rather than wait for Redis with the request
+    // open. The worker's connection waits (BullMQ's blocking reads need it).
+    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
     this.connection.on('error', (error) => logger.warn({ err: error }, 'async inference redis error'));
-    const common = { connection: this.connection, prefix: `${options.keyPrefix}:bull` };
-    this.queue = new Queue(ASYNC_INFERENCE_QUEUE, common);
+    const prefix = `${options.keyPrefix}:bull`;
+    this.queue = new Queue(ASYNC_INFERENCE_QUEUE, { connection: this.connection, prefix });
     if (!options.consume) return;
+    this.workerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+    this.workerConnection.on('error', (error) => logger.warn({ err: error }, 'async inference redis error'));
     this.worker = new Worker(ASYNC_INFERENCE_QUEUE, (job) => this.run(job), {
-      ...common,
-      connection: this.connection.duplicate(),
+      connection: this.workerConnection,
+      prefix,
       concurrency: options.concurrency,
     });
     this.worker.on('error', (error) => logger.warn({ err: error }, 'async inference worker error'));
@@ -115,7 +121,7 @@ export class AsyncInference {
     return this.pruning;
   }
 
-  /** Checks and queues a call; resolves with its new job id. */
+  /** Checks and queues a call; resolves with its new job id, or UNAVAILABLE while Redis is down. */
   async submit(call: ServeCall): Promise<string> {
     this.serve.validate(call);
     const { signal: _signal, ...fields } = call;
@@ -123,13 +129,16 @@ export class AsyncInference {
     const data = { ...fields, body: asJsonBody(call.body) };
     const keep = { age: this.options.resultTtlSeconds };
     const jobId = newJobId();
-    await this.queue.add('serve', data, {
-      jobId,
-      attempts: 3,
-      backoff: { type: 'exponential', delay: 500 },
-      removeOnComplete: keep,
-      removeOnFail: keep,
-    });
+    await redisCall(
+      this.queue.add('serve', data, {
+        jobId,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 500 },
+        removeOnComplete: keep,
+        removeOnFail: keep,
+      }),
+      this.logger,
+    );
     return jobId;
   }
 
@@ -141,9 +150,9 @@ export class AsyncInference {
     // State first, then the job: BullMQ stores a result and the completed state in one step, so a
     // job read after its state says completed carries its result (read the other way round, a job
     // finishing in between would show as succeeded without one).
-    const state = await this.queue.getJobState(id);
+    const state = await redisCall(this.queue.getJobState(id), this.logger);
     if (state === 'unknown') throw notFound();
-    const job = await this.queue.getJob(id);
+    const job = await redisCall(this.queue.getJob(id), this.logger);
     if (!job) throw notFound();
     // Expired, not yet pruned: gone as far as a client can tell.
     if (job.finishedOn !== undefined && Date.now() - job.finishedOn >= this.ttlMs) throw notFound();
@@ -158,6 +167,7 @@ export class AsyncInference {
     await this.worker?.close();
     await this.queue.close();
     this.connection.disconnect();
+    this.workerConnection?.disconnect();
   }
 
   private async run(job: Job<JobData>): Promise<ServeAnswer['body']> {
@@ -171,6 +181,22 @@ export class AsyncInference {
       const reason = JSON.stringify(failure);
       throw RETRYABLE.has(failure.code) ? new Error(reason) : new UnrecoverableError(reason);
     }
+  }
+}
+
+/** `call`, its failure (Redis down or unreachable) answered as UNAVAILABLE with Retry-After. */
+async function redisCall<T>(call: Promise<T>, logger: Logger): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    // Where Redis is stays in the log: the client learns only that it should retry.
+    logger.warn({ err: error }, 'async inference: Redis call failed');
+    throw new ModelgateError(
+      ErrorCode.UNAVAILABLE,
+      'asynchronous inference cannot reach its queue (Redis) now; retry later',
+      { retryAfterSeconds: 1 },
+      { cause: error },
+    );
   }
 }
 

@@ -1,13 +1,14 @@
 /**
- * A redis-server of the chaos run's own on a free port (the shared one on :6379 is never
- * stopped), without persistence: "down" is SIGKILL, "up" starts it again on the same port,
+ * A redis-server of a test's (or the chaos run's) own on a free port (the shared one on :6379 is
+ * never stopped), without persistence: "down" is SIGKILL, "up" starts it again on the same port,
  * empty, as a Redis without a volume comes back.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { freePort, waitFor } from '@modelgate/testing';
+import { freePort } from './free-port.js';
+import { waitFor } from './service-process.js';
 import { Redis } from 'ioredis';
 
-/** The run's own Redis. */
+/** A Redis of its own. */
 export interface OwnRedis {
   /** `redis://127.0.0.1:<port>`. */
   readonly url: string;
@@ -31,7 +32,7 @@ async function answersPing(port: number): Promise<boolean> {
   }
 }
 
-/** Starts a redis-server of the run's own. */
+/** Starts a redis-server of its own. */
 export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
   const log: string[] = [];
