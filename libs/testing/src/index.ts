@@ -59,7 +59,12 @@ export {
 } from './fixtures/gpt2-io.js';
 export { GPT2_END_OF_TEXT, loadGpt2Vocabulary, type Gpt2Vocabulary } from './fixtures/bpe-tokenizer.js';
 export { freePort } from './harness/free-port.js';
-export { type ServiceProcess, startServiceProcess, waitFor } from './harness/service-process.js';
+export {
+  type ServiceProcess,
+  startServiceProcess,
+  waitFor,
+  waitForService,
+} from './harness/service-process.js';
 export { type CallOptions, type Message, OipTestClient } from './harness/oip-test-client.js';
 export {
   type RunningWorker,

@@ -12,7 +12,7 @@ import {
   freePort,
   type ServiceProcess,
   startServiceProcess,
-  waitFor,
+  waitForService,
 } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -151,10 +151,7 @@ export async function startRegistryProcess(
     REGISTRY_HOST: '127.0.0.1',
     REGISTRY_PORT: String(port),
   });
-  await waitFor(async () => (await fetch(`${url}/health/ready`)).ok, {
-    timeoutMs: 30_000,
-    describe: () => child.output(),
-  });
+  await waitForService(child, async () => (await fetch(`${url}/health/ready`)).ok, 30_000);
   return {
     process: child,
     url,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { findRepoRoot } from '../fixtures/ensure-fixture.js';
 import { freePort } from './free-port.js';
-import { type ServiceProcess, startServiceProcess, waitFor } from './service-process.js';
+import { type ServiceProcess, startServiceProcess, waitForService } from './service-process.js';
 
 /** The built gateway entry point. */
 export const GATEWAY_MAIN = join(findRepoRoot(), 'apps', 'gateway', 'dist', 'main.js');
@@ -46,13 +46,14 @@ export async function startGateway(
     ...env,
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(
+  await waitForService(
+    process,
     async () => {
       const response = await fetch(`${url}/health/ready`);
       const body = (await response.json()) as { revision?: number | null };
       return typeof body.revision === 'number';
     },
-    { timeoutMs: 60_000, describe: () => process.output() },
+    60_000,
   );
   return {
     process,

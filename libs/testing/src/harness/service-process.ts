@@ -65,3 +65,20 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }
+
+/**
+ * Waits until the started `service` passes `check` (as {@link waitFor}, its output in the error);
+ * when it never does, kills it before throwing, so a service that failed to start outlives no test.
+ */
+export async function waitForService(
+  service: ServiceProcess,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+): Promise<void> {
+  try {
+    await waitFor(check, { timeoutMs, describe: () => service.output() });
+  } catch (error) {
+    await service.stop('SIGKILL');
+    throw error;
+  }
+}

@@ -10,7 +10,7 @@ import { DECODER_MODEL_FILE, ENCODER_MODEL_FILE, MODEL_FILE } from '../fixtures/
 import { type FixtureSpec, getFixtureSpec } from '../fixtures/fixture-specs.js';
 import { PIXEL_VALUES, pixelValuesDims } from '../fixtures/vit-graph.js';
 import { freePort } from './free-port.js';
-import { type ServiceProcess, startServiceProcess, waitFor } from './service-process.js';
+import { type ServiceProcess, startServiceProcess, waitForService } from './service-process.js';
 import { OipTestClient } from './oip-test-client.js';
 
 /** The built worker entry point. */
@@ -208,12 +208,18 @@ export async function startWorkerWithSnapshot(
     };
     return body.revision !== null && !Object.values(body.models).includes('LOADING');
   };
-  await waitFor(
-    until === 'ready'
-      ? async () => (await client.call<{ ready: boolean }>('ServerReady', {})).ready
-      : settled,
-    { timeoutMs: 60_000, describe: () => process.output() },
-  );
+  try {
+    await waitForService(
+      process,
+      until === 'ready'
+        ? async () => (await client.call<{ ready: boolean }>('ServerReady', {})).ready
+        : settled,
+      60_000,
+    );
+  } catch (error) {
+    client.close();
+    throw error;
+  }
   return {
     process,
     client,
