@@ -1,19 +1,13 @@
 // Asynchronous inference while its Redis is down: calls that need the queue answer 503 with
 // Retry-After at once instead of holding the request open until Redis returns, and jobs are taken
 // again once it is back. The Redis is this file's own (SIGKILLed and restarted, empty).
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type OwnRedis,
   type RunningGateway,
   type RunningWorker,
-  freePort,
-  startGateway,
   startOwnRedis,
-  startWorkerWithSnapshot,
+  startServingPair,
   waitFor,
-  writeSnapshot,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -27,10 +21,7 @@ describe('gateway: asynchronous inference while Redis is down', () => {
 
   beforeAll(async () => {
     redis = await startOwnRedis();
-    const dir = await mkdtemp(join(tmpdir(), 'gateway-async-outage-'));
-    const port = await freePort();
-    const snapshot = await writeSnapshot(dir, [{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
-      workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
+    ({ worker, gateway } = await startServingPair([{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
       endpoints: [
         {
           name: 'sentiment',
@@ -38,9 +29,8 @@ describe('gateway: asynchronous inference while Redis is down', () => {
           routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
         },
       ],
-    });
-    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
-    gateway = await startGateway(snapshot, { REDIS_URL: redis.url });
+      gatewayEnv: { REDIS_URL: redis.url },
+    }));
   });
 
   afterAll(async () => {
