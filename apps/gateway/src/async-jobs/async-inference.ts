@@ -107,7 +107,7 @@ export class AsyncInference {
   }
 
   /** Removes the jobs that finished more than the TTL ago (both sets), one prune at a time. */
-  prune(): Promise<void> {
+  private prune(): Promise<void> {
     this.pruning ??= (async () => {
       try {
         for (const set of ['completed', 'failed'] as const)
