@@ -48,6 +48,12 @@ const MAX_PRUNE_INTERVAL_MS = 60_000;
 /** Expired jobs removed per set and prune: a backlog goes over the next prunes. */
 const PRUNE_BATCH = 1000;
 
+/**
+ * How long a call waits for a queue connection that is not ready (Redis restarting, or not yet
+ * reached since this gateway started) before answering UNAVAILABLE: one reconnection attempt.
+ */
+const READY_WAIT_MS = 2_000;
+
 /** Random bytes in a job id: 144 bits, so an id can be neither guessed nor enumerated. */
 const JOB_ID_BYTES = 18;
 /** What a job id looks like; anything else is unknown without asking Redis. */
@@ -82,8 +88,8 @@ export class AsyncInference {
     private readonly logger: Logger,
   ) {
     // The queue's calls answer clients (submit, status): while Redis is down they fail after one
-    // reconnection attempt, and the client gets 503, rather than wait for Redis with the request
-    // open. The worker's connection waits (BullMQ's blocking reads need it).
+    // reconnection attempt (see redisCall), and the client gets 503, rather than wait for Redis
+    // with the request open. The worker's connection waits (BullMQ's blocking reads need it).
     this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
     this.connection.on('error', (error) => logger.warn({ err: error }, 'async inference redis error'));
     const prefix = `${options.keyPrefix}:bull`;
@@ -108,6 +114,8 @@ export class AsyncInference {
 
   /** Removes the jobs that finished more than the TTL ago (both sets), one prune at a time. */
   private prune(): Promise<void> {
+    // With Redis away, BullMQ would hold the call until it is back (and `close` behind it).
+    if (this.connection.status !== 'ready') return Promise.resolve();
     this.pruning ??= (async () => {
       try {
         for (const set of ['completed', 'failed'] as const)
@@ -129,7 +137,7 @@ export class AsyncInference {
     const data = { ...fields, body: asJsonBody(call.body) };
     const keep = { age: this.options.resultTtlSeconds };
     const jobId = newJobId();
-    await redisCall(
+    await this.redisCall(() =>
       this.queue.add('serve', data, {
         jobId,
         attempts: 3,
@@ -137,7 +145,6 @@ export class AsyncInference {
         removeOnComplete: keep,
         removeOnFail: keep,
       }),
-      this.logger,
     );
     return jobId;
   }
@@ -150,9 +157,9 @@ export class AsyncInference {
     // State first, then the job: BullMQ stores a result and the completed state in one step, so a
     // job read after its state says completed carries its result (read the other way round, a job
     // finishing in between would show as succeeded without one).
-    const state = await redisCall(this.queue.getJobState(id), this.logger);
+    const state = await this.redisCall(() => this.queue.getJobState(id));
     if (state === 'unknown') throw notFound();
-    const job = await redisCall(this.queue.getJob(id), this.logger);
+    const job = await this.redisCall(() => this.queue.getJob(id));
     if (!job) throw notFound();
     // Expired, not yet pruned: gone as far as a client can tell.
     if (job.finishedOn !== undefined && Date.now() - job.finishedOn >= this.ttlMs) throw notFound();
@@ -170,6 +177,29 @@ export class AsyncInference {
     this.workerConnection?.disconnect();
   }
 
+  /**
+   * `call` once the queue's connection is ready, its failure (Redis down or unreachable) answered
+   * as UNAVAILABLE with Retry-After. A connection that is not ready gets one reconnection attempt's
+   * time first: BullMQ holds every call until Redis is first reached, and a call handed to it
+   * would run whenever that happens, after its client was told to retry.
+   */
+  private async redisCall<T>(call: () => Promise<T>): Promise<T> {
+    const ready = await connectionReady(this.connection, READY_WAIT_MS);
+    try {
+      if (!ready) throw new Error(`the queue's Redis connection is ${this.connection.status}`);
+      return await call();
+    } catch (error) {
+      // Where Redis is stays in the log: the client learns only that it should retry.
+      this.logger.warn({ err: error }, 'async inference: Redis call failed');
+      throw new ModelgateError(
+        ErrorCode.UNAVAILABLE,
+        'asynchronous inference cannot reach its queue (Redis) now; retry later',
+        { retryAfterSeconds: 1 },
+        { cause: error },
+      );
+    }
+  }
+
   private async run(job: Job<JobData>): Promise<ServeAnswer['body']> {
     try {
       return (await this.serve.serve(job.data)).body;
@@ -184,20 +214,20 @@ export class AsyncInference {
   }
 }
 
-/** `call`, its failure (Redis down or unreachable) answered as UNAVAILABLE with Retry-After. */
-async function redisCall<T>(call: Promise<T>, logger: Logger): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    // Where Redis is stays in the log: the client learns only that it should retry.
-    logger.warn({ err: error }, 'async inference: Redis call failed');
-    throw new ModelgateError(
-      ErrorCode.UNAVAILABLE,
-      'asynchronous inference cannot reach its queue (Redis) now; retry later',
-      { retryAfterSeconds: 1 },
-      { cause: error },
-    );
-  }
+/** Whether `connection` is ready now or becomes so within `waitMs`. */
+function connectionReady(connection: Redis, waitMs: number): Promise<boolean> {
+  if (connection.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onReady = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      connection.off('ready', onReady);
+      resolve(false);
+    }, waitMs);
+    connection.once('ready', onReady);
+  });
 }
 
 function parseFailure(reason: string | undefined): { code: string; message: string } {
