@@ -43,6 +43,28 @@ describe('graceful termination settings', () => {
   });
 });
 
+describe('durations', () => {
+  it('refuses intervals a Node timer cannot keep (they would fire every millisecond)', () => {
+    const registry = { REGISTRY_URL: 'http://registry:8081' };
+    expect(() => loadGatewayConfig({ ...registry, GATEWAY_RECONCILE_INTERVAL_MS: '3000000000' })).toThrow(
+      /GATEWAY_RECONCILE_INTERVAL_MS/,
+    );
+    expect(() => loadGatewayConfig({ GATEWAY_DISCOVERY_INTERVAL_MS: '3000000000' })).toThrow(
+      /GATEWAY_DISCOVERY_INTERVAL_MS/,
+    );
+  });
+
+  it('refuses a heartbeat TTL the registry would refuse in every report (over 10 minutes)', () => {
+    const registry = { REGISTRY_URL: 'http://registry:8081' };
+    expect(
+      loadGatewayConfig({ ...registry, GATEWAY_HEARTBEAT_TTL_MS: '600000' }).GATEWAY_HEARTBEAT_TTL_MS,
+    ).toBe(600_000);
+    expect(() => loadGatewayConfig({ ...registry, GATEWAY_HEARTBEAT_TTL_MS: '700000' })).toThrow(
+      /GATEWAY_HEARTBEAT_TTL_MS/,
+    );
+  });
+});
+
 describe('retired keys', () => {
   it('refuses GATEWAY_DEFAULT_TIMEOUT_MS, saying where request deadlines come from now', () => {
     expect(() => loadGatewayConfig({ GATEWAY_DEFAULT_TIMEOUT_MS: '5000' })).toThrow(

@@ -4,6 +4,7 @@ import {
   actsOnlyWith,
   booleanFromEnv,
   listFromEnv,
+  millisecondsFromEnv,
   notBesideRegistryUrl,
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
@@ -12,6 +13,7 @@ import {
   refuseIdleKeys,
   refuseRetiredKeys,
 } from '@modelgate/contracts';
+import { HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
 import { z } from 'zod';
 
 /**
@@ -68,9 +70,9 @@ export const gatewayConfigSchema = z.object({
   /** Key prefix shared by every modelgate node on this Redis. */
   REDIS_KEY_PREFIX: z.string().min(1).default('modelgate'),
   /** How often to reconcile with the registry without an announcement, in ms. */
-  GATEWAY_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(3000),
+  GATEWAY_RECONCILE_INTERVAL_MS: millisecondsFromEnv(100).default(3000),
   /** How often to re-read worker heartbeats for discovery, in ms. */
-  GATEWAY_DISCOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
+  GATEWAY_DISCOVERY_INTERVAL_MS: millisecondsFromEnv(100).default(1000),
   /**
    * How long asynchronous results (and failures) stay retrievable at GET /jobs/:id, in seconds
    * (needs REDIS_URL); then they read as unknown and are removed from Redis within the TTL again,
@@ -80,7 +82,10 @@ export const gatewayConfigSchema = z.object({
   /** Asynchronous jobs each gateway runs at once (with several event loops, one of them runs them all). */
   GATEWAY_ASYNC_CONCURRENCY: z.coerce.number().int().min(1).default(8),
   /** Heartbeat time-to-live of this gateway, in ms. */
-  GATEWAY_HEARTBEAT_TTL_MS: z.coerce.number().int().min(500).default(6000),
+  GATEWAY_HEARTBEAT_TTL_MS: millisecondsFromEnv(
+    HEARTBEAT_TTL_LIMITS_MS.min,
+    HEARTBEAT_TTL_LIMITS_MS.max,
+  ).default(6000),
   /** Cache directory for tokenizer artifacts (never model weights). */
   GATEWAY_CACHE_DIR: z.string().min(1).default('.modelgate/gateway-cache'),
   /** Comma-separated directories that `file://` tokenizer URIs may point into. */
@@ -111,9 +116,9 @@ export const gatewayConfigSchema = z.object({
    * here. 0 (the default) suits a gateway nobody balances by readiness (standalone, one process);
    * the Helm chart sets 5000.
    */
-  GATEWAY_SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  GATEWAY_SHUTDOWN_DELAY_MS: millisecondsFromEnv(0, 600_000).default(0),
   /** Once it stops accepting, how long the gateway waits for in-flight requests before it exits anyway, in ms. */
-  GATEWAY_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  GATEWAY_DRAIN_TIMEOUT_MS: millisecondsFromEnv(0, 3_600_000).default(30_000),
   /** Serve the OpenAPI document and UI at /docs. */
   GATEWAY_DOCS: booleanFromEnv.default(true),
   /** Log level. */

@@ -59,6 +59,15 @@ describe('registry config', () => {
     expect(message).not.toContain('secret-password');
   });
 
+  it('refuses durations a Node timer cannot keep (they would act after 1 ms)', () => {
+    expect(() =>
+      loadRegistryConfig({ DATABASE_URL, REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS: '3000000000' }),
+    ).toThrow(/REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS/);
+    expect(() => loadRegistryConfig({ DATABASE_URL, REGISTRY_RELAY_INTERVAL_MS: '3000000000' })).toThrow(
+      /REGISTRY_RELAY_INTERVAL_MS/,
+    );
+  });
+
   it('exports the env keys it reads', () => {
     expect(REGISTRY_ENV_KEYS).toEqual(
       expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'REGISTRY_BOOTSTRAP_TOKEN']),

@@ -3,6 +3,7 @@ import {
   actsOnlyWith,
   booleanFromEnv,
   listFromEnv,
+  millisecondsFromEnv,
   parseEnv,
   REDIS_KEY_PREFIX_RULE,
   refuseIdleKeys,
@@ -70,7 +71,7 @@ export const registryConfigSchema = databaseConfigSchema.extend({
     .min(1)
     .default(4 * 1024 ** 3),
   /** Deadline of one artifact fetch during preparation, in milliseconds. */
-  REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1).default(300_000),
+  REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS: millisecondsFromEnv(1).default(300_000),
   /** Base URL workers and gateways reach this registry at; uploaded artifacts' URIs start with it. */
   REGISTRY_PUBLIC_URL: z
     .string()
@@ -78,17 +79,17 @@ export const registryConfigSchema = databaseConfigSchema.extend({
     .transform((url) => url.replace(/\/+$/, ''))
     .default('http://127.0.0.1:8081'),
   /** How often the outbox relay republishes config revisions not yet announced, in milliseconds. */
-  REGISTRY_RELAY_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  REGISTRY_RELAY_INTERVAL_MS: millisecondsFromEnv(10).default(1000),
   /** Attempts per model-preparation job before the model is FAILED. */
   REGISTRY_PREPARATION_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   /** First retry delay of a preparation job; doubles per attempt, in milliseconds. */
-  REGISTRY_PREPARATION_BACKOFF_MS: z.coerce.number().int().min(0).default(2000),
+  REGISTRY_PREPARATION_BACKOFF_MS: millisecondsFromEnv(0).default(2000),
   /** Lock a preparation worker holds on its job, renewed while alive, in milliseconds (BullMQ lockDuration). */
-  REGISTRY_PREPARATION_LOCK_MS: z.coerce.number().int().min(100).default(30_000),
+  REGISTRY_PREPARATION_LOCK_MS: millisecondsFromEnv(100).default(30_000),
   /** How often dead workers' jobs are looked for and requeued, in milliseconds (BullMQ stalledInterval). */
-  REGISTRY_PREPARATION_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  REGISTRY_PREPARATION_STALLED_INTERVAL_MS: millisecondsFromEnv(100).default(30_000),
   /** How often the registry looks for rollouts whose window ended (or whose candidate became ready), in ms. */
-  REGISTRY_ROLLOUT_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  REGISTRY_ROLLOUT_TICK_MS: millisecondsFromEnv(50, 60_000).default(1000),
   /** Apply pending migrations at start-up (standalone mode); otherwise run `npm run migrate`. */
   REGISTRY_MIGRATE_ON_START: booleanFromEnv.default(false),
   /** Log level. */
@@ -101,7 +102,7 @@ export const registryConfigSchema = databaseConfigSchema.extend({
    */
   REGISTRY_TEST_HOLD_PREPARATION_FILE: z.string().min(1).optional(),
   /** Test hook: hold each preparation job this long once PREPARING, in milliseconds. Never in production. */
-  REGISTRY_TEST_PREPARE_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  REGISTRY_TEST_PREPARE_DELAY_MS: millisecondsFromEnv(0).default(0),
 });
 
 export type RegistryConfig = z.infer<typeof registryConfigSchema>;

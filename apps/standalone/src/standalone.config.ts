@@ -1,9 +1,6 @@
 import { resolve } from 'node:path';
+import { booleanFromEnv, millisecondsFromEnv } from '@modelgate/contracts';
 import { z } from 'zod';
-
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -22,7 +19,7 @@ export const standaloneConfigSchema = z.object({
   /** Register the demo model and endpoint `demo` at start-up (kept if already there). */
   MODELGATE_DEMO: booleanFromEnv.default(true),
   /** How long start-up may take before giving up, in ms (the first start creates the database). */
-  MODELGATE_START_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  MODELGATE_START_TIMEOUT_MS: millisecondsFromEnv(1000).default(300_000),
   /** External Postgres; when unset an embedded PGlite under MODELGATE_HOME/pgdata is served. */
   DATABASE_URL: z
     .string()

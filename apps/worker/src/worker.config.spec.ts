@@ -26,6 +26,43 @@ describe('loadWorkerConfig', () => {
     ]).toEqual([250, 30_000, 3]);
   });
 
+  it('refuses a first load retry wait longer than the longest one (it would never apply)', () => {
+    expect(() =>
+      loadWorkerConfig({ WORKER_LOAD_RETRY_BASE_MS: '60000', WORKER_LOAD_RETRY_MAX_MS: '30000' }),
+    ).toThrow(
+      /WORKER_LOAD_RETRY_BASE_MS: the first wait \(60000 ms\) exceeds WORKER_LOAD_RETRY_MAX_MS \(30000 ms\)/,
+    );
+    const equal = loadWorkerConfig({ WORKER_LOAD_RETRY_BASE_MS: '30000', WORKER_LOAD_RETRY_MAX_MS: '30000' });
+    expect(equal.WORKER_LOAD_RETRY_BASE_MS).toBe(30_000);
+  });
+
+  it('refuses durations a Node timer cannot keep, which would act after 1 ms', () => {
+    // A drain timeout of 3e9 ms gave up at once, answering every queued request UNAVAILABLE.
+    expect(() => loadWorkerConfig({ WORKER_DRAIN_TIMEOUT_MS: '3000000000' })).toThrow(
+      /WORKER_DRAIN_TIMEOUT_MS/,
+    );
+    expect(() => loadWorkerConfig({ WORKER_LOAD_RETRY_MAX_MS: '3000000000' })).toThrow(
+      /WORKER_LOAD_RETRY_MAX_MS/,
+    );
+    expect(loadWorkerConfig({ WORKER_DRAIN_TIMEOUT_MS: String(2_147_483_647) }).WORKER_DRAIN_TIMEOUT_MS).toBe(
+      2_147_483_647,
+    );
+  });
+
+  it('refuses a heartbeat TTL the registry would refuse in every report (over 10 minutes)', () => {
+    const registry = { REGISTRY_URL: 'http://registry:8081' };
+    expect(loadWorkerConfig({ ...registry, WORKER_HEARTBEAT_TTL_MS: '600000' }).WORKER_HEARTBEAT_TTL_MS).toBe(
+      600_000,
+    );
+    expect(() => loadWorkerConfig({ ...registry, WORKER_HEARTBEAT_TTL_MS: '700000' })).toThrow(
+      /WORKER_HEARTBEAT_TTL_MS/,
+    );
+  });
+
+  it('refuses gRPC port 0: heartbeats would advertise a port nobody can dial', () => {
+    expect(() => loadWorkerConfig({ WORKER_GRPC_PORT: '0' })).toThrow(/WORKER_GRPC_PORT/);
+  });
+
   it('takes models to fail at run time only as a test hook, and refuses them without WORKER_TEST_HOOKS', () => {
     const config = loadWorkerConfig({
       WORKER_TEST_HOOKS: 'true',

@@ -3,6 +3,7 @@ import {
   actsOnlyWith,
   booleanFromEnv,
   listFromEnv,
+  millisecondsFromEnv,
   notBesideRegistryUrl,
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
@@ -11,7 +12,7 @@ import {
   refuseIdleKeys,
   refuseRetiredKeys,
 } from '@modelgate/contracts';
-import { DEFAULT_LOAD_RETRY } from '@modelgate/config-sync';
+import { DEFAULT_LOAD_RETRY, HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
 import { z } from 'zod';
 
 /** Worker settings; the only place the worker reads `process.env`. */
@@ -19,7 +20,7 @@ export const workerConfigSchema = z.object({
   /** Interface both servers bind to. */
   WORKER_HOST: z.string().min(1).default('0.0.0.0'),
   /** Open Inference Protocol gRPC port (Triton's default). */
-  WORKER_GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(8001),
+  WORKER_GRPC_PORT: z.coerce.number().int().min(1).max(65535).default(8001),
   /** HTTP port for `/metrics` and `/health/*` (Triton's metrics port). */
   WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8002),
   /** Address other nodes reach this worker's gRPC server at (heartbeats): host:port, or a bare host (e.g. the pod IP) to which the gRPC port is added. */
@@ -37,9 +38,12 @@ export const workerConfigSchema = z.object({
   /** Key prefix shared by every modelgate node on this Redis. */
   REDIS_KEY_PREFIX: z.string().min(1).default('modelgate'),
   /** How often to reconcile with the registry without an announcement, in ms. */
-  WORKER_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).default(3000),
+  WORKER_RECONCILE_INTERVAL_MS: millisecondsFromEnv(100).default(3000),
   /** Heartbeat time-to-live in ms: a worker that stops beating leaves routing after this. */
-  WORKER_HEARTBEAT_TTL_MS: z.coerce.number().int().min(500).default(6000),
+  WORKER_HEARTBEAT_TTL_MS: millisecondsFromEnv(
+    HEARTBEAT_TTL_LIMITS_MS.min,
+    HEARTBEAT_TTL_LIMITS_MS.max,
+  ).default(6000),
   /** Content-addressed artifact cache directory. */
   WORKER_CACHE_DIR: z.string().min(1).default('.modelgate/worker-cache'),
   /** Comma-separated directories that `file://` artifact URIs may point into. */
@@ -51,13 +55,13 @@ export const workerConfigSchema = z.object({
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
   /** Wait before retrying a failed model load, in ms; it doubles with each further failure. */
-  WORKER_LOAD_RETRY_BASE_MS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.baseDelayMs),
+  WORKER_LOAD_RETRY_BASE_MS: millisecondsFromEnv(1).default(DEFAULT_LOAD_RETRY.baseDelayMs),
   /** Longest wait between attempts to load a model, in ms. */
-  WORKER_LOAD_RETRY_MAX_MS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.maxDelayMs),
+  WORKER_LOAD_RETRY_MAX_MS: millisecondsFromEnv(1).default(DEFAULT_LOAD_RETRY.maxDelayMs),
   /** Attempts to load a model per config revision before giving up (the reason shows in status). */
   WORKER_LOAD_RETRY_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.maxAttempts),
   /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
-  WORKER_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  WORKER_DRAIN_TIMEOUT_MS: millisecondsFromEnv(0).default(30_000),
   /**
    * Whether an encoder model on the CPU whose instances share the cores (runtime.intraOpThreads 0,
    * instances 2 or more) also gets a solo session with a thread per core, for batches that find the
@@ -118,6 +122,12 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
   if (config.WORKER_TEST_FAILING_MODELS.length > 0 && !config.WORKER_TEST_HOOKS) {
     throw new Error(
       'invalid worker configuration:\n  WORKER_TEST_FAILING_MODELS: a test hook, honoured only with WORKER_TEST_HOOKS=true',
+    );
+  }
+  if (config.WORKER_LOAD_RETRY_BASE_MS > config.WORKER_LOAD_RETRY_MAX_MS) {
+    throw new Error(
+      `invalid worker configuration:\n  WORKER_LOAD_RETRY_BASE_MS: the first wait (${config.WORKER_LOAD_RETRY_BASE_MS} ms) ` +
+        `exceeds WORKER_LOAD_RETRY_MAX_MS (${config.WORKER_LOAD_RETRY_MAX_MS} ms), the longest: raise the one or lower the other`,
     );
   }
   return config;

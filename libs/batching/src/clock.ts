@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from '@modelgate/contracts';
+
 /**
  * The batcher's only view of time: a monotonic microsecond clock and one-shot timers. The batching
  * logic never calls `setTimeout` or `performance` itself, so tests drive it with {@link FakeClock}
@@ -14,8 +16,6 @@ export interface Clock {
   setTimer(atMicros: number, callback: () => void): () => void;
 }
 
-const MAX_TIMEOUT_MS = 2_147_483_647;
-
 /**
  * The process clock: `performance.now()` for time, `setTimeout` for timers. Node timers have
  * millisecond resolution, so a timer may fire up to ~1 ms late; the batcher re-decides whenever a
@@ -28,7 +28,7 @@ export const systemClock: Clock = {
     const arm = (): void => {
       const delayMs = Math.max(0, Math.ceil((atMicros - performance.now() * 1000) / 1000));
       // Node fires delays past 2^31-1 ms after 1 ms; hop in steps instead.
-      handle = delayMs > MAX_TIMEOUT_MS ? setTimeout(arm, MAX_TIMEOUT_MS) : setTimeout(callback, delayMs);
+      handle = delayMs > MAX_TIMER_MS ? setTimeout(arm, MAX_TIMER_MS) : setTimeout(callback, delayMs);
     };
     if (atMicros !== Number.POSITIVE_INFINITY) arm();
     return () => clearTimeout(handle);

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { trafficReportSchema } from './traffic-report.js';
 
+/**
+ * A heartbeat's time-to-live, in ms: the registry keeps a report at most 10 minutes without a
+ * renewal, and a node refuses a longer TTL at start rather than have every report refused.
+ */
+export const HEARTBEAT_TTL_LIMITS_MS = { min: 500, max: 600_000 } as const;
+
 /** Whether a gateway can serve one endpoint now; `reason` says what is missing when not. */
 export const endpointServabilitySchema = z.object({
   ready: z.boolean().describe('Whether the gateway can serve the endpoint now.'),

@@ -4,7 +4,7 @@
  * sees them. Redis stays the path for discovery; the registry only shows these reports.
  */
 import { z } from 'zod';
-import { nodeHeartbeatSchema, type NodeReport } from './node-heartbeat.js';
+import { HEARTBEAT_TTL_LIMITS_MS, nodeHeartbeatSchema, type NodeReport } from './node-heartbeat.js';
 
 /** Where a node reports over HTTP. */
 export interface RegistryReportTarget {
@@ -23,8 +23,8 @@ export const heartbeatReportSchema = z.object({
     .describe("The node's state: role, id, address, applied revision, models, endpoints, traffic"),
   ttlMs: z
     .int()
-    .min(500)
-    .max(600_000)
+    .min(HEARTBEAT_TTL_LIMITS_MS.min)
+    .max(HEARTBEAT_TTL_LIMITS_MS.max)
     .describe(
       'Milliseconds the registry keeps the report without a renewal (a dead node drops out after it)',
     ),

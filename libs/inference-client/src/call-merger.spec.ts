@@ -218,6 +218,17 @@ describe('CallMerger', () => {
     expect(echoOf(await onTime)).toEqual([2n]);
   });
 
+  it('keeps a member whose deadline is beyond what a timer holds (Node would fire it after 1 ms)', async () => {
+    const fake = new FakeRuns();
+    const day = 24 * 3600_000;
+    const far = fake.merger.infer(call('a', [[1n]], { deadlineEpochMs: Date.now() + 30 * day }), LAYOUT);
+    const farther = fake.merger.infer(call('b', [[2n]], { deadlineEpochMs: Date.now() + 60 * day }), LAYOUT);
+    await turn();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    fake.answer(0);
+    expect([echoOf(await far), echoOf(await farther)]).toEqual([[1n], [2n]]);
+  });
+
   it('re-runs each member alone when the merged call is refused as a whole', async () => {
     const fake = new FakeRuns();
     const requests = ['a', 'b', 'c'].map((id, i) => call(id, [[BigInt(i)]]));

@@ -12,7 +12,7 @@
  * alone; the other failures (UNAVAILABLE after its retry, QUEUE_FULL, a deadline) are every
  * member's.
  */
-import { ErrorCode, GrpcStatus, isModelgateError } from '@modelgate/contracts';
+import { ErrorCode, GrpcStatus, MAX_TIMER_MS, isModelgateError } from '@modelgate/contracts';
 import { type InferRequest, type InferResult } from './inference-types.js';
 import { type MergeMember, type RowLayout, mergeInputs, mergeMember, splitOutputs } from './merge-calls.js';
 import { workerCallToModelgateError } from './worker-errors.js';
@@ -202,9 +202,12 @@ function watchMember(
     return () => {};
   }
   signal?.addEventListener('abort', onAbort, { once: true });
+  const delayMs = request.deadlineEpochMs - Date.now();
+  // A deadline beyond what a Node timer keeps (it would fire after 1 ms) is as good as none, as
+  // grpc-js treats it: the merged call's own deadline still ends the wait.
   const timer =
-    request.deadlineEpochMs < mergedDeadline
-      ? setTimeout(() => leave(GrpcStatus.DEADLINE_EXCEEDED, ''), request.deadlineEpochMs - Date.now())
+    request.deadlineEpochMs < mergedDeadline && delayMs <= MAX_TIMER_MS
+      ? setTimeout(() => leave(GrpcStatus.DEADLINE_EXCEEDED, ''), delayMs)
       : undefined;
   return () => {
     signal?.removeEventListener('abort', onAbort);

@@ -17,6 +17,17 @@ export const listFromEnv = z.string().transform((value) =>
 );
 
 /**
+ * The longest delay a Node timer keeps: a longer one fires after 1 ms (Node's documented
+ * behaviour), so a drain timeout or an interval beyond it would act at once. About 24.8 days.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A duration in milliseconds from the environment: an integer from `min` to `max` (at most {@link MAX_TIMER_MS}). */
+export function millisecondsFromEnv(min: number, max: number = MAX_TIMER_MS) {
+  return z.coerce.number().int().min(min).max(Math.min(max, MAX_TIMER_MS));
+}
+
+/**
  * Refuses keys an app no longer reads, saying where their job went, rather than ignoring them:
  * `retired` maps each key to that explanation.
  */
