@@ -216,3 +216,23 @@ describe('ModelRunner with a solo session', () => {
     expect(instances.flatMap((session) => session.batchRows)).toEqual([1, 1]);
   });
 });
+
+describe('ModelRunner admission', () => {
+  it('refuses a request with more rows than the queue holds as invalid, not as a full queue to retry', async () => {
+    const session = crossingSession();
+    const model = new ModelRunner(
+      'vit:1',
+      [session],
+      resolveBatchLimits({ maxBatchSize: 2, maxQueueSize: 4 }),
+    );
+    await expect(model.infer({ pixel_values: pixels(5, 0) }, 5, undefined)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message:
+        'model vit:1: a request of 5 rows exceeds the 4 its queue holds (batching.maxQueueSize): send fewer rows per request',
+    });
+    expect(session.given).toHaveLength(0);
+    // As many rows as it holds still run.
+    const result = await model.infer({ pixel_values: pixels(4, 0) }, 4, undefined);
+    expect(result.outputs.logits?.dims).toEqual([4, 1]);
+  });
+});

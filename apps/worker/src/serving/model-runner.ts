@@ -134,6 +134,14 @@ export class ModelRunner {
     options: InferOptions = {},
   ): Promise<InferResult> {
     const limits = this.batcher.limits;
+    // More rows than the queue holds would be refused as full forever: no retry can get it in.
+    if (rows > limits.maxQueueSize) {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `model ${this.modelId}: a request of ${rows} rows exceeds the ${limits.maxQueueSize} its queue holds ` +
+          '(batching.maxQueueSize): send fewer rows per request',
+      );
+    }
     if (this.batcher.queueDepth + rows > limits.maxQueueSize) {
       throw new ModelgateError(
         ErrorCode.QUEUE_FULL,
