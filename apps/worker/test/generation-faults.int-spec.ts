@@ -59,6 +59,13 @@ describe('worker: ModelGenerate limits, refusals and faults (tiny-gpt2, 256 posi
         task: 'text-generation',
         batching: { maxBatchSize: 4, maxQueueSize: 8 },
       },
+      // A short default deadline, for requests that bring none of their own.
+      {
+        name: 'brief',
+        fixture: 'tiny-gpt2',
+        task: 'text-generation',
+        batching: { maxBatchSize: 1, defaultTimeoutMs: 800 },
+      },
       { name: 'bert', fixture: 'tiny-bert-sst2' },
     ]);
   });
@@ -118,6 +125,20 @@ describe('worker: ModelGenerate limits, refusals and faults (tiny-gpt2, 256 posi
     expect(
       (await collect(worker.client.stream('ModelGenerate', request('one', PROMPTS[1]!, 2)))).tokens,
     ).toHaveLength(2);
+  });
+
+  it("ends a request that brought no deadline at the model's defaultTimeoutMs, mid-stream", async () => {
+    // Held after its first token for good: only a deadline can end it (it hung without one).
+    const held = follow(
+      worker.client.stream('ModelGenerate', request('brief', PROMPTS[0]!, 200), {
+        metadata: HOLD_AFTER_FIRST,
+      }),
+    );
+    await held.first;
+    const ended = await failure(held);
+    expect(ended.code).toBe(status.DEADLINE_EXCEEDED);
+    expect(ended.details).toMatch(/deadline exceeded during generation/);
+    await waitFor(async () => (await gauge('modelgate_generation_running_sequences', 'brief')) === 0);
   });
 
   it('refuses bad requests and the wrong method for the model with clear errors', async () => {

@@ -28,6 +28,7 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
       { name: 'distil', fixture: 'tiny-distilbert-sst2' },
       { name: 'embedder', fixture: 'tiny-bert-embedder', task: 'feature-extraction' },
       { name: 'small-queue', fixture: 'tiny-bert-sst2', batching: { maxBatchSize: 1, maxQueueSize: 8 } },
+      { name: 'brief', fixture: 'tiny-bert-sst2', batching: { defaultTimeoutMs: 500 } },
       { name: 'gpu-preferred', fixture: 'tiny-bert-sst2', executionProviders: ['cuda', 'cpu'] },
       { name: 'gpu-only', fixture: 'tiny-bert-sst2', executionProviders: ['cuda'] },
       { name: 'tampered', fixture: 'tiny-bert-sst2', sha256: 'ab'.repeat(32) },
@@ -209,6 +210,25 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     expect(settled.indexOf('held')).toBeGreaterThan(
       settled.lastIndexOf(`rejected:${status.RESOURCE_EXHAUSTED}`),
     );
+  });
+
+  it("answers DEADLINE_EXCEEDED once a running request's limit passes: the model's default, or its timeout parameter", async () => {
+    // Both held in their batches well past their limits; neither has a gRPC deadline (the client
+    // ends those itself). Each used to wait for its batch and answer OK.
+    const hold = { metadata: { [HOLD]: '2500' } };
+    const timeout = { timeout: { int64_param: '300000', parameter_choice: 'int64_param' } };
+    const [byDefault, byParameter] = await Promise.all([
+      worker.client
+        .call('ModelInfer', tokenInferRequest('brief', tokenRows(1, 31)), hold)
+        .catch((e: ServiceError) => e),
+      worker.client
+        .call('ModelInfer', { ...tokenInferRequest('bert', tokenRows(1, 32)), parameters: timeout }, hold)
+        .catch((e: ServiceError) => e),
+    ]);
+    for (const error of [byDefault, byParameter]) {
+      expect(error).toMatchObject({ code: status.DEADLINE_EXCEEDED });
+      expect((error as ServiceError).details).toMatch(/deadline exceeded while (brief|bert):1 computed/);
+    }
   });
 
   it('fails a request whose deadline passes in the queue with DEADLINE_EXCEEDED, without computing it', async () => {

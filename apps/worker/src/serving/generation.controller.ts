@@ -58,7 +58,7 @@ export class GenerationController {
     let series = modelLabels('unknown');
     const receivedAtMs = Date.now();
     const deadline = call.getDeadline();
-    const deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+    let deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
     let done = false;
     const fail = (error: unknown): void => {
       done = true;
@@ -77,6 +77,8 @@ export class GenerationController {
     try {
       const model = this.models.requireGenerator(request.model_name, request.model_version || undefined);
       series = modelLabels(model.spec.id);
+      // A call that brought no deadline gets the model's (batching.defaultTimeoutMs), for the whole generation.
+      if (!Number.isFinite(deadlineMs)) deadlineMs = receivedAtMs + model.spec.batching.defaultTimeoutMs;
       // Ids beyond the vocabulary would fail the model run: prepared facts, else the logits' static dim.
       const logits = model.outputs.find((output) => output.name === 'logits')?.dims[2];
       const vocab =

@@ -96,6 +96,8 @@ export class InferenceController {
     try {
       const model = this.models.require(request.model_name, request.model_version || undefined);
       series = modelLabels(model.spec.id);
+      // A call that brought no deadline gets the model's (batching.defaultTimeoutMs), queued or running.
+      if (!Number.isFinite(deadlineMs)) deadlineMs = receivedAtMs + model.spec.batching.defaultTimeoutMs;
       if (this.config.WORKER_TEST_HOOKS && this.config.WORKER_TEST_FAILING_MODELS.includes(model.spec.id)) {
         throw new ModelgateError(
           ErrorCode.INTERNAL,

@@ -17,7 +17,7 @@ import {
   sequenceAxisOf,
   splitBatchOutput,
 } from '@modelgate/batching';
-import { ErrorCode, ModelgateError, isTokenModel } from '@modelgate/contracts';
+import { ErrorCode, MAX_TIMER_MS, ModelgateError, isTokenModel } from '@modelgate/contracts';
 import {
   type OnnxSession,
   type SessionRun,
@@ -74,6 +74,32 @@ export interface InferOptions {
   holdMs?: number;
   /** Test hook (WORKER_TEST_HOOKS only): kill the session thread that runs the batch. */
   crashSession?: boolean;
+}
+
+/**
+ * `work`, or DEADLINE_EXCEEDED once `deadlineEpochMs` passes: a dispatched batch cannot be recalled,
+ * so past its deadline a request is answered without waiting for it (the batch's other rows, and
+ * its result, are unaffected). The batcher already refuses a request whose deadline passes queued.
+ */
+async function withinDeadline<T>(work: Promise<T>, deadlineEpochMs: number | undefined, modelId: string) {
+  const delayMs = deadlineEpochMs === undefined ? Infinity : deadlineEpochMs - Date.now();
+  // Beyond what a Node timer keeps, a deadline is as good as none (grpc-js treats it so too).
+  if (!(delayMs <= MAX_TIMER_MS)) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ModelgateError(ErrorCode.DEADLINE_EXCEEDED, `deadline exceeded while ${modelId} computed`),
+        ),
+      Math.max(0, delayMs),
+    );
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Failures of a run onnxruntime refused while its session lived on (runBatch retries their rows alone). */
@@ -177,7 +203,7 @@ export class ModelRunner {
         })),
       );
       if (abandon) for (const row of pending) row.catch(() => abandon.abort());
-      const rowResults = await Promise.all(pending);
+      const rowResults = await withinDeadline(Promise.all(pending), options.deadlineEpochMs, this.modelId);
       const failed = rowResults.find((row) => row.error !== undefined);
       if (failed) throw failed.error;
       const width = this.tokenModel ? inputs.attention_mask?.dims[1] : undefined;
