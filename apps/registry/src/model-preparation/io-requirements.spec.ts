@@ -1,6 +1,12 @@
 import { type TensorMetadata } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { checkIoForTask, checkLabels, checkPaddingRatio, labelsFromHfConfig } from './io-requirements.js';
+import {
+  checkIoForTask,
+  checkLabels,
+  checkPaddingRatio,
+  labelsFromHfConfig,
+  repeatedLabelProblem,
+} from './io-requirements.js';
 
 const tokens: TensorMetadata[] = [
   { name: 'input_ids', datatype: 'INT64', dims: [-1, -1] },
@@ -62,6 +68,15 @@ describe('labels', () => {
     expect(labelsFromHfConfig({ id2label: { '0': 'A', '2': 'C' } })).toBeUndefined();
     expect(labelsFromHfConfig({ id2label: { '0': 7 } })).toBeUndefined();
     expect(labelsFromHfConfig(null)).toBeUndefined();
+  });
+
+  it("reports a label config.json's id2label gives two classes (the snapshot would refuse the model)", () => {
+    const labels = labelsFromHfConfig({ id2label: { '0': 'SAME', '1': 'OTHER', '2': 'SAME' } }) ?? null;
+    expect(repeatedLabelProblem(labels)).toBe(
+      "label 'SAME' names classes 0 and 2 (config.json's id2label): give the model labels that name each class once",
+    );
+    expect(repeatedLabelProblem(['NEGATIVE', 'POSITIVE'])).toBeUndefined();
+    expect(repeatedLabelProblem(null)).toBeUndefined();
   });
 
   it('reports labels that do not match the classes of logits', () => {

@@ -114,6 +114,17 @@ export function checkLabels(
   return `the model has ${labels.length} labels but logits has ${classes} classes`;
 }
 
+/** A problem when a label names two classes (config.json's id2label may repeat one); undefined when none does. */
+export function repeatedLabelProblem(labels: readonly string[] | null): string | undefined {
+  if (labels === null) return undefined;
+  const at = labels.findIndex((label, index) => labels.indexOf(label) !== index);
+  if (at < 0) return undefined;
+  return (
+    `label '${labels[at]}' names classes ${labels.indexOf(labels[at]!)} and ${at} (config.json's id2label): ` +
+    'give the model labels that name each class once'
+  );
+}
+
 /** Class labels from a Hugging Face config.json's id2label ({"0": "NEGATIVE", ...}); undefined unless ids run 0..n-1. */
 export function labelsFromHfConfig(config: unknown): string[] | undefined {
   if (typeof config !== 'object' || config === null) return undefined;

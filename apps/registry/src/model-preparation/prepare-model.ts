@@ -11,7 +11,13 @@ import {
   type PreparationTimings,
 } from '@modelgate/contracts';
 import { type ModelIo } from '../models/model.entity.js';
-import { checkIoForTask, checkLabels, checkPaddingRatio, labelsFromHfConfig } from './io-requirements.js';
+import {
+  checkIoForTask,
+  checkLabels,
+  checkPaddingRatio,
+  labelsFromHfConfig,
+  repeatedLabelProblem,
+} from './io-requirements.js';
 import {
   type BundleFiles,
   causalLmHint,
@@ -117,6 +123,8 @@ export async function prepareModel(
             ? checkTokenLabels(labels, model.outputs)
             : undefined;
       if (labelProblem !== undefined) problems.push(labelProblem);
+      const repeatedLabel = repeatedLabelProblem(labels);
+      if (repeatedLabel !== undefined) problems.push(repeatedLabel);
       const paddingProblem =
         request.maxPaddingRatio === undefined
           ? undefined

@@ -76,6 +76,18 @@ describe('model registration: labels', () => {
     );
   });
 
+  it('refuses a label given twice, by JSON and by upload: the config snapshot would refuse the model', () => {
+    const labels = ['SAME', 'SAME'];
+    const message = "labels.1: duplicate label 'SAME' (first at index 0)";
+    expect(
+      refusal({ name: 'sst2', task: 'text-classification', artifact: model, tokenizer, labels }),
+    ).toEqual([message]);
+    const upload = uploadFieldsSchema.safeParse({ name: 'vit', task: 'image-classification', labels });
+    expect(upload.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)).toEqual([
+      message,
+    ]);
+  });
+
   it('refuses labels on a task without classes, by JSON and by upload', () => {
     const message =
       'labels: name classes, which feature-extraction models do not have (only text-, token- and image-classification); leave them out';

@@ -10,6 +10,7 @@ import { type ModelTask, hasLabels, isGenerativeTask, modelTaskSchema } from '..
 import {
   artifactRefSchema,
   externalDataRequestListSchema,
+  labelsSchema,
   MODEL_VERSION_PATTERN,
   resourceNameSchema,
 } from '../config/spec-fields.schema.js';
@@ -30,11 +31,11 @@ const modelSettingsShape = {
   name: resourceNameSchema.describe('Model name; versions of one name share it'),
   version: versionInputSchema.optional().describe('Version; the next free one for the name when omitted'),
   task: modelTaskSchema.describe('What the model does'),
-  labels: z
-    .array(z.string().min(1))
-    .min(1)
+  labels: labelsSchema
     .optional()
-    .describe("Class labels by output index; read from the tokenizer bundle's config.json when omitted"),
+    .describe(
+      "Class labels by output index, each once; read from the tokenizer bundle's config.json when omitted",
+    ),
   batching: batchingSchema
     .strict()
     .prefault({})

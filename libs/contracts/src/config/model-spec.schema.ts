@@ -5,6 +5,7 @@ import {
   artifactRefSchema,
   externalDataListSchema,
   formatModelId,
+  labelsSchema,
   modelIdSchema,
   modelVersionSchema,
   nonNegativeIntSchema,
@@ -252,11 +253,7 @@ export const modelSpecSchema = z
       .describe(
         'Tokenizer bundle (tokenizer.json, tokenizer_config.json, config.json); required unless task is raw.',
       ),
-    labels: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe('Class labels by output index (text-classification).'),
+    labels: labelsSchema.optional().describe('Class labels by output index (text-classification).'),
     inputs: z
       .array(tensorMetadataSchema)
       .default([])
@@ -296,13 +293,6 @@ export const modelSpecSchema = z
     }
     checkBatchingForTask(model.task, model.batching, ctx);
     if (!isGenerativeTask(model.task)) checkQueueDelay(model.batching, model.runtime.instances, ctx);
-    reportDuplicates(
-      ctx,
-      model.labels ?? [],
-      (label) => label,
-      (i) => ['labels', i],
-      'label',
-    );
     reportDuplicates(
       ctx,
       model.inputs,

@@ -40,6 +40,23 @@ export const positiveIntSchema = z.int().min(1);
 /** A non-negative integer (safe range). */
 export const nonNegativeIntSchema = z.int().min(0);
 
+/**
+ * Class labels by output index: each names one class, so none repeats (a repeated label would make
+ * two classes one in every answer, and the config snapshot refuses it).
+ */
+export const labelsSchema = z
+  .array(z.string().min(1))
+  .min(1)
+  .superRefine((labels, ctx) =>
+    reportDuplicates(
+      ctx,
+      labels,
+      (label) => label,
+      (i) => [i],
+      'label',
+    ),
+  );
+
 /** URI schemes the model store fetches artifacts from. */
 export const ARTIFACT_URI_SCHEMES = ['file:', 'http:', 'https:', 's3:'] as const;
 
