@@ -58,4 +58,38 @@ describe('model upload limits', () => {
     const json = await registry.admin.post<ApiErrorBody>('/v1/models/upload', { name: 'x' });
     expect(json.status).toBe(415);
   });
+
+  it('answers 400 for a field or file given twice instead of keeping the last', async () => {
+    const form = new FormData();
+    form.append('name', 'first');
+    form.append('name', 'second');
+    form.set('task', 'raw');
+    form.append('model.onnx', new Blob([randomBytes(16)]), 'model.onnx');
+    form.append('model.onnx', new Blob([randomBytes(16)]), 'model.onnx');
+    const response = await upload(form);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe(
+      "field 'name' is given twice; give it once; file 'model.onnx' is given twice; give it once",
+    );
+  });
+
+  it('answers 400, not 500, for a multipart body cut short', async () => {
+    const boundary = 'cut-short-boundary';
+    const body =
+      `--${boundary}\r\ncontent-disposition: form-data; name="name"\r\n\r\nshort\r\n` +
+      `--${boundary}\r\ncontent-disposition: form-data; name="model.onnx"; filename="model.onnx"\r\n` +
+      'content-type: application/octet-stream\r\n\r\npartial bytes';
+    const response = await fetch(`${registry.url}/v1/models/upload`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${registry.admin.token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      body,
+    });
+    expect(response.status).toBe(400);
+    const answer = (await response.json()) as ApiErrorBody;
+    expect(answer.error.code).toBe('INVALID_ARGUMENT');
+    expect(answer.error.message).toMatch(/^the multipart body could not be read: /);
+  });
 });

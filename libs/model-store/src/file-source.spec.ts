@@ -111,6 +111,19 @@ describe('resolveFileUri', () => {
     });
   });
 
+  it('refuses a name too long and a symlink loop as bad paths, not as failures of the machine', async () => {
+    symlinkSync(join(root, 'loop-b'), join(root, 'loop-a'));
+    symlinkSync(join(root, 'loop-a'), join(root, 'loop-b'));
+    await expect(resolveFileUri(uriOf(join(root, 'loop-a')), [root])).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: expect.stringContaining('its symbolic links loop') as unknown,
+    });
+    await expect(resolveFileUri(uriOf(join(root, `${'x'.repeat(300)}.onnx`)), [root])).rejects.toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: expect.stringContaining('the path or one of its names is too long') as unknown,
+    });
+  });
+
   it('opens a file for streaming but refuses one over maxBytes', async () => {
     const source = await openFileSource(uriOf(join(root, 'bert', 'model.onnx')), [root], 100);
     expect(source.declaredBytes).toBe(7);

@@ -155,6 +155,12 @@ function isInside(root: string, child: string): boolean {
   return rel !== '' && !isAbsolute(rel) && rel.split(sep)[0] !== '..';
 }
 
+const PATH_FAULTS: Readonly<Record<string, string>> = {
+  ENAMETOOLONG: 'the path or one of its names is too long',
+  ELOOP: 'its symbolic links loop',
+  EISDIR: 'is a directory, not a file',
+};
+
 function notFoundOr(error: unknown, shown: string): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -162,6 +168,11 @@ function notFoundOr(error: unknown, shown: string): unknown {
   }
   if (code === 'EACCES' || code === 'EPERM') {
     return new ModelgateError(ErrorCode.PERMISSION_DENIED, `${shown}: not readable`, {}, { cause: error });
+  }
+  // Faults of the path given, not of this machine: a name too long, a symlink loop, a directory.
+  const why = code === undefined ? undefined : PATH_FAULTS[code];
+  if (why !== undefined) {
+    return new ModelgateError(ErrorCode.INVALID_ARGUMENT, `${shown}: ${why}`, {}, { cause: error });
   }
   return error;
 }

@@ -5,6 +5,7 @@ import {
   DEFAULT_EXTERNAL_DATA_NAME,
   ErrorCode,
   ModelgateError,
+  isModelgateError,
   type ModelTask,
   type ModelView,
   TOKENIZER_BUNDLE_FILES,
@@ -74,35 +75,52 @@ export class ModelUploadService {
     let encoder: StoredArtifact | undefined;
     let decoder: StoredArtifact | undefined;
 
-    for await (const part of request.parts()) {
-      if (part.type === 'field') {
-        fields[part.fieldname] = this.#fieldValue(part.fieldname, String(part.value), problems);
-        continue;
+    // Each field and file once: a repeated one used to replace the one before without a word.
+    const seen = new Set<string>();
+    const repeated = (kind: 'field' | 'file', name: string): boolean => {
+      if (!seen.has(`${kind}:${name}`)) {
+        seen.add(`${kind}:${name}`);
+        return false;
       }
-      const name = fileNameOf(part.fieldname, part.filename);
-      if (name === MODEL_FILE) {
-        model = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, MODEL_FILE);
-      } else if (name === ENCODER_FILE) {
-        encoder = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, ENCODER_FILE);
-      } else if (name === DECODER_FILE) {
-        decoder = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, DECODER_FILE);
-      } else if (name === EXTERNAL_DATA_FILE) {
-        externalData = await this.store.write(
-          part.file,
-          this.config.REGISTRY_ARTIFACT_MAX_BYTES,
-          EXTERNAL_DATA_FILE,
-        );
-      } else if (isTokenizerFile(name)) {
-        tokenizerFiles[name] = await readLimited(part.file, TOKENIZER_FILE_MAX_BYTES, name);
-        if (part.file.truncated) {
-          throw new ModelgateError(ErrorCode.PAYLOAD_TOO_LARGE, `${name} is over the upload size limit`);
+      problems.push(`${kind} '${name}' is given twice; give it once`);
+      return true;
+    };
+    try {
+      for await (const part of request.parts()) {
+        if (part.type === 'field') {
+          if (!repeated('field', part.fieldname))
+            fields[part.fieldname] = this.#fieldValue(part.fieldname, String(part.value), problems);
+          continue;
         }
-      } else {
-        part.file.resume();
-        problems.push(
-          `unexpected file '${part.filename || part.fieldname}'; expected ${MODEL_FILES.join(', ')} or ${TOKENIZER_FILES.join(', ')}`,
-        );
+        const name = fileNameOf(part.fieldname, part.filename);
+        if (repeated('file', name)) {
+          part.file.resume();
+        } else if (name === MODEL_FILE) {
+          model = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, MODEL_FILE);
+        } else if (name === ENCODER_FILE) {
+          encoder = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, ENCODER_FILE);
+        } else if (name === DECODER_FILE) {
+          decoder = await this.store.write(part.file, this.config.REGISTRY_ARTIFACT_MAX_BYTES, DECODER_FILE);
+        } else if (name === EXTERNAL_DATA_FILE) {
+          externalData = await this.store.write(
+            part.file,
+            this.config.REGISTRY_ARTIFACT_MAX_BYTES,
+            EXTERNAL_DATA_FILE,
+          );
+        } else if (isTokenizerFile(name)) {
+          tokenizerFiles[name] = await readLimited(part.file, TOKENIZER_FILE_MAX_BYTES, name);
+          if (part.file.truncated) {
+            throw new ModelgateError(ErrorCode.PAYLOAD_TOO_LARGE, `${name} is over the upload size limit`);
+          }
+        } else {
+          part.file.resume();
+          problems.push(
+            `unexpected file '${part.filename || part.fieldname}'; expected ${MODEL_FILES.join(', ')} or ${TOKENIZER_FILES.join(', ')}`,
+          );
+        }
       }
+    } catch (error) {
+      throw malformedBody(error);
     }
     if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
 
@@ -203,6 +221,22 @@ function fileNameOf(fieldname: string, filename: string): string {
 
 function isTokenizerFile(name: string): name is (typeof TOKENIZER_FILES)[number] {
   return (TOKENIZER_FILES as readonly string[]).includes(name);
+}
+
+/**
+ * `error` as a 400 when the multipart parser raised it (a truncated or malformed body: a plain
+ * Error, with neither an errno code nor an HTTP status); anything else (a full disk, a refusal of
+ * ours, a limit with its own status) as it is.
+ */
+function malformedBody(error: unknown): unknown {
+  if (!(error instanceof Error) || isModelgateError(error) || 'code' in error || 'statusCode' in error)
+    return error;
+  return new ModelgateError(
+    ErrorCode.INVALID_ARGUMENT,
+    `the multipart body could not be read: ${error.message}`,
+    {},
+    { cause: error },
+  );
 }
 
 async function readLimited(stream: Readable, maxBytes: number, name: string): Promise<Buffer> {
