@@ -6,7 +6,12 @@ import {
   routeSchema,
 } from '../config/endpoint-spec.schema.js';
 import { modelTaskSchema } from '../config/model-task.js';
-import { modelIdSchema, positiveIntSchema, resourceNameSchema } from '../config/spec-fields.schema.js';
+import {
+  modelIdSchema,
+  positiveIntSchema,
+  resourceNameSchema,
+  timeoutMsSchema,
+} from '../config/spec-fields.schema.js';
 
 const stickyHeaderSchema = z
   .string()
@@ -30,7 +35,7 @@ export const createEndpointSchema = z.strictObject({
   stickyHeader: stickyHeaderSchema
     .optional()
     .describe('Request header pinning a client to one route; `x-modelgate-route-key` when omitted'),
-  timeoutMs: positiveIntSchema
+  timeoutMs: timeoutMsSchema
     .optional()
     .describe("Request deadline in milliseconds; the model's defaultTimeoutMs when omitted"),
 });
@@ -75,7 +80,7 @@ export const updateEndpointSchema = z.strictObject({
     .nullable()
     .optional()
     .describe('Request header pinning a client to one route; null: `x-modelgate-route-key`'),
-  timeoutMs: positiveIntSchema
+  timeoutMs: timeoutMsSchema
     .nullable()
     .optional()
     .describe("Request deadline in milliseconds; null: the model's defaultTimeoutMs"),

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { type ModelTask, isGenerativeTask, modelTaskSchema } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
-import { modelIdSchema, positiveIntSchema, resourceNameSchema } from './spec-fields.schema.js';
+import {
+  modelIdSchema,
+  positiveIntSchema,
+  resourceNameSchema,
+  timeoutMsSchema,
+} from './spec-fields.schema.js';
 import { parseWith } from './validation-issues.js';
 
 /** What a route does with traffic: serve it (primary, canary) or get a mirrored copy (shadow). */
@@ -210,7 +215,7 @@ export const endpointSpecSchema = z
       .regex(/^[a-z0-9][a-z0-9-]{0,127}$/, 'must be a lowercase header name of letters, digits and dashes')
       .default(DEFAULT_STICKY_HEADER)
       .describe('Lowercase request header whose value pins a client to one route.'),
-    timeoutMs: positiveIntSchema
+    timeoutMs: timeoutMsSchema
       .optional()
       .describe(
         "Deadline of a request to this endpoint, in milliseconds; the model's defaultTimeoutMs when absent.",

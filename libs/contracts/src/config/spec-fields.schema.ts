@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TIMER_MS } from './env-schema.js';
 import { reportDuplicates } from './report-duplicates.js';
 
 /** Names of models, endpoints and worker groups: lowercase DNS-label style, 1-63 characters. */
@@ -36,6 +37,12 @@ export const modelIdSchema = z
 
 /** A strictly positive integer (safe range). */
 export const positiveIntSchema = z.int().min(1);
+
+/**
+ * A request deadline in milliseconds: at most what a Node timer keeps (and a Postgres integer
+ * holds), about 24.8 days.
+ */
+export const timeoutMsSchema = z.int().min(1).max(MAX_TIMER_MS);
 
 /** A non-negative integer (safe range). */
 export const nonNegativeIntSchema = z.int().min(0);
