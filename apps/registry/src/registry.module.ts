@@ -91,7 +91,13 @@ export class RegistryModule {
       redisUrl === undefined
         ? []
         : [
-            BullModule.forRoot({ connection: { url: redisUrl }, prefix: config.REDIS_KEY_PREFIX }),
+            // The queue's commands fail after one reconnection attempt while Redis is down, rather than
+            // wait minutes and then fail: registration answers meanwhile (the model stays PENDING),
+            // and BullPreparationQueue queues every unfinished model again once Redis is back.
+            BullModule.forRoot({
+              connection: { url: redisUrl, maxRetriesPerRequest: 1 },
+              prefix: config.REDIS_KEY_PREFIX,
+            }),
             BullModule.registerQueue({ name: MODEL_PREPARATION_QUEUE }),
           ];
     const queueProvider: Provider =

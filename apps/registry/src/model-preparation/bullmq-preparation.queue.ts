@@ -48,7 +48,8 @@ export class BullPreparationQueue implements PreparationQueue, OnApplicationBoot
 
   onApplicationBootstrap(): void {
     const worker = new Worker<PreparationJobData>(this.queue.name, (job) => this.#process(job), {
-      connection: this.queue.opts.connection,
+      // BullMQ's blocking reads wait for Redis however long it is away.
+      connection: { ...this.queue.opts.connection, maxRetriesPerRequest: null },
       prefix: this.config.REDIS_KEY_PREFIX,
       concurrency: 1,
       lockDuration: this.config.REGISTRY_PREPARATION_LOCK_MS,
@@ -58,9 +59,14 @@ export class BullPreparationQueue implements PreparationQueue, OnApplicationBoot
     worker.on('error', (error) => this.logger.warn({ err: error }, 'model-preparation worker error'));
     this.#worker = worker;
     void this.#requeueUnfinished();
+    // After a Redis outage: a job added meanwhile failed (or never got there), and its model would
+    // stay PENDING until the next start. Queueing again is a no-op for a job already there.
+    void this.queue.backend.client
+      .then((client) => client.on('ready', () => void this.#requeueUnfinished()))
+      .catch(() => undefined); // closed before Redis was ever reached: nothing to follow
   }
 
-  /** Models left PENDING or PREPARING by a crash, or whose job never reached Redis. */
+  /** Models left PENDING or PREPARING by a crash, or whose job never reached Redis (outages). */
   async #requeueUnfinished(): Promise<void> {
     try {
       for (const modelId of await this.preparation.unfinished()) await this.enqueue(modelId);
