@@ -137,4 +137,40 @@ describe('version policies (admin API and snapshot)', () => {
     expect((await snapshot()).versionPolicies.map((entry) => entry.model)).toEqual([]);
     expect((await registry.admin.get('/v1/models/solo/version-policy')).status).toBe(404);
   });
+
+  it('takes a deleted version out of a specific policy, and refuses to delete the only one it lists', async () => {
+    const body = await fixtureRegistration(
+      'tiny-bert-sst2',
+      'pinned',
+      'text-classification',
+      `${isolation.dir}/files`,
+    );
+    for (let version = 1; version <= 3; version++) {
+      const registered = await registry.admin.post<ModelView>('/v1/models', body);
+      await waitForPrepared(registry.admin, registered.body.id);
+    }
+    expect(
+      (await registry.admin.put('/v1/models/pinned/version-policy', { kind: 'specific', versions: [1, 2] }))
+        .status,
+    ).toBe(200);
+    expect((await registry.admin.delete('/v1/models/pinned/2')).status).toBe(204);
+    const policy = (await registry.admin.get<PolicyBody>('/v1/models/pinned/version-policy')).body;
+    expect(policy.policy).toEqual({ kind: 'specific', versions: [1] });
+    expect((await snapshot()).versionPolicies.find((entry) => entry.model === 'pinned')?.policy).toEqual({
+      kind: 'specific',
+      versions: [1],
+    });
+    // A version registered again under the freed number is not loaded by the old policy.
+    const again = await registry.admin.post<ModelView>('/v1/models', { ...body, version: 2 });
+    await waitForPrepared(registry.admin, again.body.id);
+    expect(
+      (await registry.admin.get<PolicyBody>('/v1/models/pinned/version-policy')).body.loadedVersions,
+    ).toEqual([1]);
+    const refused = await registry.admin.delete<ApiErrorBody>('/v1/models/pinned/1');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toBe(
+      "model pinned's version policy loads only version 1; set another one (modelgate model policy pinned ...) before deleting it",
+    );
+    expect((await registry.admin.get('/v1/models/pinned/1')).status).toBe(200);
+  });
 });

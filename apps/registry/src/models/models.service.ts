@@ -107,6 +107,32 @@ export class ModelsService {
     return rows.map(toModelView);
   }
 
+  /**
+   * A `specific` version policy naming `version` loses it, as the version goes: kept, it would load
+   * whichever version later takes the number. When it names no other version (and the model has
+   * others), the delete is refused rather than leave a policy that loads nothing.
+   */
+  private async dropFromSpecificPolicy(manager: EntityManager, name: string, version: number): Promise<void> {
+    const policies = manager.getRepository(VersionPolicyEntity);
+    const row = await policies.findOneBy({ modelName: name });
+    if (row?.policy.kind !== 'specific' || !row.policy.versions.includes(version)) return;
+    const rest = row.policy.versions.filter((listed) => listed !== version);
+    if (rest.length > 0) {
+      await policies.update(
+        { modelName: name },
+        { policy: { kind: 'specific', versions: rest }, updatedAt: new Date() },
+      );
+      return;
+    }
+    const others = await manager.getRepository(ModelEntity).countBy({ name });
+    if (others > 1) {
+      throw new ModelgateError(
+        ErrorCode.CONFLICT,
+        `model ${name}'s version policy loads only version ${version}; set another one (modelgate model policy ${name} ...) before deleting it`,
+      );
+    }
+  }
+
   /** One version; NOT_FOUND when unknown. */
   async get(name: string, version: number): Promise<ModelView> {
     return toModelView(await findModel(this.dataSource.manager, name, version));
@@ -129,6 +155,7 @@ export class ModelsService {
           `model ${id} is routed by endpoint(s) ${names}; change their routes before deleting it`,
         );
       }
+      await this.dropFromSpecificPolicy(manager, name, version);
       try {
         await manager.getRepository(ModelEntity).delete({ id: model.id });
       } catch (error) {
