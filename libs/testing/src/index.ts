@@ -41,6 +41,7 @@ export {
 } from './fixtures/bert-graph.js';
 export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
 export { LAST_HIDDEN_STATE, PIXEL_VALUES, pixelValuesDims } from './fixtures/vit-graph.js';
+export { OnnxGraphBuilder } from './fixtures/onnx-graph-builder.js';
 export {
   type RgbImage,
   pixelInferRequest,

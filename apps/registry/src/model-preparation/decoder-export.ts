@@ -6,7 +6,7 @@ import {
   USE_CACHE_BRANCH,
   hasPastInputs,
 } from '@modelgate/contracts';
-import { describeTensors } from './describe-tensors.js';
+import { describeTensors } from '@modelgate/contracts';
 
 /** Tasks served by a decoder export with past. */
 export type DecoderTask = 'text-generation' | 'image-to-text';

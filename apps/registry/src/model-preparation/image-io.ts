@@ -1,6 +1,6 @@
 import { type ImageFacts, type TensorMetadata, isModelgateError, PIXEL_VALUES } from '@modelgate/contracts';
 import { pixelValuesGeometry, readPreprocessorConfig } from '@modelgate/processing';
-import { describeTensors } from './describe-tensors.js';
+import { describeTensors } from '@modelgate/contracts';
 
 /** Tasks whose model (image-to-text: its encoder) takes an image as pixel_values. */
 type ImageTask = 'image-classification' | 'image-to-text';

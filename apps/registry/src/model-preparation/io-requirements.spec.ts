@@ -1,12 +1,6 @@
 import { type TensorMetadata } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import {
-  checkIoForTask,
-  checkLabels,
-  checkPaddingRatio,
-  labelsFromHfConfig,
-  repeatedLabelProblem,
-} from './io-requirements.js';
+import { checkIoForTask, checkLabels, labelsFromHfConfig, repeatedLabelProblem } from './io-requirements.js';
 
 const tokens: TensorMetadata[] = [
   { name: 'input_ids', datatype: 'INT64', dims: [-1, -1] },
@@ -83,30 +77,5 @@ describe('labels', () => {
     expect(checkLabels(['a', 'b', 'c'], [logits])).toBe('the model has 3 labels but logits has 2 classes');
     expect(checkLabels(['a', 'b'], [logits])).toBeUndefined();
     expect(checkLabels(null, [logits])).toBeUndefined();
-  });
-});
-
-describe('checkPaddingRatio', () => {
-  const tokens: TensorMetadata[] = [
-    { name: 'input_ids', datatype: 'INT64', dims: [-1, -1] },
-    { name: 'attention_mask', datatype: 'INT64', dims: [-1, -1] },
-  ];
-  const pixels: TensorMetadata[] = [{ name: 'pixel_values', datatype: 'FP32', dims: [-1, 3, 8, 8] }];
-  const idsOnly: TensorMetadata[] = [{ name: 'input_ids', datatype: 'INT64', dims: [-1, -1] }];
-
-  it('takes any ratio on a token model, and the default on any model', () => {
-    expect(checkPaddingRatio(2, tokens)).toBeUndefined();
-    expect(checkPaddingRatio(1.15, pixels)).toBeUndefined();
-    expect(checkPaddingRatio(1.15, idsOnly)).toBeUndefined();
-  });
-
-  it('refuses another ratio where rows are never padded (no attention_mask, or not all INT64 2-D)', () => {
-    expect(checkPaddingRatio(2, pixels)).toBe(
-      'batching.maxPaddingRatio has no meaning for this model: only a model whose inputs are all INT64 ' +
-        '[batch, sequence] with an attention_mask is padded (rows of this one, pixel_values (FP32 [-1, 3, 8, 8]), ' +
-        'batch only with rows of the same shape); leave it out',
-    );
-    expect(checkPaddingRatio(1, idsOnly)).toMatch(/^batching\.maxPaddingRatio has no meaning/);
-    expect(checkPaddingRatio(3, [...tokens, ...pixels])).toMatch(/^batching\.maxPaddingRatio has no meaning/);
   });
 });

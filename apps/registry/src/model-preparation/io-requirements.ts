@@ -1,8 +1,7 @@
 import {
-  ENCODER_ONLY_BATCHING_DEFAULTS,
+  describeTensors,
   hasPastInputs,
   isGenerativeTask,
-  isTokenModel,
   type ModelTask,
   type TensorMetadata,
   LAST_HIDDEN_STATE,
@@ -12,7 +11,6 @@ import { checkImageClassificationIo } from './image-io.js';
 import { checkRankingOutputs } from './ranking-outputs.js';
 import { checkSpanOutputs } from './span-outputs.js';
 import { checkTokenOutputs } from './token-outputs.js';
-import { describeTensors } from './describe-tensors.js';
 
 /** Token tensors the gateway's tokenization can feed a model. */
 const TOKEN_INPUTS = ['input_ids', 'attention_mask', 'token_type_ids'] as const;
@@ -84,24 +82,6 @@ export function checkIoForTask(
     }
   }
   return problems;
-}
-
-/**
- * A problem when `maxPaddingRatio` is set (other than its default) on a model whose rows are never
- * padded: only token models' rows are (isTokenModel); undefined when it acts or keeps its default.
- * The schema already refuses it for tasks that pad nothing; a raw model can be told only here.
- */
-export function checkPaddingRatio(
-  maxPaddingRatio: number,
-  inputs: readonly TensorMetadata[],
-): string | undefined {
-  if (maxPaddingRatio === ENCODER_ONLY_BATCHING_DEFAULTS.maxPaddingRatio || isTokenModel(inputs))
-    return undefined;
-  return (
-    `batching.maxPaddingRatio has no meaning for this model: only a model whose inputs are all INT64 ` +
-    `[batch, sequence] with an attention_mask is padded (rows of this one, ${describeTensors(inputs)}, batch ` +
-    `only with rows of the same shape); leave it out`
-  );
 }
 
 /** A problem when `labels` do not match the classes `logits` declares; undefined when they fit or cannot be told. */

@@ -76,8 +76,7 @@ export class ModelPreparationService {
           externalData: files.externalData,
           tokenizer: files.tokenizer,
           labels: model.labels,
-          maxPaddingRatio: model.batching.maxPaddingRatio,
-          maxBatchSize: model.batching.maxBatchSize,
+          batching: model.batching,
         },
         this.deps,
       );

@@ -81,6 +81,38 @@ describe('prepareModel', () => {
     expect(released).toEqual(['released']);
   });
 
+  it("fails batching the model's graph cannot apply: a batch above its fixed batch dimension", async () => {
+    const released: string[] = [];
+    const fixed: InspectedModel = {
+      ...fakeModel([{ name: 'y', datatype: 'FP32', dims: [1, 4] }], released),
+      inputs: [{ name: 'x', datatype: 'FP32', dims: [1, 4] }],
+    };
+    const request = {
+      task: 'raw' as const,
+      artifact,
+      encoder: null,
+      externalData: [],
+      tokenizer: null,
+      labels: null,
+    };
+    const batching = {
+      maxBatchSize: 8,
+      preferredBatchSizes: [],
+      maxPaddingRatio: 1.15,
+      maxBatchTokens: 16_384,
+    };
+    await expect(
+      prepareModel({ ...request, batching }, deps({ open: () => Promise.resolve(fixed) })),
+    ).rejects.toThrow(/^batching\.maxBatchSize 8 cannot apply: the graph takes batches of at most 1 /);
+    expect(released).toEqual(['released']);
+    // The default maxBatchSize means the graph's own batch.
+    const prepared = await prepareModel(
+      { ...request, batching: { ...batching, maxBatchSize: 32 } },
+      deps({ open: () => Promise.resolve(fixed) }),
+    );
+    expect(prepared.io.inputs).toEqual([{ name: 'x', datatype: 'FP32', dims: [1, 4] }]);
+  });
+
   it('says whether a fetch failure came from the artifact or the tokenizer, and names the setting to change', async () => {
     const refused = new ModelgateError(
       ErrorCode.PERMISSION_DENIED,

@@ -1,6 +1,8 @@
 import {
   type ArtifactRef,
   decoderBatchSizeProblem,
+  type EncoderBatchingSettings,
+  encoderBatchingProblems,
   ErrorCode,
   type ExternalDataRef,
   hasLabels,
@@ -11,13 +13,7 @@ import {
   type PreparationTimings,
 } from '@modelgate/contracts';
 import { type ModelIo } from '../models/model.entity.js';
-import {
-  checkIoForTask,
-  checkLabels,
-  checkPaddingRatio,
-  labelsFromHfConfig,
-  repeatedLabelProblem,
-} from './io-requirements.js';
+import { checkIoForTask, checkLabels, labelsFromHfConfig, repeatedLabelProblem } from './io-requirements.js';
 import {
   type BundleFiles,
   causalLmHint,
@@ -60,10 +56,8 @@ export interface PreparationRequest {
   tokenizer: ArtifactRef | null;
   /** Labels given at registration; config.json's id2label fills in when null. */
   labels: string[] | null;
-  /** The model's batching.maxPaddingRatio, checked against its inputs. @defaultValue the schema's */
-  maxPaddingRatio?: number;
-  /** The model's batching.maxBatchSize, checked against a decoder's inputs. @defaultValue the schema's */
-  maxBatchSize?: number;
+  /** The model's batching, checked against its graph's inputs; unchecked when absent. */
+  batching?: EncoderBatchingSettings;
 }
 
 /** What preparation learned: the model's tensors, its labels, the time each step took. */
@@ -111,11 +105,14 @@ export async function prepareModel(
         ...checkIoForTask(request.task, model.inputs, model.outputs),
       ];
       // Only of a graph that is a decoder: another one already has its reason.
-      const batchSizeProblem =
-        problems.length === 0 && isGenerativeTask(request.task) && request.maxBatchSize !== undefined
-          ? decoderBatchSizeProblem(request.maxBatchSize, model.inputs)
-          : undefined;
-      if (batchSizeProblem !== undefined) problems.push(batchSizeProblem);
+      const batching = request.batching;
+      if (batching !== undefined && isGenerativeTask(request.task)) {
+        const batchSizeProblem =
+          problems.length === 0 ? decoderBatchSizeProblem(batching.maxBatchSize, model.inputs) : undefined;
+        if (batchSizeProblem !== undefined) problems.push(batchSizeProblem);
+      } else if (batching !== undefined) {
+        problems.push(...encoderBatchingProblems(batching, model.inputs));
+      }
       const labelProblem =
         request.task === 'text-classification' || request.task === 'image-classification'
           ? checkLabels(labels, model.outputs)
@@ -125,11 +122,6 @@ export async function prepareModel(
       if (labelProblem !== undefined) problems.push(labelProblem);
       const repeatedLabel = repeatedLabelProblem(labels);
       if (repeatedLabel !== undefined) problems.push(repeatedLabel);
-      const paddingProblem =
-        request.maxPaddingRatio === undefined
-          ? undefined
-          : checkPaddingRatio(request.maxPaddingRatio, model.inputs);
-      if (paddingProblem !== undefined) problems.push(paddingProblem);
       const imageInputs = (encoder ?? model).inputs;
       problems.push(...checkBundleForTask(request.task, bundle, model.outputs, imageInputs));
       const hint = problems.length > 0 ? causalLmHint(request.task, bundle, model.inputs) : undefined;

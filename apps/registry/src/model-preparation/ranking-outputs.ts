@@ -1,5 +1,5 @@
 import { type TensorMetadata } from '@modelgate/contracts';
-import { describeTensors } from './describe-tensors.js';
+import { describeTensors } from '@modelgate/contracts';
 
 /**
  * What keeps a model from serving text-ranking, as sentences a person can act on; empty when it

@@ -1,5 +1,5 @@
 import { type TensorMetadata } from '@modelgate/contracts';
-import { describeTensor, describeTensors } from './describe-tensors.js';
+import { describeTensor, describeTensors } from '@modelgate/contracts';
 
 /** The outputs an extractive question-answering head gives: one logit per token for each end of the span. */
 export const SPAN_OUTPUT_NAMES = ['start_logits', 'end_logits'] as const;

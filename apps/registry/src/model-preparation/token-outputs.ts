@@ -1,5 +1,5 @@
 import { type TensorMetadata } from '@modelgate/contracts';
-import { describeTensor, describeTensors } from './describe-tensors.js';
+import { describeTensor, describeTensors } from '@modelgate/contracts';
 
 /**
  * What keeps a model's outputs from serving token-classification, as sentences a person can act

@@ -13,7 +13,7 @@ import {
 } from '@modelgate/contracts';
 import { readCaptionDecoding } from '@modelgate/generation';
 import { checkPixelInputs } from './image-io.js';
-import { describeTensors } from './describe-tensors.js';
+import { describeTensors } from '@modelgate/contracts';
 
 /** How preparation names image-to-text's two graphs in its reasons. */
 export const ENCODER_LABEL = ENCODER_MODEL_FILE;

@@ -8,6 +8,8 @@ import {
   ErrorCode,
   ModelgateError,
   decoderBatchSizeProblem,
+  effectiveMaxBatchSize,
+  encoderBatchingProblems,
   isGenerativeTask,
 } from '@modelgate/contracts';
 import { resolveBatchLimits } from '@modelgate/batching';
@@ -144,8 +146,13 @@ async function startBatcher(
   const { spec } = model;
   const series = modelLabels(spec.id);
   const solo = model.soloSession ? [model.soloSession] : [];
+  // A spec from WORKER_CONFIG_FILE reaches no preparation: the same refusals as the registry's.
+  const problems = encoderBatchingProblems(spec.batching, model.inputs);
+  if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
   const warmUpMs = await warmUp([...model.sessions, ...solo], imageDimsOf(model.inputs, spec));
-  const limits = resolveBatchLimits(spec.batching);
+  // A graph with a fixed batch takes no more rows than it: the default maxBatchSize means that many.
+  const maxBatchSize = effectiveMaxBatchSize(spec.batching.maxBatchSize, model.inputs);
+  const limits = resolveBatchLimits({ ...spec.batching, maxBatchSize });
   model.runner = new ModelRunner(
     spec.id,
     model.sessions,

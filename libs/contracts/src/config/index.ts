@@ -11,3 +11,5 @@ export * from './env-schema.js';
 export * from './version-policy.js';
 export * from './hf-uri.js';
 export * from './export-names.js';
+export * from './describe-tensors.js';
+export * from './encoder-batching.js';

@@ -28,6 +28,9 @@ export const ENCODER_ONLY_BATCHING_DEFAULTS = {
 /** batching.maxBatchSize when none is given. */
 export const DEFAULT_MAX_BATCH_SIZE = 32;
 
+/** batching.maxBatchTokens when none is given. */
+export const DEFAULT_MAX_BATCH_TOKENS = 16_384;
+
 /**
  * Batching limits of one model (Triton's dynamic batcher vocabulary). A text-generation model
  * reads three of them in generation words: maxBatchSize = sequences decoding together,
@@ -55,7 +58,7 @@ export const batchingSchema = z
           'Not for text-generation (a sequence joins the running batch at the next decode step).',
       ),
     maxBatchTokens: positiveIntSchema
-      .default(16384)
+      .default(DEFAULT_MAX_BATCH_TOKENS)
       .describe(
         'Most padded tokens (rows × sequence length) in one run. text-generation: the KV-cache budget in tokens; each sequence reserves prompt + max_new_tokens and the cache is padded to its longest row, so sequences decode together while their count × the largest reservation fits.',
       ),
