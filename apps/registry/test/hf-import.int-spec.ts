@@ -260,6 +260,13 @@ describe('models registered from hf://org/name[@revision], imported from a serve
     );
     expect(raw.status, raw.statusReason ?? '').toBe('READY');
     expect(raw.tokenizer).toBeNull();
+    // A repository with tokenizer files, imported as raw tensors: they are not fetched and kept.
+    const tensors = await waitForPrepared(
+      registry.admin,
+      (await register({ name: 'sst2-raw', task: 'raw', source: 'hf://acme/tiny-sst2' })).id,
+    );
+    expect(tensors.status, tensors.statusReason ?? '').toBe('READY');
+    expect(tensors.tokenizer).toBeNull();
   });
 
   it('fails an unknown repository or revision, saying which', async () => {

@@ -92,4 +92,17 @@ describe('model upload limits', () => {
     expect(answer.error.code).toBe('INVALID_ARGUMENT');
     expect(answer.error.message).toMatch(/^the multipart body could not be read: /);
   });
+
+  it('answers 400 for tokenizer files sent with a raw model, which is served as tensors', async () => {
+    const form = new FormData();
+    form.set('name', 'tensors');
+    form.set('task', 'raw');
+    form.set('model.onnx', new Blob([randomBytes(16)]), 'model.onnx');
+    form.set('tokenizer.json', new Blob(['{}']), 'tokenizer.json');
+    const response = await upload(form);
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toBe(
+      'tokenizer.json: is not used by a raw model (it is served as tensors, never tokenized); leave it out, or register the model with its task',
+    );
+  });
 });

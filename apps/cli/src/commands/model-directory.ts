@@ -35,7 +35,7 @@ export interface ModelDirectoryFile {
 /**
  * The files of a model export directory that an upload sends: model.onnx (and its external data)
  * at the top or under onnx/; for image-to-text encoder_model.onnx and decoder_model_merged.onnx
- * there instead; and the tokenizer files at the top.
+ * there instead; and the tokenizer files at the top (none for a raw model).
  */
 export async function findModelFiles(dir: string, task: ModelTask): Promise<ModelDirectoryFile[]> {
   const root = resolve(dir);
@@ -60,7 +60,8 @@ export async function findModelFiles(dir: string, task: ModelTask): Promise<Mode
     const externalData = await fileAt(join(dirname(model.path), EXTERNAL_DATA_FILE), EXTERNAL_DATA_FILE);
     if (externalData !== undefined) files.push(externalData);
   }
-  for (const name of TOKENIZER_FILES) {
+  // A raw model is served as tensors: the registry takes no tokenizer files for it.
+  for (const name of task === 'raw' ? [] : TOKENIZER_FILES) {
     const file = await fileAt(join(root, name), name);
     if (file !== undefined) files.push(file);
   }

@@ -89,7 +89,10 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       'image-to-text only: URI of the vision encoder (encoder_model.onnx); --uri is then the decoder (decoder_model_merged.onnx)',
     )
     .option('--encoder-sha256 <hex>', 'SHA-256 of the encoder file')
-    .option('--tokenizer-uri <uri>', 'URI of the tokenizer bundle (with --uri; required unless --task raw)')
+    .option(
+      '--tokenizer-uri <uri>',
+      'URI of the tokenizer bundle (with --uri; required unless --task raw, which takes none)',
+    )
     .option('--tokenizer-sha256 <hex>', 'SHA-256 of the tokenizer bundle')
     .addOption(
       new Option(

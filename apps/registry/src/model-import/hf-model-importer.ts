@@ -82,7 +82,8 @@ export class HfModelImporter implements ModelImporter {
     };
 
     const tokenizerFiles: Record<string, Buffer> = {};
-    for (const name of TOKENIZER_FILES) {
+    // A raw model is served as tensors: its tokenizer files would be stored and never read.
+    for (const name of task === 'raw' ? [] : TOKENIZER_FILES) {
       const required = requiredBundleFiles(task).includes(name);
       const got = await this.hub.download(
         ref,

@@ -8,6 +8,7 @@ import {
   isModelgateError,
   type ModelTask,
   type ModelView,
+  RAW_TAKES_NO_TOKENIZER,
   TOKENIZER_BUNDLE_FILES,
   requiredBundleFiles,
   uploadFieldsSchema,
@@ -125,6 +126,16 @@ export class ModelUploadService {
     if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
 
     const settings = parseInput(uploadFieldsSchema, fields, 'model upload');
+    const tokenizerGiven = Object.keys(tokenizerFiles);
+    if (settings.task === 'raw' && tokenizerGiven.length > 0) {
+      throw new ModelgateError(
+        ErrorCode.INVALID_ARGUMENT,
+        `${tokenizerGiven.join(', ')}: ${RAW_TAKES_NO_TOKENIZER}`,
+        {
+          field: tokenizerGiven[0]!,
+        },
+      );
+    }
     const graphs = checkGraphParts(settings.task, { model, externalData, encoder, decoder });
     for (const name of requiredBundleFiles(settings.task)) {
       if (tokenizerFiles[name] !== undefined) continue;

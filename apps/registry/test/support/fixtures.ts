@@ -42,7 +42,8 @@ export async function fixtureRegistration(
     name,
     task,
     artifact: { uri: pathToFileURL(onnx).href, sha256: sha256(await readFile(onnx)) },
-    tokenizer: { uri: pathToFileURL(bundlePath).href, sha256: sha256(bundle) },
+    // A raw model is served as tensors: it is registered without one.
+    ...(task === 'raw' ? {} : { tokenizer: { uri: pathToFileURL(bundlePath).href, sha256: sha256(bundle) } }),
     batching: { maxBatchSize: 8 },
   };
 }

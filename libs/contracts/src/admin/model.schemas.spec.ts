@@ -76,6 +76,15 @@ describe('model registration: labels', () => {
     );
   });
 
+  it('refuses a tokenizer for a raw model, which is served as tensors and would never use it', () => {
+    expect(refusal({ name: 'tensors', task: 'raw', artifact: model, tokenizer })).toEqual([
+      'tokenizer: is not used by a raw model (it is served as tensors, never tokenized); leave it out, or register the model with its task',
+    ]);
+    expect(
+      registerModelSchema.parse({ name: 'tensors', task: 'raw', artifact: model }).tokenizer,
+    ).toBeUndefined();
+  });
+
   it('refuses a label given twice, by JSON and by upload: the config snapshot would refuse the model', () => {
     const labels = ['SAME', 'SAME'];
     const message = "labels.1: duplicate label 'SAME' (first at index 0)";

@@ -26,6 +26,10 @@ export const versionInputSchema = z
   )
   .transform(Number);
 
+/** Why a raw model is given no tokenizer: it would be stored and never used. */
+export const RAW_TAKES_NO_TOKENIZER =
+  'is not used by a raw model (it is served as tensors, never tokenized); leave it out, or register the model with its task';
+
 /** Fields shared by JSON registration and upload. */
 const modelSettingsShape = {
   name: resourceNameSchema.describe('Model name; versions of one name share it'),
@@ -141,6 +145,9 @@ export const registerModelSchema = z
     }
     if (input.task !== 'raw' && input.tokenizer === undefined) {
       ctx.addIssue({ code: 'custom', path: ['tokenizer'], message: `is required for task ${input.task}` });
+    }
+    if (input.task === 'raw' && input.tokenizer !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['tokenizer'], message: RAW_TAKES_NO_TOKENIZER });
     }
     if (input.task === 'image-to-text' && input.encoder === undefined) {
       ctx.addIssue({
