@@ -92,7 +92,8 @@ export class InferenceController {
     let series = modelLabels('unknown');
     const receivedAtMs = Date.now();
     const deadline = call.getDeadline();
-    let deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+    const grpcDeadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+    let deadlineMs = grpcDeadlineMs;
     try {
       const model = this.models.require(request.model_name, request.model_version || undefined);
       series = modelLabels(model.spec.id);
@@ -119,6 +120,8 @@ export class InferenceController {
         .infer(decoded.inputs, decoded.rows, decoded.outputNames, {
           signal: cancelled.signal,
           ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
+          // grpc-js ends a call at its own deadline; an earlier one of ours is answered by the runner.
+          answerAtDeadline: deadlineMs < grpcDeadlineMs,
           ...(this.config.WORKER_TEST_HOOKS
             ? { holdMs: holdFrom(metadata), crashSession: metadata.get(TEST_CRASH_HEADER).length > 0 }
             : {}),

@@ -66,8 +66,14 @@ export interface RunnerHooks {
 
 /** Per-call options of {@link ModelRunner.infer}. */
 export interface InferOptions {
-  /** Absolute deadline (ms since epoch), from the gRPC deadline; else the model's default timeout. */
+  /** Absolute deadline (ms since epoch): the batcher refuses the request once it passes in the queue. */
   deadlineEpochMs?: number;
+  /**
+   * Whether to answer DEADLINE_EXCEEDED at `deadlineEpochMs` while the request's batch computes too.
+   * Not needed for a gRPC deadline, which grpc-js itself ends the call at; needed for a deadline of
+   * modelgate's own (the model's default, Triton's `timeout` parameter).
+   */
+  answerAtDeadline?: boolean;
   /** Fires when the caller goes away. */
   signal?: AbortSignal;
   /** Test hook (WORKER_TEST_HOOKS only): hold the batch this long. */
@@ -203,7 +209,10 @@ export class ModelRunner {
         })),
       );
       if (abandon) for (const row of pending) row.catch(() => abandon.abort());
-      const rowResults = await withinDeadline(Promise.all(pending), options.deadlineEpochMs, this.modelId);
+      const rows = Promise.all(pending);
+      const rowResults = options.answerAtDeadline
+        ? await withinDeadline(rows, options.deadlineEpochMs, this.modelId)
+        : await rows;
       const failed = rowResults.find((row) => row.error !== undefined);
       if (failed) throw failed.error;
       const width = this.tokenModel ? inputs.attention_mask?.dims[1] : undefined;
