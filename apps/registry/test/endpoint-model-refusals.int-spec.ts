@@ -4,10 +4,17 @@
 //   export (its only output, logits, is [batch, 2]);
 // - any raw model: /serve answers tasks, and a raw model is called by tensors at /v2/models;
 // - beside a raw endpoint's options, a model whose task would ignore them (a raw endpoint answers
-//   as its model's task does).
-import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
+//   as its model's task does);
+// - beside preprocessing.maxTokens, a model whose tokenizer takes fewer tokens (the gateway cuts
+//   inputs to the model's); `short` is tiny-bert-embedder with a tokenizer of 64 tokens.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type ApiErrorBody, type ModelView, TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
+import { packBundle } from '@modelgate/model-store';
+import { ensureFixture } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
+import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
 import {
   type Isolation,
   isolate,
@@ -40,6 +47,29 @@ describe('models an endpoint refuses to route to', () => {
     );
     const raw = await registry.admin.post<ModelView>('/v1/models', graph);
     expect((await waitForPrepared(registry.admin, raw.body.id)).status).toBe('READY');
+    // tiny-bert-embedder whose tokenizer_config.json says model_max_length 64.
+    const dir = await ensureFixture('tiny-bert-embedder');
+    const files: Record<string, Uint8Array> = {};
+    for (const file of TOKENIZER_BUNDLE_FILES) {
+      const bytes = await readFile(join(dir, file)).catch(() => undefined);
+      if (bytes !== undefined) files[file] = bytes;
+    }
+    const config = JSON.parse(Buffer.from(files['tokenizer_config.json']!).toString('utf8')) as object;
+    files['tokenizer_config.json'] = Buffer.from(JSON.stringify({ ...config, model_max_length: 64 }));
+    const bundle = packBundle(files);
+    const bundlePath = join(isolation.dir, 'files', 'short-tokenizer.tar');
+    await writeFile(bundlePath, bundle);
+    const body = await fixtureRegistration(
+      'tiny-bert-embedder',
+      'short',
+      'feature-extraction',
+      `${isolation.dir}/files`,
+    );
+    const short = await registry.admin.post<ModelView>('/v1/models', {
+      ...body,
+      tokenizer: { uri: pathToFileURL(bundlePath).href, sha256: sha256(bundle) },
+    });
+    expect((await waitForPrepared(registry.admin, short.body.id)).status).toBe('READY');
   });
 
   afterAll(async () => {
@@ -178,5 +208,50 @@ describe('models an endpoint refuses to route to', () => {
       ],
     });
     expect(both.status).toBe(200);
+  });
+
+  it('refuses a maxTokens above what the model takes, wherever the two meet', async () => {
+    const admin = registry.admin;
+    const tooMany = (field: string, model: string, maxTokens: number, takes: number) => ({
+      code: 'INVALID_ARGUMENT',
+      field,
+      message: `${field}: preprocessing.maxTokens ${maxTokens} exceeds the ${takes} tokens model ${model} takes (its tokenizer's model_max_length and config.json's positions); set it to ${takes} or less, or leave it out for the model's maximum`,
+    });
+    const create = (name: string, model: string, maxTokens: number) =>
+      admin.post<ApiErrorBody>('/v1/endpoints', {
+        name,
+        task: 'feature-extraction',
+        model,
+        preprocessing: { maxTokens },
+      });
+    const created = await create('wide', 'hidden:1', 100_000);
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatchObject(tooMany('model', 'hidden:1', 100_000, 512));
+    expect((await create('wide', 'hidden:1', 512)).status).toBe(201);
+    const patched = await admin.patch<ApiErrorBody>('/v1/endpoints/wide', {
+      preprocessing: { maxTokens: 513 },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error).toMatchObject(tooMany('routes[0].model', 'hidden:1', 513, 512));
+    const routed = await admin.put<ApiErrorBody>('/v1/endpoints/wide/routes', {
+      routes: [
+        { model: 'hidden:1', weight: 90 },
+        { model: 'short:1', weight: 10 },
+      ],
+    });
+    expect(routed.status).toBe(400);
+    expect(routed.body.error).toMatchObject(tooMany('routes[1].model', 'short:1', 512, 64));
+    const rollout = await admin.post<ApiErrorBody>('/v1/endpoints/wide/rollouts', { to: 'short:1' });
+    expect(rollout.status).toBe(400);
+    expect(rollout.body.error).toMatchObject(tooMany('to', 'short:1', 512, 64));
+    // Within what every model takes, both serve.
+    expect((await admin.patch('/v1/endpoints/wide', { preprocessing: { maxTokens: 64 } })).status).toBe(200);
+    const split = await admin.put('/v1/endpoints/wide/routes', {
+      routes: [
+        { model: 'hidden:1', weight: 90 },
+        { model: 'short:1', weight: 10 },
+      ],
+    });
+    expect(split.status).toBe(200);
   });
 });

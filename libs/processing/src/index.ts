@@ -4,6 +4,7 @@ export {
   type TextTokenizer,
   type TokenizerFiles,
   loadTokenizer,
+  tokenizerMaxLength,
 } from './tokenizer/text-tokenizer.js';
 export { TOKENIZER_FILES, loadTokenizerFromDir } from './tokenizer/load-tokenizer-dir.js';
 export { type ModelConfigFacts, readModelConfig } from './tokenizer/model-config.js';

@@ -25,6 +25,7 @@ import {
   findRoutableModel,
   refuseOptionsRawModelIgnores,
   refusePoolingOfPooledModel,
+  refuseTokensBeyondModel,
 } from './routable-model.js';
 import { planRoutes } from './route-plan.js';
 
@@ -47,6 +48,7 @@ export class EndpointsService {
       }
       const model = await findRoutableModel(manager, input.model, input.task, 'model');
       refusePoolingOfPooledModel(input.postprocessing?.pooling, model, 'postprocessing.pooling');
+      refuseTokensBeyondModel(input.preprocessing?.maxTokens, model, 'model');
       const routes: Route[] = [{ model: input.model, weight: 100, role: 'primary' }];
       const spec = checkSpec({
         name: input.name,
@@ -119,11 +121,13 @@ export class EndpointsService {
         ...(stickyHeader === null ? {} : { stickyHeader }),
         ...(timeoutMs === null ? {} : { timeoutMs }),
       });
-      if (spec.task === 'raw') {
-        for (const [index, route] of routes.entries()) {
-          const model = await findModelRow(manager, route.model);
-          if (model !== null) refuseOptionsRawModelIgnores(spec, model, `routes[${index}].model`);
-        }
+      for (const [index, route] of routes.entries()) {
+        const model = await findModelRow(manager, route.model);
+        if (model === null) continue;
+        const field = `routes[${index}].model`;
+        if (patch.preprocessing?.maxTokens !== undefined && patch.preprocessing.maxTokens !== null)
+          refuseTokensBeyondModel(spec.preprocessing.maxTokens, model, field);
+        if (spec.task === 'raw') refuseOptionsRawModelIgnores(spec, model, field);
       }
       await manager.getRepository(EndpointEntity).update(
         { id: row.id },
@@ -165,6 +169,7 @@ export class EndpointsService {
         const field = `routes[${index}].model`;
         const model = await findRoutableModel(manager, route.model, row.task, field);
         refusePoolingOfPooledModel(row.postprocessing.pooling, model, field);
+        refuseTokensBeyondModel(row.preprocessing.maxTokens, model, field);
         refuseOptionsRawModelIgnores(row, model, field);
         models.push(model);
       }

@@ -89,6 +89,28 @@ export function refusePoolingOfPooledModel(
 }
 
 /**
+ * Refuses an endpoint's `preprocessing.maxTokens` above what `model` takes (the tokenizer's
+ * model_max_length, capped by config.json's positions, recorded at preparation): the gateway cuts
+ * inputs to that, so the larger limit would be stored and never apply. A model prepared before the
+ * fact was recorded is not checked.
+ */
+export function refuseTokensBeyondModel(
+  maxTokens: number | null | undefined,
+  model: Pick<ModelEntity, 'name' | 'version' | 'io'>,
+  field: string,
+): void {
+  const takes = model.io?.maxTokens;
+  if (maxTokens === undefined || maxTokens === null || takes === undefined || maxTokens <= takes) return;
+  throw new ModelgateError(
+    ErrorCode.INVALID_ARGUMENT,
+    `${field}: preprocessing.maxTokens ${maxTokens} exceeds the ${takes} tokens model ${model.name}:${model.version} ` +
+      `takes (its tokenizer's model_max_length and config.json's positions); set it to ${takes} or less, or leave ` +
+      "it out for the model's maximum",
+    { field },
+  );
+}
+
+/**
  * Refuses the options of a raw endpoint that `model`'s task would ignore. A raw endpoint answers
  * with the task of the model it routes to, and the gateway applies that task's options only, so
  * each routed model is held to what an endpoint of its own task accepts (image limits beside a

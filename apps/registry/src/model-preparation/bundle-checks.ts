@@ -31,6 +31,7 @@ export function generationConfigOf(task: ModelTask, config: unknown): unknown {
 export interface BundleFiles {
   config?: unknown;
   generationConfig?: unknown;
+  tokenizerConfig?: unknown;
   /** preprocessor_config.json: an image model's processor settings. */
   preprocessorConfig?: unknown;
   /** Read for text-generation and image-to-text only (it can be megabytes); null when the bundle has none. */
@@ -48,6 +49,7 @@ export async function readBundle(dir: string, withTokenizer: boolean): Promise<B
   return {
     config: await read('config.json'),
     generationConfig: await read('generation_config.json'),
+    tokenizerConfig: await read('tokenizer_config.json'),
     preprocessorConfig: await read('preprocessor_config.json'),
     ...(withTokenizer ? { tokenizer: (await read('tokenizer.json')) ?? null } : {}),
   };

@@ -11,7 +11,9 @@ import {
   type ModelTask,
   ModelgateError,
   type PreparationTimings,
+  requiredBundleFiles,
 } from '@modelgate/contracts';
+import { tokenizerMaxLength } from '@modelgate/processing';
 import { type ModelIo } from '../models/model.entity.js';
 import { checkIoForTask, checkLabels, labelsFromHfConfig, repeatedLabelProblem } from './io-requirements.js';
 import {
@@ -138,12 +140,21 @@ export async function prepareModel(
       const generation = isGenerativeTask(request.task)
         ? generationFactsOf(generationConfigOf(request.task, bundle.config), model.outputs, request.task)
         : undefined;
+      // What the gateway cuts an endpoint's maxTokens to (its tokenizer's maxLength).
+      const maxTokens = takesText(request)
+        ? tokenizerMaxLength({
+            tokenizerConfig: jsonObject(bundle.tokenizerConfig),
+            config: jsonObject(bundle.config),
+            generationConfig: jsonObject(bundle.generationConfig),
+          })
+        : undefined;
       return {
         io: {
           inputs: model.inputs,
           outputs: model.outputs,
           ...(typeof generation === 'object' ? { generation } : {}),
           ...(image === undefined ? {} : { image }),
+          ...(maxTokens === undefined ? {} : { maxTokens }),
         },
         labels: hasLabels(request.task) ? labels : null,
         timings: {
@@ -232,4 +243,18 @@ export async function labelled<T>(
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/** Whether the gateway tokenizes text for the model: a tokenizer.json-bearing text task. */
+function takesText(request: PreparationRequest): boolean {
+  return (
+    request.tokenizer !== null &&
+    request.task !== 'image-to-text' &&
+    requiredBundleFiles(request.task).includes('tokenizer.json')
+  );
+}
+
+/** A bundle file read as JSON, when it is an object (a missing or odd one counts as absent). */
+function jsonObject(value: unknown): object | undefined {
+  return typeof value === 'object' && value !== null ? value : undefined;
 }

@@ -19,6 +19,12 @@ export interface ModelIo {
   generation?: GenerationFacts;
   /** image-classification and image-to-text: the size the image processor gives every image (ModelSpec.image). */
   image?: ImageFacts;
+  /**
+   * Text tasks: the longest input, in tokens, the model's tokenizer takes (model_max_length capped by
+   * the positions in config.json), which the gateway cuts an endpoint's maxTokens to; absent for a
+   * model prepared before it was recorded.
+   */
+  maxTokens?: number;
 }
 
 /** A row of `models`: one version of one model. */

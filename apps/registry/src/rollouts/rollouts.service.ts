@@ -31,6 +31,7 @@ import {
   findRoutableModel,
   refuseOptionsRawModelIgnores,
   refusePoolingOfPooledModel,
+  refuseTokensBeyondModel,
 } from '../endpoints/routable-model.js';
 import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
@@ -91,6 +92,7 @@ export class RolloutsService {
       }
       const candidate = await findRoutableModel(manager, input.to, endpoint.task, 'to');
       refusePoolingOfPooledModel(endpoint.postprocessing.pooling, candidate, 'to');
+      refuseTokensBeyondModel(endpoint.preprocessing.maxTokens, candidate, 'to');
       refuseOptionsRawModelIgnores(endpoint, candidate, 'to');
       const previous = (await loadRoutes(manager, [endpoint.id])).get(endpoint.id) ?? [];
       const from = rolloutSource(previous, input.to);

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { miniId, miniTokenizerFiles, miniTokenizerJson } from '../../test/mini-tokenizer.js';
-import { DEFAULT_MAX_LENGTH, loadTokenizer } from './text-tokenizer.js';
+import { DEFAULT_MAX_LENGTH, loadTokenizer, tokenizerMaxLength } from './text-tokenizer.js';
 
 const CLS = miniId('[CLS]');
 const SEP = miniId('[SEP]');
@@ -43,6 +43,15 @@ describe('loadTokenizer', () => {
       }),
     );
     expect(capped.maxLength).toBe(128);
+  });
+
+  it('gives the same maxLength without tokenizer.json (what the registry records at preparation)', () => {
+    const files = { tokenizerConfig: { model_max_length: 1024 }, config: { max_position_embeddings: 128 } };
+    expect(tokenizerMaxLength(files)).toBe(loadTokenizer(miniTokenizerFiles(files)).maxLength);
+    expect(
+      tokenizerMaxLength({ tokenizerConfig: { model_max_length: 1e30 }, config: { n_positions: 64 } }),
+    ).toBe(64);
+    expect(tokenizerMaxLength({})).toBe(DEFAULT_MAX_LENGTH);
   });
 
   it('cleans tokenization spaces unless tokenizer_config.json says false, as the tokenizers decode', () => {

@@ -105,6 +105,19 @@ function tokenText(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The longest input, in tokens, a model with these files takes: what {@link loadTokenizer} gives
+ * as `maxLength` (tokenizer_config.json's model_max_length, capped by config.json's positions), read
+ * without tokenizer.json. Throws as loadTokenizer does when a file is malformed.
+ */
+export function tokenizerMaxLength(files: Omit<TokenizerFiles, 'tokenizerJson'>): number {
+  const modelConfig = readModelConfig(
+    asObject(files.config, 'config.json'),
+    asObject(files.generationConfig, 'generation_config.json'),
+  );
+  return maxLengthOf(asObject(files.tokenizerConfig, 'tokenizer_config.json'), modelConfig);
+}
+
 function maxLengthOf(tokenizerConfig: Json, modelConfig: ModelConfigFacts): number {
   const declared = positiveInt(tokenizerConfig.model_max_length);
   const fromTokenizer =
