@@ -7,14 +7,9 @@
 //   as its model's task does);
 // - beside preprocessing.maxTokens, a model whose tokenizer takes fewer tokens (the gateway cuts
 //   inputs to the model's); `short` is tiny-bert-embedder with a tokenizer of 64 tokens.
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type ApiErrorBody, type ModelView, TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
-import { packBundle } from '@modelgate/model-store';
-import { ensureFixture } from '@modelgate/testing';
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
+import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
   type Isolation,
   isolate,
@@ -39,36 +34,22 @@ describe('models an endpoint refuses to route to', () => {
         expect((await waitForPrepared(registry.admin, registered.body.id)).status).toBe('READY');
       }
     }
-    const { tokenizer: _tokenizer, ...graph } = await fixtureRegistration(
-      'tiny-bert-sst2',
-      'tensors',
-      'raw',
-      `${isolation.dir}/files`,
-    );
+    const graph = await fixtureRegistration('tiny-bert-sst2', 'tensors', 'raw', `${isolation.dir}/files`);
     const raw = await registry.admin.post<ModelView>('/v1/models', graph);
     expect((await waitForPrepared(registry.admin, raw.body.id)).status).toBe('READY');
     // tiny-bert-embedder whose tokenizer_config.json says model_max_length 64.
-    const dir = await ensureFixture('tiny-bert-embedder');
-    const files: Record<string, Uint8Array> = {};
-    for (const file of TOKENIZER_BUNDLE_FILES) {
-      const bytes = await readFile(join(dir, file)).catch(() => undefined);
-      if (bytes !== undefined) files[file] = bytes;
-    }
-    const config = JSON.parse(Buffer.from(files['tokenizer_config.json']!).toString('utf8')) as object;
-    files['tokenizer_config.json'] = Buffer.from(JSON.stringify({ ...config, model_max_length: 64 }));
-    const bundle = packBundle(files);
-    const bundlePath = join(isolation.dir, 'files', 'short-tokenizer.tar');
-    await writeFile(bundlePath, bundle);
-    const body = await fixtureRegistration(
-      'tiny-bert-embedder',
-      'short',
-      'feature-extraction',
-      `${isolation.dir}/files`,
+    const short = await registry.admin.post<ModelView>(
+      '/v1/models',
+      await fixtureRegistration(
+        'tiny-bert-embedder',
+        'short',
+        'feature-extraction',
+        `${isolation.dir}/files`,
+        {
+          model_max_length: 64,
+        },
+      ),
     );
-    const short = await registry.admin.post<ModelView>('/v1/models', {
-      ...body,
-      tokenizer: { uri: pathToFileURL(bundlePath).href, sha256: sha256(bundle) },
-    });
     expect((await waitForPrepared(registry.admin, short.body.id)).status).toBe('READY');
   });
 

@@ -121,12 +121,14 @@ export class EndpointsService {
         ...(stickyHeader === null ? {} : { stickyHeader }),
         ...(timeoutMs === null ? {} : { timeoutMs }),
       });
-      for (const [index, route] of routes.entries()) {
+      // The routed models, read only when a check needs them: a new maxTokens, or a raw endpoint's options.
+      const newMaxTokens =
+        patch.preprocessing?.maxTokens !== undefined && patch.preprocessing.maxTokens !== null;
+      for (const [index, route] of newMaxTokens || spec.task === 'raw' ? routes.entries() : []) {
         const model = await findModelRow(manager, route.model);
         if (model === null) continue;
         const field = `routes[${index}].model`;
-        if (patch.preprocessing?.maxTokens !== undefined && patch.preprocessing.maxTokens !== null)
-          refuseTokensBeyondModel(spec.preprocessing.maxTokens, model, field);
+        if (newMaxTokens) refuseTokensBeyondModel(spec.preprocessing.maxTokens, model, field);
         if (spec.task === 'raw') refuseOptionsRawModelIgnores(spec, model, field);
       }
       await manager.getRepository(EndpointEntity).update(

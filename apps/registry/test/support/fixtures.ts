@@ -26,6 +26,8 @@ export async function fixtureRegistration(
   name: string,
   task: ModelTask,
   filesDir: string,
+  /** Keys merged into the fixture's tokenizer_config.json (a tokenizer of other limits). */
+  tokenizerConfig?: object,
 ): Promise<RegisterModelRequest> {
   const dir = await ensureFixture(fixture);
   const onnx = join(dir, 'onnx', 'model.onnx');
@@ -34,9 +36,15 @@ export async function fixtureRegistration(
     const bytes = await readFile(join(dir, file)).catch(() => undefined);
     if (bytes !== undefined) bundleFiles[file] = bytes;
   }
+  if (tokenizerConfig !== undefined) {
+    const given = JSON.parse(
+      Buffer.from(bundleFiles['tokenizer_config.json'] ?? '{}').toString('utf8'),
+    ) as object;
+    bundleFiles['tokenizer_config.json'] = Buffer.from(JSON.stringify({ ...given, ...tokenizerConfig }));
+  }
   const bundle = packBundle(bundleFiles);
   await mkdir(filesDir, { recursive: true });
-  const bundlePath = join(filesDir, `${fixture}-tokenizer.tar`);
+  const bundlePath = join(filesDir, `${fixture}-${sha256(bundle).slice(0, 12)}-tokenizer.tar`);
   await writeFile(bundlePath, bundle);
   return {
     name,
