@@ -1,4 +1,4 @@
-import { AdminApiError, AdminUnreachableError } from '@modelgate/admin-client';
+import { AdminAnswerError, AdminApiError, AdminUnreachableError } from '@modelgate/admin-client';
 
 /** Added to an error that came from a gateway: the CLI talks to the registry. */
 const GATEWAY_HINT =
@@ -37,5 +37,7 @@ export function describeFailure(error: unknown): string {
   }
   if (error instanceof AdminUnreachableError)
     return `${error.message} (set --registry or MODELGATE_REGISTRY)`;
+  if (error instanceof AdminAnswerError)
+    return `${error.message}: is it the registry's admin API? (set --registry or MODELGATE_REGISTRY)`;
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { sampleEndpointView } from '@modelgate/testing';
 import { answer, run, stubRegistry } from '../test/support/in-process-cli.js';
 
 describe('modelgate command line', () => {
@@ -114,11 +115,7 @@ describe('modelgate command line', () => {
   });
 
   it('sends the token and route specs to the registry and prints the raw API JSON with --json', async () => {
-    const endpoint = {
-      name: 'sentiment',
-      task: 'text-classification',
-      routes: [{ model: 'sst2:1', weight: 100, role: 'primary' }],
-    };
+    const endpoint = sampleEndpointView({ routes: [{ model: 'sst2:1', weight: 100, role: 'primary' }] });
     fetchMock.mockResolvedValueOnce(answer(200, endpoint));
     const result = await run('route', 'set', 'sentiment', 'sst2:1=100', '--json');
     expect(result.code).toBe(0);

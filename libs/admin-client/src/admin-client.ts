@@ -15,8 +15,17 @@ import {
   type UpdateEndpointRequest,
   type VersionPolicy,
   type VersionPolicyView,
+  createdTokenViewSchema,
+  endpointViewSchema,
+  fleetStatusViewSchema,
+  modelViewSchema,
+  registryVersionViewSchema,
+  rolloutViewSchema,
+  tokenViewSchema,
+  versionPolicyViewSchema,
 } from '@modelgate/contracts';
-import { AdminApiError } from './admin-errors.js';
+import { z } from 'zod';
+import { AdminAnswerError, AdminApiError } from './admin-errors.js';
 import {
   type AdminAnswer,
   readAnswer,
@@ -49,6 +58,12 @@ export interface ModelKey {
 /** What a rollout in progress can be told to do. */
 export type RolloutMove = 'pause' | 'resume' | 'abort' | 'promote';
 
+/** The config snapshot is passed on as sent (its readers validate it): only its being an object is checked. */
+const ANY_OBJECT = z.custom<object>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'expected an object',
+);
+
 /** Deadline of one ordinary call when none is given, in ms. */
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -74,16 +89,20 @@ export class AdminClient {
 
   /** Every model version, or the versions of model `name`. */
   listModels(name?: string): Promise<ModelView[]> {
-    return this.#json('GET', `/v1/models${name === undefined ? '' : `?name=${encodeURIComponent(name)}`}`);
+    return this.#json(
+      'GET',
+      `/v1/models${name === undefined ? '' : `?name=${encodeURIComponent(name)}`}`,
+      z.array(modelViewSchema),
+    );
   }
 
   getModel(key: ModelKey): Promise<ModelView> {
-    return this.#json('GET', modelPath(key));
+    return this.#json('GET', modelPath(key), modelViewSchema);
   }
 
   /** Registers a model whose files are reachable by URI (or on the Hub, `source`); it starts PENDING. */
   registerModel(registration: RegisterModelRequest): Promise<ModelView> {
-    return this.#json('POST', '/v1/models', registration);
+    return this.#json('POST', '/v1/models', modelViewSchema, registration);
   }
 
   /**
@@ -93,7 +112,7 @@ export class AdminClient {
   uploadModel(form: FormData, options: { onBytes?: (sentBytes: number) => void } = {}): Promise<ModelView> {
     const { onBytes } = options;
     const body = onBytes === undefined ? form : countingBody(form, onBytes);
-    return this.#json('POST', '/v1/models/upload', body, this.#uploadTimeoutMs);
+    return this.#json('POST', '/v1/models/upload', modelViewSchema, body, this.#uploadTimeoutMs);
   }
 
   /** Deletes a model version (refused while a route uses it). */
@@ -102,24 +121,24 @@ export class AdminClient {
   }
 
   getVersionPolicy(name: string): Promise<VersionPolicyView> {
-    return this.#json('GET', versionPolicyPath(name));
+    return this.#json('GET', versionPolicyPath(name), versionPolicyViewSchema);
   }
 
   setVersionPolicy(name: string, policy: VersionPolicy): Promise<VersionPolicyView> {
-    return this.#json('PUT', versionPolicyPath(name), policy);
+    return this.#json('PUT', versionPolicyPath(name), versionPolicyViewSchema, policy);
   }
 
   /** Back to the default policy, latest 1. */
   resetVersionPolicy(name: string): Promise<VersionPolicyView> {
-    return this.#json('DELETE', versionPolicyPath(name));
+    return this.#json('DELETE', versionPolicyPath(name), versionPolicyViewSchema);
   }
 
   listEndpoints(): Promise<EndpointView[]> {
-    return this.#json('GET', '/v1/endpoints');
+    return this.#json('GET', '/v1/endpoints', z.array(endpointViewSchema));
   }
 
   getEndpoint(name: string): Promise<EndpointView> {
-    return this.#json('GET', endpointPath(name));
+    return this.#json('GET', endpointPath(name), endpointViewSchema);
   }
 
   /** The endpoint, or undefined when there is none by that name. */
@@ -133,11 +152,11 @@ export class AdminClient {
   }
 
   createEndpoint(creation: CreateEndpointRequest): Promise<EndpointView> {
-    return this.#json('POST', '/v1/endpoints', creation);
+    return this.#json('POST', '/v1/endpoints', endpointViewSchema, creation);
   }
 
   updateEndpoint(name: string, update: UpdateEndpointRequest): Promise<EndpointView> {
-    return this.#json('PATCH', endpointPath(name), update);
+    return this.#json('PATCH', endpointPath(name), endpointViewSchema, update);
   }
 
   async removeEndpoint(name: string): Promise<void> {
@@ -146,50 +165,50 @@ export class AdminClient {
 
   /** Replaces the endpoint's routes at once; the registry fills in missing roles. */
   setRoutes(endpoint: string, routes: readonly RouteRequest[]): Promise<EndpointView> {
-    return this.#json('PUT', `${endpointPath(endpoint)}/routes`, { routes });
+    return this.#json('PUT', `${endpointPath(endpoint)}/routes`, endpointViewSchema, { routes });
   }
 
   /** Starts a rollout of `endpoint` to `request.to`; the registry then moves it window by window. */
   startRollout(endpoint: string, request: StartRolloutRequest): Promise<RolloutView> {
-    return this.#json('POST', `${endpointPath(endpoint)}/rollouts`, request);
+    return this.#json('POST', `${endpointPath(endpoint)}/rollouts`, rolloutViewSchema, request);
   }
 
   /** The endpoint's latest rollout, with the running window's numbers. */
   getRollout(endpoint: string): Promise<RolloutView> {
-    return this.#json('GET', `${endpointPath(endpoint)}/rollout`);
+    return this.#json('GET', `${endpointPath(endpoint)}/rollout`, rolloutViewSchema);
   }
 
   /** Pauses, resumes, aborts (previous routes back) or promotes (to 100 %) the rollout in progress. */
   moveRollout(endpoint: string, move: RolloutMove): Promise<RolloutView> {
-    return this.#json('POST', `${endpointPath(endpoint)}/rollout/${move}`);
+    return this.#json('POST', `${endpointPath(endpoint)}/rollout/${move}`, rolloutViewSchema);
   }
 
   /** Creates a token; the answer carries its secret, which the registry never shows again. */
   createToken(request: CreateTokenRequest): Promise<CreatedTokenView> {
-    return this.#json('POST', '/v1/tokens', request);
+    return this.#json('POST', '/v1/tokens', createdTokenViewSchema, request);
   }
 
   listTokens(): Promise<TokenView[]> {
-    return this.#json('GET', '/v1/tokens');
+    return this.#json('GET', '/v1/tokens', z.array(tokenViewSchema));
   }
 
   revokeToken(name: string): Promise<TokenView> {
-    return this.#json('DELETE', `/v1/tokens/${encodeURIComponent(name)}`);
+    return this.#json('DELETE', `/v1/tokens/${encodeURIComponent(name)}`, tokenViewSchema);
   }
 
   /** The registry's release (`GET /v1/version`, no token needed). */
   version(): Promise<RegistryVersionView> {
-    return this.#json('GET', '/v1/version');
+    return this.#json('GET', '/v1/version', registryVersionViewSchema);
   }
 
   /** The fleet: latest revision, live nodes, rollouts in progress. */
   status(): Promise<FleetStatusView> {
-    return this.#json('GET', '/v1/status');
+    return this.#json('GET', '/v1/status', fleetStatusViewSchema);
   }
 
   /** The config snapshot gateways and workers apply (`GET /v1/config/snapshot`, as sent: not validated here). */
   configSnapshot(): Promise<ConfigSnapshot> {
-    return this.#json('GET', '/v1/config/snapshot');
+    return this.#json('GET', '/v1/config/snapshot', ANY_OBJECT as z.ZodType<ConfigSnapshot>);
   }
 
   /** Whether this client's token may read the config snapshot (what gateways and workers need). */
@@ -247,9 +266,35 @@ export class AdminClient {
     return this.request<T>('DELETE', path);
   }
 
-  async #json<T>(method: string, path: string, body?: unknown, timeoutMs?: number | null): Promise<T> {
+  /** A 2xx answer's body, checked against what the route answers: anything else is not the registry. */
+  async #json<T>(
+    method: string,
+    path: string,
+    schema: z.ZodType<T>,
+    body?: unknown,
+    timeoutMs?: number | null,
+  ): Promise<T> {
     const response = await this.#ok(method, path, body, timeoutMs);
-    return (await response.json()) as T;
+    const text = await response.text();
+    const call = `${method} ${path}`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text) as unknown;
+    } catch {
+      const type = response.headers.get('content-type') ?? 'no content type';
+      const what = text === '' ? 'an empty body' : `a body that is not JSON (${type})`;
+      throw new AdminAnswerError(this.baseUrl, call, response.status, what);
+    }
+    const checked = schema.safeParse(parsed);
+    if (checked.success) return checked.data;
+    const issue = checked.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+    throw new AdminAnswerError(
+      this.baseUrl,
+      call,
+      response.status,
+      `JSON that is not this route's answer (${issue?.message ?? 'unexpected shape'}${where})`,
+    );
   }
 
   /** Sends one call; resolves with a 2xx response, throws AdminApiError or AdminUnreachableError. */

@@ -60,3 +60,23 @@ export function describeFetchFailure(error: unknown): string {
   if (typeof cause?.message === 'string') return cause.message;
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A 2xx answer that is not what the route answers: not JSON, empty, or JSON of another shape. The
+ * URL most likely points at something other than the registry's admin API (a proxy, a gateway, a
+ * web page).
+ */
+export class AdminAnswerError extends Error {
+  override readonly name = 'AdminAnswerError';
+
+  constructor(
+    readonly baseUrl: string,
+    /** `GET /v1/models` */
+    readonly call: string,
+    readonly status: number,
+    /** What came instead, e.g. `a body that is not JSON (text/html)`. */
+    readonly got: string,
+  ) {
+    super(`the registry at ${baseUrl} answered ${call} with HTTP ${status} and ${got}`);
+  }
+}

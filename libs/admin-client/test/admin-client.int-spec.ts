@@ -3,7 +3,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminApiError, AdminClient, AdminUnreachableError, modelUploadForm } from '@modelgate/admin-client';
+import {
+  AdminAnswerError,
+  AdminApiError,
+  AdminClient,
+  AdminUnreachableError,
+  modelUploadForm,
+} from '@modelgate/admin-client';
+import { sampleEndpointView, sampleModelView } from '@modelgate/testing';
+
+/** Whole views, as the registry answers them (the client checks every answer's shape). */
+const modelView = sampleModelView();
+const endpointView = sampleEndpointView();
 
 type Handler = (request: IncomingMessage, body: Buffer, response: ServerResponse) => void;
 
@@ -37,11 +48,11 @@ describe('AdminClient', () => {
     handle = (request, body, response) => {
       seen = { method: request.method, url: request.url, auth: request.headers.authorization };
       seen.body = JSON.parse(body.toString()) as unknown;
-      json(response, 200, { name: 'sentiment', routes: [] });
+      json(response, 200, endpointView);
     };
     const client = new AdminClient({ baseUrl: `${baseUrl}/`, token: 't0ken' });
     const endpoint = await client.setRoutes('sentiment', [{ model: 'sst2:1', weight: 100 }]);
-    expect(endpoint).toMatchObject({ name: 'sentiment' });
+    expect(endpoint).toEqual(endpointView);
     expect(seen).toEqual({
       method: 'PUT',
       url: '/v1/endpoints/sentiment/routes',
@@ -82,6 +93,29 @@ describe('AdminClient', () => {
     });
   });
 
+  it('refuses a 2xx answer that is not the route’s: not JSON, empty, or JSON of another shape', async () => {
+    const answers: Array<[string, string, RegExp]> = [
+      [
+        'text/html',
+        '<html>proxy</html>',
+        /GET \/v1\/models with HTTP 200 and a body that is not JSON \(text\/html\)$/,
+      ],
+      ['application/json', '', /GET \/v1\/models with HTTP 200 and an empty body$/],
+      ['application/json', '{}', /GET \/v1\/models with HTTP 200 and JSON that is not this route's answer/],
+      ['application/json', '[{"id":"x:1"}]', /JSON that is not this route's answer \(.*at 0\.name\)$/],
+    ];
+    for (const [type, body, message] of answers) {
+      handle = (_request, _body, response) => {
+        response.writeHead(200, { 'content-type': type });
+        response.end(body);
+      };
+      const error = await new AdminClient({ baseUrl }).listModels().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(AdminAnswerError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toContain(`the registry at ${baseUrl} answered`);
+    }
+  });
+
   it('answers any status from request() without throwing, and undefined from findEndpoint on 404', async () => {
     handle = (_request, _body, response) =>
       json(response, 404, { error: { code: 'NOT_FOUND', message: 'no endpoint x', request_id: 'r' } });
@@ -118,7 +152,7 @@ describe('AdminClient', () => {
     handle = (request, body, response) => {
       received = body.byteLength;
       contentType = request.headers['content-type'] ?? '';
-      json(response, 202, { id: 'demo:1', status: 'PENDING' });
+      json(response, 202, modelView);
     };
     const form = modelUploadForm({ name: 'demo', task: 'raw', batching: { maxBatchSize: 4 } }, [
       { name: 'model.onnx', blob: new Blob([new Uint8Array(200_000).fill(1)]) },

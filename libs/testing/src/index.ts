@@ -59,6 +59,7 @@ export {
   type DecoderTensor,
 } from './fixtures/gpt2-io.js';
 export { GPT2_END_OF_TEXT, loadGpt2Vocabulary, type Gpt2Vocabulary } from './fixtures/bpe-tokenizer.js';
+export { sampleEndpointView, sampleModelView } from './harness/admin-views.js';
 export { freePort } from './harness/free-port.js';
 export {
   type ServiceProcess,
