@@ -52,14 +52,20 @@ export function commandOutputFormat(command: Command): OutputFormat {
 export function contextFactory(streams: OutputStreams): ContextFactory {
   return (command) => {
     const options = command.optsWithGlobals<GlobalOptions>();
-    const format = commandOutputFormat(command);
-    const config = loadCliConfig();
+    const output = new Output(commandOutputFormat(command), streams);
+    let client: AdminClient | undefined;
     return {
-      client: new AdminClient({
-        baseUrl: options.registry ?? config.MODELGATE_REGISTRY,
-        ...(config.MODELGATE_TOKEN === undefined ? {} : { token: config.MODELGATE_TOKEN }),
-      }),
-      output: new Output(format, streams),
+      output,
+      // Built when a command first calls the registry: perf never does, so its settings are not read.
+      get client(): AdminClient {
+        if (client) return client;
+        const config = loadCliConfig({ registryFlag: options.registry !== undefined });
+        client = new AdminClient({
+          baseUrl: options.registry ?? config.MODELGATE_REGISTRY,
+          ...(config.MODELGATE_TOKEN === undefined ? {} : { token: config.MODELGATE_TOKEN }),
+        });
+        return client;
+      },
     };
   };
 }

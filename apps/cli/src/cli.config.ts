@@ -4,14 +4,16 @@ import { UsageError } from './cli-errors.js';
 /** The registry the CLI talks to when neither `--registry` nor MODELGATE_REGISTRY says otherwise (DESIGN §4). */
 export const DEFAULT_REGISTRY_URL = 'http://127.0.0.1:8081';
 
-/** An http(s) base URL without query or fragment; trailing slashes dropped. */
-export const registryUrlSchema = z
-  .string()
-  .regex(
-    /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/,
-    'must be an http:// or https:// URL, e.g. http://127.0.0.1:8081',
-  )
-  .transform((url) => url.replace(/\/+$/, ''));
+/** An http(s) base URL without query or fragment that parses (a port of 1-65535, a closed [IPv6]); trailing slashes dropped. */
+export const baseUrlSchema = (example: string) =>
+  z
+    .string()
+    .regex(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, `must be an http:// or https:// URL, e.g. ${example}`)
+    .refine((url) => URL.canParse(url), `is not a valid URL (check the host and port), e.g. ${example}`)
+    .transform((url) => url.replace(/\/+$/, ''));
+
+/** The registry's base URL (`--registry`, MODELGATE_REGISTRY). */
+export const registryUrlSchema = baseUrlSchema(DEFAULT_REGISTRY_URL);
 
 /** An unset variable and an empty one mean the same: not given. */
 const emptyAsUnset = (value: unknown): unknown => (value === '' ? undefined : value);
@@ -27,10 +29,16 @@ export const cliConfigSchema = z.object({
 /** Parsed CLI settings. */
 export type CliConfig = z.output<typeof cliConfigSchema>;
 
-/** Parses the environment; throws a UsageError naming every bad variable (never its value). */
-export function loadCliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
+/**
+ * Parses the environment; throws a UsageError naming every bad variable (never its value).
+ * `registryFlag`: `--registry` was given, so MODELGATE_REGISTRY is neither read nor checked.
+ */
+export function loadCliConfig(
+  options: { registryFlag?: boolean } = {},
+  env: NodeJS.ProcessEnv = process.env,
+): CliConfig {
   const parsed = cliConfigSchema.safeParse({
-    MODELGATE_REGISTRY: env.MODELGATE_REGISTRY,
+    MODELGATE_REGISTRY: options.registryFlag === true ? undefined : env.MODELGATE_REGISTRY,
     MODELGATE_TOKEN: env.MODELGATE_TOKEN,
   });
   if (!parsed.success) {

@@ -1,4 +1,4 @@
-import { AdminApiError, AdminUnreachableError } from '@modelgate/admin-client';
+import { AdminAnswerError, AdminApiError, AdminUnreachableError } from '@modelgate/admin-client';
 import { MODELGATE_VERSION } from '@modelgate/contracts';
 import { Command, CommanderError, Option } from 'commander';
 import { asArgParser, contextFactory } from './cli-context.js';
@@ -70,15 +70,43 @@ export function buildProgram(streams: OutputStreams): Command {
  */
 export async function runCli(argv: readonly string[], streams: OutputStreams): Promise<number> {
   const program = buildProgram(streams);
-  // `modelgate --version` is `modelgate version`; `--version` after a subcommand stays that
-  // subcommand's own (`model add --version 3`).
-  const args = argv[0] === '--version' ? ['version', ...argv.slice(1)] : [...argv];
   try {
-    await program.parseAsync(args, { from: 'user' });
+    await program.parseAsync(withVersionCommand(argv), { from: 'user' });
     return ExitCode.OK;
   } catch (error) {
     return reportFailure(error, streams);
   }
+}
+
+/** Global options that take a value (the value is the next argument unless given as `--opt=value`). */
+const GLOBAL_VALUE_OPTIONS = new Set(['--registry', '-o', '--output']);
+/** Global options that ask for one output format. */
+const FORMAT_OPTIONS = new Set(['-o', '--output', '--json']);
+
+/**
+ * `modelgate [global options] --version` is `modelgate [global options] version`; a `--version`
+ * after the subcommand stays that subcommand's own (`model add --version 3`). `-V` prints the bare
+ * version, so a format option beside it is refused rather than ignored.
+ */
+function withVersionCommand(argv: readonly string[]): string[] {
+  let at = 0;
+  let versionAt = -1;
+  let bareVersion = false;
+  let format = false;
+  while (at < argv.length) {
+    const arg = argv[at] ?? '';
+    if (!arg.startsWith('-')) break; // the subcommand
+    const name = arg.split('=')[0] ?? arg;
+    if (arg === '--version' && versionAt < 0) versionAt = at;
+    if (arg === '-V' || arg === '--cli-version') bareVersion = true;
+    if (FORMAT_OPTIONS.has(name)) format = true;
+    at += GLOBAL_VALUE_OPTIONS.has(arg) ? 2 : 1;
+  }
+  if (bareVersion && format) {
+    throw new UsageError('-V prints the bare CLI version: for JSON or YAML run `modelgate version -o json`');
+  }
+  if (versionAt < 0) return [...argv];
+  return [...argv.slice(0, versionAt), ...argv.slice(versionAt + 1, at), 'version', ...argv.slice(at)];
 }
 
 function reportFailure(error: unknown, streams: OutputStreams): number {
@@ -103,7 +131,11 @@ function reportFailure(error: unknown, streams: OutputStreams): number {
     write(`  (${facts.join(', ')})`);
     return ExitCode.FAILURE;
   }
-  if (error instanceof AdminUnreachableError || error instanceof CliFailure) {
+  if (
+    error instanceof AdminUnreachableError ||
+    error instanceof AdminAnswerError ||
+    error instanceof CliFailure
+  ) {
     write(`error: ${describeFailure(error)}`);
     return ExitCode.FAILURE;
   }

@@ -91,8 +91,7 @@ describe('modelgate CLI: text-generation models', () => {
       '--max-queue-delay-us',
       '500',
     );
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('batching.maxQueueDelayMicros');
-    expect(run.stderr).toContain('has no meaning for a text-generation model');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--max-queue-delay-us has no meaning for a text-generation model');
   });
 });

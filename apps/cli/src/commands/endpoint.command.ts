@@ -79,7 +79,8 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
     });
 
   endpoint
-    .command('show <name>')
+    .command('show')
+    .argument('<name>', 'endpoint name', asArgParser(parseResourceName))
     .description('show one endpoint: routes, limits and options')
     .action(async (name: string, _options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
@@ -88,7 +89,8 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
     });
 
   endpoint
-    .command('remove <name>')
+    .command('remove')
+    .argument('<name>', 'endpoint name', asArgParser(parseResourceName))
     .description('delete an endpoint')
     .action(async (name: string, _options: unknown, command: Command) => {
       const { client, output } = contextOf(command);

@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { asArgParser, type CommandContext, type ContextFactory, withWideColumns } from '../cli-context.js';
 import { CliFailure } from '../cli-errors.js';
 import { renderModel, renderModelTable } from '../output/model-render.js';
+import { checkUploadSettings, refuseInertBatchingOptions } from './model-add-checks.js';
 import { buildUploadForm, findModelFiles } from './model-directory.js';
 import { type ModelFileOptions, registrationFiles } from './model-files.js';
 import {
@@ -164,7 +165,7 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
 
   withWideColumns(model.command('list'))
     .description('list model versions')
-    .option('--name <name>', 'only the versions of this model')
+    .option('--name <name>', 'only the versions of this model', asArgParser(parseResourceName))
     .action(async (options: { name?: string }, command: Command) => {
       const { client, output } = contextOf(command);
       const models = await client.listModels(options.name);
@@ -196,9 +197,11 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
 
 async function addModel(context: CommandContext, name: string, options: ModelAddOptions): Promise<void> {
   const { client, output } = context;
+  refuseInertBatchingOptions(options);
   const settings = modelSettings(name, options);
   let accepted: ModelView;
   if (options.path !== undefined) {
+    checkUploadSettings(settings);
     const files = await findModelFiles(options.path, options.task);
     const total = files.reduce((sum, file) => sum + file.bytes, 0);
     output.note(

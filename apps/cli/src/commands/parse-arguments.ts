@@ -9,7 +9,7 @@ import {
   type RouteRole,
   type VersionPolicy,
 } from '@modelgate/contracts';
-import { registryUrlSchema } from '../cli.config.js';
+import { baseUrlSchema, registryUrlSchema } from '../cli.config.js';
 import { UsageError } from '../cli-errors.js';
 
 const INTEGER = /^[0-9]+$/;
@@ -99,8 +99,8 @@ export function parseBatchSizes(text: string): number[] {
 /** A padding ratio option value: a number of 1 or more, e.g. 1.15. */
 export function parsePaddingRatio(text: string): number {
   const trimmed = text.trim();
-  const value = Number(trimmed);
-  if (trimmed === '' || !Number.isFinite(value) || value < 1 || value > 1_000_000) {
+  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!Number.isFinite(value) || value < 1 || value > 1_000_000) {
     throw new UsageError(`'${text}' must be a number from 1 to 1000000, e.g. 1.15`);
   }
   return value;
@@ -138,7 +138,18 @@ export function parseExecutionProviders(text: string): ExecutionProvider[] {
 
 /** A `--registry` value: an http(s) base URL. */
 export function parseRegistryUrl(text: string): string {
-  const parsed = registryUrlSchema.safeParse(text);
+  return parseUrl(registryUrlSchema, text);
+}
+
+const gatewayUrlSchema = baseUrlSchema('http://127.0.0.1:8080');
+
+/** `perf --gateway`: a gateway's http(s) base URL, trailing slashes dropped. */
+export function parseGatewayUrl(text: string): string {
+  return parseUrl(gatewayUrlSchema, text);
+}
+
+function parseUrl(schema: ReturnType<typeof baseUrlSchema>, text: string): string {
+  const parsed = schema.safeParse(text);
   if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? 'must be an http(s):// URL');
   return parsed.data;
 }

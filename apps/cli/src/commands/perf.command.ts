@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
-import { UsageError } from '../cli-errors.js';
-import { parseResourceName } from './parse-arguments.js';
+import { CliFailure, UsageError } from '../cli-errors.js';
+import { parseGatewayUrl, parseResourceName } from './parse-arguments.js';
 import { type PerfStep, formatStep, parseConcurrencyRange } from '../perf/perf-stats.js';
 import { parseDurationMs } from './duration-argument.js';
 import { runPerfStep } from '../perf/run-perf-step.js';
@@ -26,6 +26,14 @@ const usage =
     }
   };
 
+/** `connection ×3, 404 ×5` */
+function describeErrors(statuses: Record<string, number>): string {
+  const parts = Object.entries(statuses).map(([status, count]) =>
+    status === 'connection' ? `no connection ×${count}` : `HTTP ${status} ×${count}`,
+  );
+  return parts.length > 0 ? parts.join(', ') : 'no request was sent';
+}
+
 /**
  * `modelgate perf <endpoint>`: a perf_analyzer-style concurrency sweep against a gateway's
  * POST /serve/<endpoint>, with the gateway's Server-Timing breakdown per step.
@@ -38,7 +46,11 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
       'measure throughput and latency of an endpoint over a concurrency range (perf_analyzer style)',
     )
     // Each default is printed once, by commander, in the form the option takes.
-    .option('--gateway <url>', 'gateway base URL', DEFAULT_GATEWAY_URL)
+    .addOption(
+      new Option('--gateway <url>', 'gateway base URL')
+        .argParser(asArgParser(parseGatewayUrl))
+        .default(DEFAULT_GATEWAY_URL),
+    )
     .addOption(
       new Option('--concurrency-range <start:end:step>', 'concurrency levels, linear like perf_analyzer')
         .argParser(asArgParser(usage(parseConcurrencyRange)))
@@ -60,12 +72,20 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
           throw new UsageError('perf drives a gateway (--gateway), not the registry: drop --registry');
         }
         const { output } = contextOf(command);
-        const url = `${options.gateway.replace(/\/+$/, '')}/serve/${endpoint}`;
+        const url = `${options.gateway}/serve/${endpoint}`;
         const steps: PerfStep[] = [];
         for (const concurrency of options.concurrencyRange) {
           const step = await runPerfStep({ url, concurrency, durationMs: options.duration });
           steps.push(step);
           if (!output.json) output.result(step, () => formatStep(step));
+          // A level where nothing was answered measures nothing: stop the sweep and say why.
+          if (step.requests - step.errors === 0) {
+            if (output.json) output.result(steps, () => '');
+            throw new CliFailure(
+              `no request to ${url} succeeded at concurrency ${concurrency} ` +
+                `(${describeErrors(step.errorStatuses)}): check --gateway and the endpoint name`,
+            );
+          }
         }
         if (output.json) output.result(steps, () => '');
       },

@@ -62,12 +62,21 @@ describe('rates, milliseconds and percentages', () => {
     expect(parseRate('1%')).toBeCloseTo(0.01, 10);
     expect(() => parseRate('2')).toThrow(/share from 0 to 1/);
     expect(() => parseRate('%')).toThrow(/share from 0 to 1/);
+    // Plain decimals only: no hex, exponent or sign forms that Number() would take.
+    for (const form of ['0x0', '1e-2', '-0', '+0.5', 'Infinity', ' ']) {
+      expect(() => parseRate(form)).toThrow(/share from 0 to 1/);
+    }
+    expect(parseRate('.5')).toBe(0.5);
   });
 
   it('reads milliseconds and whole percentages', () => {
     expect(parseMilliseconds('250')).toBe(250);
     expect(parseMilliseconds('250ms')).toBe(250);
     expect(() => parseMilliseconds('0')).toThrow(/positive number of milliseconds/);
+    for (const form of ['0x10', '1e3', '+5', 'Infinity']) {
+      expect(() => parseMilliseconds(form)).toThrow(/positive number of milliseconds/);
+    }
+    expect(parseMilliseconds('2.5')).toBe(2.5);
     expect(parsePercent('50%')).toBe(50);
     expect(() => parsePercent('150')).toThrow(/from 1 to 100/);
   });

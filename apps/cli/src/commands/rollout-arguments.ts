@@ -34,13 +34,17 @@ export function parseSteps(text: string): number[] {
   return steps;
 }
 
+/** A plain decimal number: no sign, exponent, hex or Infinity (`0x10` is not 16 ms). */
+const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
+
 /** A share from 0 to 1 (`0.01`), or a percentage (`1%`). */
 export function parseRate(text: string): number {
   const trimmed = text.trim();
   const percent = trimmed.endsWith('%');
-  const value = Number(percent ? trimmed.slice(0, -1) : trimmed);
+  const digits = percent ? trimmed.slice(0, -1) : trimmed;
+  const value = DECIMAL.test(digits) ? Number(digits) : NaN;
   const share = percent ? value / 100 : value;
-  if (trimmed === '' || trimmed === '%' || !Number.isFinite(share) || share < 0 || share > 1) {
+  if (!Number.isFinite(share) || share < 0 || share > 1) {
     throw new UsageError(`'${text}' must be a share from 0 to 1 (e.g. 0.01) or a percentage (e.g. 1%)`);
   }
   return share;
@@ -49,8 +53,8 @@ export function parseRate(text: string): number {
 /** A positive number of milliseconds, e.g. `250`. */
 export function parseMilliseconds(text: string): number {
   const trimmed = text.trim().replace(/ms$/, '');
-  const value = Number(trimmed);
-  if (trimmed === '' || !Number.isFinite(value) || value <= 0) {
+  const value = DECIMAL.test(trimmed) ? Number(trimmed) : NaN;
+  if (!Number.isFinite(value) || value <= 0) {
     throw new UsageError(`'${text}' must be a positive number of milliseconds, e.g. 250`);
   }
   return value;

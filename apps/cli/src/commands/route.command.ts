@@ -1,15 +1,17 @@
 import { type Command } from 'commander';
-import { type ContextFactory } from '../cli-context.js';
+import { asArgParser, type ContextFactory } from '../cli-context.js';
 import { renderEndpoint } from './endpoint.command.js';
 import { warnAboutWorkerGroups } from './fleet-warnings.js';
-import { parseModelRef, parseRouteSpec } from './parse-arguments.js';
+import { parseModelRef, parseResourceName, parseRouteSpec } from './parse-arguments.js';
 
 /** `modelgate route set`. */
 export function registerRouteCommands(program: Command, contextOf: ContextFactory): void {
   const route = program.command('route').description("set an endpoint's canary routes");
 
   route
-    .command('set <endpoint> <routes...>')
+    .command('set')
+    .argument('<endpoint>', 'the endpoint', asArgParser(parseResourceName))
+    .argument('<routes...>', 'name:version=weight[:role] ...')
     .description(
       "replace an endpoint's routes, e.g. `route set sentiment sst2:1=90 sst2:2=10`. Each route is " +
         'name:version=weight, weights in percent summing to 100; add :primary, :canary or :shadow ' +

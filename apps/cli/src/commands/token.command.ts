@@ -52,7 +52,8 @@ export function registerTokenCommands(program: Command, contextOf: ContextFactor
     });
 
   token
-    .command('revoke <name>')
+    .command('revoke')
+    .argument('<name>', 'the token', asArgParser(parseResourceName))
     .description('revoke a token: it stops working at once')
     .action(async (name: string, _options: unknown, command: Command) => {
       const { client, output } = contextOf(command);

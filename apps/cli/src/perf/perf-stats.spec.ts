@@ -10,6 +10,16 @@ describe('perf arguments', () => {
     expect(() => parseConcurrencyRange('4:1')).toThrow('--concurrency-range');
     expect(() => parseConcurrencyRange('0:4')).toThrow('--concurrency-range');
   });
+
+  it('refuses non-decimal forms and sweeps too large to run', () => {
+    for (const form of ['0x2', '1e3', '2.0', '-1', ' 2', '1::2']) {
+      expect(() => parseConcurrencyRange(form)).toThrow('in decimal');
+    }
+    expect(() => parseConcurrencyRange('100000000')).toThrow('above the 10000 perf runs');
+    expect(() => parseConcurrencyRange('1:10000')).toThrow('more than the 1000 perf runs');
+    expect(() => parseConcurrencyRange('1:10000:10')).toThrow('makes 1001 levels');
+    expect(parseConcurrencyRange('1:10000:100').length).toBe(101);
+  });
 });
 
 describe('summarizeStep', () => {

@@ -16,19 +16,32 @@ export interface PerfStep {
   errorStatuses: Record<string, number>;
 }
 
-/** Parses perf_analyzer's `start:end:step` (linear; step defaults to 1). */
+/** The most concurrent loops one step runs (each holds a connection and a pending request). */
+export const MAX_PERF_CONCURRENCY = 10_000;
+/** The most levels one sweep runs. */
+export const MAX_PERF_LEVELS = 1_000;
+
+/** Parses perf_analyzer's `start:end:step` (linear; step defaults to 1): decimal integers only. */
 export function parseConcurrencyRange(text: string): number[] {
-  const parts = text.split(':').map((part) => Number(part));
+  const parts = text.split(':').map((part) => (/^\d{1,9}$/.test(part) ? Number(part) : NaN));
   const [start, end = start, step = 1] = parts;
   const valid = (n: number | undefined): n is number => n !== undefined && Number.isInteger(n) && n > 0;
   if (parts.length > 3 || !valid(start) || !valid(end) || !valid(step) || end < start) {
     throw new Error(
-      `--concurrency-range must be start[:end[:step]] with 0 < start <= end and step > 0, got '${text}'`,
+      `--concurrency-range must be start[:end[:step]] in decimal with 0 < start <= end and step > 0, got '${text}'`,
     );
+  }
+  if (end > MAX_PERF_CONCURRENCY) {
+    throw new Error(`--concurrency-range: concurrency ${end} is above the ${MAX_PERF_CONCURRENCY} perf runs`);
   }
   const levels: number[] = [];
   for (let c = start; c <= end; c += step) levels.push(c);
   if (levels.at(-1) !== end) levels.push(end);
+  if (levels.length > MAX_PERF_LEVELS) {
+    throw new Error(
+      `--concurrency-range '${text}' makes ${levels.length} levels, more than the ${MAX_PERF_LEVELS} perf runs: use a larger step`,
+    );
+  }
   return levels;
 }
 

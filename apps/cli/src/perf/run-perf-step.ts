@@ -13,6 +13,9 @@ export const PERF_SENTENCES = [
   'The update broke my favourite feature and the app now crashes whenever I open the camera.',
 ];
 
+/** How long a loop waits after a failed connection before trying again (no busy retry loop). */
+const CONNECTION_RETRY_MS = 100;
+
 /** Options of one step. */
 export interface StepOptions {
   url: string;
@@ -59,6 +62,11 @@ export async function runPerfStep(options: StepOptions): Promise<PerfStep> {
           status = 'connection';
         }
         errorStatuses[status] = (errorStatuses[status] ?? 0) + 1;
+        if (status === 'connection') {
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.min(CONNECTION_RETRY_MS, Math.max(0, stopAt - performance.now()))),
+          );
+        }
       }
     }),
   );
