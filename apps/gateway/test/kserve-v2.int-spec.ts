@@ -139,6 +139,8 @@ describe('gateway: KServe v2 REST (health, metadata, model ready, infer) against
     const expired = await post('/v2/models/tensors/infer', body({ timeout: 1 }));
     expect(expired.status).toBe(504);
     expect((expired.body as { error: string }).error).toMatch(/deadline/i);
+    // grpc-js's own message names the worker's address; the client gets a plain one.
+    expect((expired.body as { error: string }).error).not.toMatch(/remote_addr|127\.0\.0\.1/);
     const roomy = await post(
       '/v2/models/tensors/infer',
       body({ timeout: 60_000_000, binary_data_output: false }, [
@@ -191,5 +193,39 @@ describe('gateway: KServe v2 REST (health, metadata, model ready, infer) against
     const noRoute = await get('/v2/repository/index');
     expect(noRoute.status).toBe(404);
     expect(typeof (noRoute.body as { error: unknown }).error).toBe('string');
+  });
+
+  it('answers a token id outside the vocabulary with 400, not a 500 or a wrong answer', async () => {
+    const ids = (data: number[]) => ({
+      inputs: [
+        { name: 'input_ids', shape: [1, 3], datatype: 'INT64', data },
+        { name: 'attention_mask', shape: [1, 3], datatype: 'INT64', data: [1, 1, 1] },
+        { name: 'token_type_ids', shape: [1, 3], datatype: 'INT64', data: [0, 0, 0] },
+      ],
+    });
+    const beyond = await post('/v2/models/tensors/infer', ids([101, 99_999_999, 102]));
+    expect(beyond.status).toBe(400);
+    expect((beyond.body as { error: string }).error).toMatch(
+      /^model tensors:1: an input holds an index the model cannot take \(a token id beyond its vocabulary\?\): .*idx=99999999/,
+    );
+    const negative = await post('/v2/models/tensors/infer', ids([101, -5, 102]));
+    expect(negative).toEqual({
+      status: 400,
+      body: { error: "input 'input_ids' has -5 at element 1: ids index a table and must be 0 or more" },
+    });
+    expect((await post('/v2/models/tensors/infer', ids([101, 7592, 102]))).status).toBe(200);
+  });
+
+  // Last: it stops the worker.
+  it('answers 503 naming the model, not the worker’s address, when its worker is gone', async () => {
+    await worker.stop();
+    const gone = await post('/v2/models/tensors/infer', {
+      inputs: [
+        { name: 'input_ids', shape: [1, 3], datatype: 'INT64', data: [101, 7592, 102] },
+        { name: 'attention_mask', shape: [1, 3], datatype: 'INT64', data: [1, 1, 1] },
+        { name: 'token_type_ids', shape: [1, 3], datatype: 'INT64', data: [0, 0, 0] },
+      ],
+    });
+    expect(gone).toEqual({ status: 503, body: { error: 'no worker can serve model tensors:1 right now' } });
   });
 });

@@ -23,6 +23,21 @@ describe('worker call errors', () => {
     });
   });
 
+  it("answers grpc-js's own deadline message, which names the worker's address, with a plain one", () => {
+    const transport = workerCallToModelgateError(
+      GrpcStatus.DEADLINE_EXCEEDED,
+      'Deadline exceeded after 0.001s,remote_addr=10.0.0.7:8001',
+      'bert:1',
+    );
+    expect(transport.message).toBe("model 'bert:1' did not answer before the deadline");
+    const worker = workerCallToModelgateError(
+      GrpcStatus.DEADLINE_EXCEEDED,
+      'bert:1: deadline passed while queued',
+      'bert:1',
+    );
+    expect(worker.message).toBe('bert:1: deadline passed while queued');
+  });
+
   it.each([
     'Received message larger than max (300000000 vs. 268435456)',
     'Sent message larger than max (300000000 vs. 268435456)',

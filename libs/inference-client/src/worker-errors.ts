@@ -39,7 +39,9 @@ export function workerCallToModelgateError(
     );
   }
   const code = fromGrpcStatus(status);
-  const message = details.trim() || defaultMessage(code, model);
+  // grpc-js's own deadline message names the worker's address: the client gets the plain one.
+  const fromTransport = code === ErrorCode.DEADLINE_EXCEEDED && TRANSPORT_DEADLINE.test(details);
+  const message = (fromTransport ? '' : details.trim()) || defaultMessage(code, model);
   const extra = code === ErrorCode.QUEUE_FULL ? { retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS } : {};
   return new ModelgateError(code, message, extra, { cause });
 }
@@ -50,6 +52,9 @@ export function workerCallToModelgateError(
  * than max", "…decompresses to a size larger than…"; C-core alike). Only the first is a 429.
  */
 const MESSAGE_SIZE_LIMIT = /larger than|message size|too large/i;
+
+/** grpc-js's message for a call it ended at its deadline: `Deadline exceeded after 0.001s,remote_addr=…`. */
+const TRANSPORT_DEADLINE = /^Deadline exceeded after /;
 
 /** The error for a model with no worker to send it to. */
 export function noReadyWorkerError(model: string): ModelgateError {

@@ -31,6 +31,22 @@ describe('decodeInferRequest', () => {
     expect(decoded.timeoutMicros).toBeUndefined();
   });
 
+  it('refuses a negative token id, which the embedding lookup would take from the table’s end', () => {
+    const negative = request({
+      inputs: [
+        {
+          name: 'input_ids',
+          datatype: 'INT64',
+          shape: ['1', '3'],
+          contents: { int64_contents: ['101', '-5', '102'] },
+        },
+      ],
+    });
+    expect(() => decode(negative)).toThrow(
+      "input 'input_ids' has -5 at element 1: ids index a table and must be 0 or more",
+    );
+  });
+
   it("takes Triton's timeout parameter, in microseconds, as int64 or uint64", () => {
     const int64 = request({
       parameters: { timeout: { int64_param: '250000', parameter_choice: 'int64_param' } },

@@ -71,6 +71,7 @@ export function decodeInferRequest(
       bytes !== undefined
         ? decodeTensor(tensor.datatype, dims, bytes, tensor.name)
         : contentsToTypedArray(tensor.datatype, dims, tensor.contents, tensor.name);
+    if (INDEX_INPUTS.has(tensor.name)) refuseNegativeIndices(tensor.name, data);
     const tensorRows = dims[0] ?? 1;
     if (rows !== undefined && tensorRows !== rows) {
       throw invalid(
@@ -97,6 +98,27 @@ export function decodeInferRequest(
     outputNames: requestedOutputs(request, declaredOutputs),
     ...(timeoutMicros !== undefined ? { timeoutMicros } : {}),
   };
+}
+
+/**
+ * Inputs that index an embedding table in Hugging Face exports. A negative index is never a token,
+ * segment or position, and onnxruntime's Gather counts it from the table's end: a wrong answer, not
+ * an error. (An index past the end fails the run; the runner answers that INVALID_ARGUMENT too.)
+ */
+const INDEX_INPUTS = new Set(['input_ids', 'token_type_ids', 'position_ids']);
+
+function refuseNegativeIndices(name: string, data: unknown): void {
+  if (!ArrayBuffer.isView(data)) return; // BYTES: no ids to check
+  const values = data as unknown as ArrayLike<number | bigint>;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i] ?? 0;
+    if (value < 0) {
+      throw invalid(
+        `input '${name}' has ${String(value)} at element ${i}: ids index a table and must be 0 or more`,
+        name,
+      );
+    }
+  }
 }
 
 function checkDims(name: string, dims: readonly number[], declared: readonly number[]): void {

@@ -1,6 +1,6 @@
 import { ErrorCode } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { failureCode } from './failure-code.js';
+import { failureCode, runFailure } from './failure-code.js';
 
 describe('failureCode', () => {
   const call = { receivedAtMs: 10_000, deadlineMs: 10_050 };
@@ -22,5 +22,27 @@ describe('failureCode', () => {
     expect(failureCode(ErrorCode.INTERNAL, { ...call, nowMs: 10_060 })).toBe(ErrorCode.INTERNAL);
     const none = { receivedAtMs: 0, deadlineMs: Number.POSITIVE_INFINITY, nowMs: 1e12 };
     expect(failureCode(ErrorCode.CANCELLED, none)).toBe(ErrorCode.CANCELLED);
+  });
+});
+
+describe('runFailure', () => {
+  const gather =
+    "Non-zero status code returned while running Gather node. Name:'/embeddings/Gather' Status Message: indices element out of data bounds, idx=99999 must be within the inclusive range [-30522,30521]";
+
+  it("answers an index past a table's end as the request's fault while the session lives on", () => {
+    const failure = runFailure('bert:1', new Error(gather), true);
+    expect(failure.code).toBe(ErrorCode.INVALID_ARGUMENT);
+    expect(failure.message).toBe(
+      `model bert:1: an input holds an index the model cannot take (a token id beyond its vocabulary?): ${gather}`,
+    );
+  });
+
+  it('answers any other failure, or one that took the session with it, as INTERNAL', () => {
+    expect(runFailure('bert:1', new Error(gather), false).code).toBe(ErrorCode.INTERNAL);
+    const other = runFailure('bert:1', new Error('Failed to allocate memory'), true);
+    expect(other).toMatchObject({
+      code: ErrorCode.INTERNAL,
+      message: 'model bert:1: inference failed: Failed to allocate memory',
+    });
   });
 });

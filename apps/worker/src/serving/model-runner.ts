@@ -26,6 +26,7 @@ import {
 import { joinRowOutputs, splitRequestRows } from './request-rows.js';
 import { type RowItem, concatRows, outputsWanted, packRows } from './batch-feeds.js';
 import { SessionPool } from './session-pool.js';
+import { runFailure } from './failure-code.js';
 
 interface RowResult {
   outputs: Record<string, TensorData>;
@@ -280,13 +281,7 @@ export class ModelRunner {
       if (items.some((item) => item.crashSession)) session.crashForTest();
       run = await session.run(feeds, outputsWanted(items));
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      const failure = new ModelgateError(
-        ErrorCode.INTERNAL,
-        `model ${this.modelId}: inference failed: ${reason}`,
-        {},
-        { cause: error },
-      );
+      const failure = runFailure(this.modelId, error, session.lostReason === undefined);
       // A run the session refused may be one row's fault; a lost session is every row's.
       if (session.lostReason === undefined) RUN_FAILURES.add(failure);
       throw failure;
