@@ -140,6 +140,32 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
     vector.forEach((value, j) => expect(value).toBeCloseTo(full![j]! / norm, 5));
   });
 
+  it('only shortens with `dimensions` on an endpoint that does not normalize its embeddings', async () => {
+    const served = await gateway.post(
+      '/serve/split-embedder',
+      { text: 'short' },
+      { 'x-modelgate-route-key': 'k' },
+    );
+    const full = (served.body as { predictions: { embedding: number[] }[] }).predictions[0]!.embedding;
+    const answer = await client.embeddings.create(
+      { model: 'split-embedder', input: 'short', dimensions: 8, encoding_format: 'float' },
+      { headers: { 'x-modelgate-route-key': 'k' } },
+    );
+    const vector = answer.data[0]!.embedding;
+    vector.forEach((value, j) => expect(value).toBeCloseTo(full[j]!, 5));
+  });
+
+  it('names the OpenAI field `input` in errors about the texts', async () => {
+    const long = await gateway.post('/v1/embeddings', {
+      model: 'embedder',
+      input: ['ok', 'x'.repeat(200_000)],
+    });
+    expect(long.status).toBe(413);
+    expect(long.body).toMatchObject({
+      error: { param: 'input[1]', message: expect.stringMatching(/^input\[1\]: /) },
+    });
+  });
+
   it('answers 400 for a classification endpoint, token-id input or too many dimensions, and 404 for an unknown model', async () => {
     await expect(client.embeddings.create({ model: 'sentiment', input: 'x' })).rejects.toBeInstanceOf(
       BadRequestError,

@@ -51,8 +51,10 @@ describe('textGenerationParametersSchema', () => {
     [{ max_new_tokens: '5' }, 'max_new_tokens', 'from 1 to 4096'],
     [{ do_sample: 'yes' }, 'do_sample', 'true or false'],
     [{ temperature: -0.1 }, 'temperature', '>= 0'],
-    [{ top_k: -1 }, 'top_k', '>= 0'],
-    [{ top_k: 1.5 }, 'top_k', '>= 0'],
+    [{ top_k: -1 }, 'top_k', 'from 0 to 4294967295'],
+    [{ top_k: 1.5 }, 'top_k', 'from 0 to 4294967295'],
+    // The worker's field is a uint32: 2^32 + 1 would arrive as top_k 1 (greedy).
+    [{ top_k: 2 ** 32 + 1 }, 'top_k', 'from 0 to 4294967295'],
     [{ top_p: 0 }, 'top_p', 'above 0 and at most 1'],
     [{ top_p: 1.01 }, 'top_p', 'above 0 and at most 1'],
     [{ seed: -1 }, 'seed', '2^53-1'],

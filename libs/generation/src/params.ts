@@ -71,8 +71,10 @@ export const textGenerationParametersSchema = z
           'Divides the logits before sampling (default 1: unchanged; lower is more deterministic); 0 means greedy (then no top_k, top_p or seed)',
         ),
       top_k: z
-        .int({ error: 'must be an integer >= 0' })
-        .min(0, 'must be an integer >= 0')
+        // The worker's top_k is a uint32 (inference.proto): a larger value would wrap around.
+        .int({ error: 'must be an integer from 0 to 4294967295' })
+        .min(0, 'must be an integer from 0 to 4294967295')
+        .max(0xffff_ffff, 'must be an integer from 0 to 4294967295')
         .optional()
         .describe(
           'Sample among the k most likely tokens only (default 0: off); given alone, it turns sampling on',

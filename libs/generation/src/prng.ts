@@ -1,20 +1,27 @@
 // A small seeded PRNG: xoshiro128** (Blackman & Vigna) over 32-bit integers, its state filled by
-// splitmix32 from the seed, so any integer seed below 2**53 gives a well-mixed stream.
+// two splitmix32 streams, one from each 32-bit half of the seed, so that every integer seed below
+// 2**53 gives a stream of its own (s0 is a bijection of the low half, s3 of the high half).
 
-/** Returns floats in [0, 1) with 53 random bits; the same seed gives the same sequence. */
-export function createPrng(seed: number): () => number {
-  let mix = (seed >>> 0) ^ Math.imul(Math.floor(seed / 2 ** 32) >>> 0, 0x9e3779b1);
-  const splitmix32 = (): number => {
+/** splitmix32 from `start`: each call advances it and returns a well-mixed 32-bit value. */
+function splitmix32From(start: number): () => number {
+  let mix = start | 0;
+  return () => {
     mix = (mix + 0x9e3779b9) | 0;
     let z = mix;
     z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let s0 = splitmix32();
-  let s1 = splitmix32();
-  let s2 = splitmix32();
-  let s3 = splitmix32();
+}
+
+/** Returns floats in [0, 1) with 53 random bits; the same seed gives the same sequence. */
+export function createPrng(seed: number): () => number {
+  const low = splitmix32From(seed >>> 0);
+  const high = splitmix32From(Math.floor(seed / 2 ** 32) >>> 0);
+  let s0 = low();
+  let s1 = (low() ^ high()) >>> 0;
+  let s2 = (low() ^ high()) >>> 0;
+  let s3 = high();
   if ((s0 | s1 | s2 | s3) === 0) s0 = 1;
 
   const next = (): number => {

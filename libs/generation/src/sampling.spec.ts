@@ -255,4 +255,15 @@ describe('createPrng', () => {
     expect(sum / 10_000).toBeCloseTo(0.5, 1);
     expect(createPrng(0)()).not.toBe(createPrng(2 ** 32)());
   });
+
+  it('gives seeds that differ only in their high or low half streams of their own', () => {
+    // 2**32 and 0x9e3779b1 gave one stream when the halves were folded into one 32-bit start.
+    const first = (seed: number) => {
+      const next = createPrng(seed);
+      return [next(), next(), next()];
+    };
+    const seeds = [0, 1, 2 ** 32, 0x9e3779b1, 2 ** 32 + 1, 2 ** 52, 2 ** 53 - 1, 7];
+    const streams = new Set(seeds.map((seed) => first(seed).join(',')));
+    expect(streams.size).toBe(seeds.length);
+  });
 });

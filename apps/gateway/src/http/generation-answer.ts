@@ -24,8 +24,11 @@ import { openSse } from './sse.js';
 export function renameErrorFields(error: unknown, names: Readonly<Record<string, string>>): unknown {
   if (!isModelgateError(error) || error.details.field === undefined) return error;
   const field = error.details.field;
-  const renamed = names[field];
-  if (renamed === undefined) return error;
+  // `text[1]` (one of several texts) is renamed as `text` is, keeping its index.
+  const [, base = field, index = ''] = /^([^[]+)(\[.*)?$/.exec(field) ?? [];
+  const renamedBase = names[field] ?? (index === '' ? undefined : names[base]);
+  if (renamedBase === undefined) return error;
+  const renamed = names[field] === undefined ? `${renamedBase}${index}` : renamedBase;
   const word = field.split('.').at(-1) ?? field;
   // A nested parameter's name is unambiguous in a message; a bare `text` is renamed in the prefix only.
   const message = error.message.startsWith(`${field}: `)

@@ -3,6 +3,7 @@ import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contract
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { noteEndUser } from '../http/end-user.js';
+import { renameErrorFields } from '../http/generation-answer.js';
 import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { ServeService } from '../serving/serve.service.js';
 import { stickyRouteKey } from '../serving/sticky-key.js';
@@ -70,22 +71,28 @@ export class EmbeddingsController {
     }
     // A canary split keeps a caller on one route by the endpoint's sticky header, as on /serve.
     const stickyKey = stickyRouteKey(request.headers, endpoint);
-    const answer = await this.serve.serve(
-      {
-        endpoint: parsed.model,
-        body: { text: parsed.input },
-        requestId: request.id,
-        ...(stickyKey === undefined ? {} : { stickyKey }),
-      },
-      (to) => {
-        reached.routed = to;
-      },
-    );
+    const answer = await this.serve
+      .serve(
+        {
+          endpoint: parsed.model,
+          body: { text: parsed.input },
+          requestId: request.id,
+          ...(stickyKey === undefined ? {} : { stickyKey }),
+        },
+        (to) => {
+          reached.routed = to;
+        },
+      )
+      .catch((error: unknown) => {
+        // /serve names the texts `text`; here they are `input`.
+        throw renameErrorFields(error, { text: 'input' });
+      });
     void reply.header('x-modelgate-model', answer.modelId);
     const response = toOpenAiEmbeddings(
       parsed,
       Array.isArray(parsed.input) ? answer.body.predictions : answer.body.predictions.slice(0, 1),
       answer.promptTokens,
+      endpoint?.postprocessing.normalize === true,
     );
     this.metrics.recordRequest(answer.body.endpoint, answer.modelId, answer.body.route, 200, started);
     return response;

@@ -54,6 +54,7 @@ describe('parseOpenAiCompletionsRequest', () => {
         'presence_penalty',
         'frequency_penalty',
         'logit_bias',
+        'user',
       ].map((key) => [key, null]),
     );
     expect(parseOpenAiCompletionsRequest({ model: 'gpt', prompt: 'Hi', ...nulls }).params.maxNewTokens).toBe(
@@ -118,6 +119,19 @@ describe('parseOpenAiCompletionsRequest', () => {
         message: expect.stringMatching(new RegExp(`^${param}: `)) as unknown,
       }) as Error,
     );
+  });
+
+  it('says what a stop list or prompt list may hold', () => {
+    for (const stop of [['a', 'b', 'c', 'd', 'e'], 5]) {
+      expect(() => parseOpenAiCompletionsRequest({ model: 'gpt', prompt: 'x', stop })).toThrow(
+        'stop: must be a non-empty string or an array of at most 4 non-empty strings',
+      );
+    }
+    for (const prompt of [Array.from({ length: 65 }, () => 'x'), 5]) {
+      expect(() => parseOpenAiCompletionsRequest({ model: 'gpt', prompt })).toThrow(
+        'prompt: must be a string or an array of 1 to 64 strings',
+      );
+    }
   });
 
   it('says why for token ids', () => {

@@ -25,7 +25,9 @@ export const MAX_PROMPTS = 64;
 const MAX_STOP_STRINGS = 4;
 
 const stopSchema = z
-  .union([z.string().min(1), z.array(z.string().min(1).describe('A stop string')).max(MAX_STOP_STRINGS)])
+  .union([z.string().min(1), z.array(z.string().min(1).describe('A stop string')).max(MAX_STOP_STRINGS)], {
+    error: `must be a non-empty string or an array of at most ${MAX_STOP_STRINGS} non-empty strings`,
+  })
   .nullable()
   .optional()
   .describe('Up to 4 strings; the text ends before the first one generated, which is not returned');
@@ -34,7 +36,9 @@ export const openAiCompletionsRequestSchema = z
   .object({
     model: z.string().min(1).describe('The endpoint (task text-generation) to generate with'),
     prompt: z
-      .union([z.string(), z.array(z.string().describe('A prompt')).min(1).max(MAX_PROMPTS)])
+      .union([z.string(), z.array(z.string().describe('A prompt')).min(1).max(MAX_PROMPTS)], {
+        error: `must be a string or an array of 1 to ${MAX_PROMPTS} strings`,
+      })
       .describe(
         `The prompt, or up to ${MAX_PROMPTS} prompts (one choice each, \`index\` its position; each is a generation of its own, queued like any other); token-id arrays are not accepted`,
       ),
@@ -101,6 +105,7 @@ export const openAiCompletionsRequestSchema = z
       .describe('Not supported: only null or an empty object'),
     user: z
       .string()
+      .nullable()
       .optional()
       .describe("OpenAI's end-user id, for tracing abuse: written to the gateway's log line of the request"),
   })
@@ -193,7 +198,7 @@ export function parseOpenAiCompletionsRequest(body: unknown): CompletionRequest 
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,
     echo: request.echo === true,
-    ...(request.user === undefined ? {} : { user: request.user }),
+    ...(given(request.user) ? { user: request.user } : {}),
   };
 }
 

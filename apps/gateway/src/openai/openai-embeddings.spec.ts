@@ -32,7 +32,7 @@ describe('toOpenAiEmbeddings', () => {
 
   it('lists one embedding per input with usage', () => {
     const request = parseOpenAiEmbeddingsRequest({ model: 'embed', input: ['a', 'b'] });
-    expect(toOpenAiEmbeddings(request, predictions, 9)).toEqual({
+    expect(toOpenAiEmbeddings(request, predictions, 9, false)).toEqual({
       object: 'list',
       data: [
         { object: 'embedding', index: 0, embedding: [3, 4, 12] },
@@ -43,22 +43,39 @@ describe('toOpenAiEmbeddings', () => {
     });
   });
 
-  it('truncates to `dimensions` and re-normalizes (Matryoshka)', () => {
+  it('truncates to `dimensions`, re-normalized only where the endpoint normalizes (Matryoshka)', () => {
     const request = parseOpenAiEmbeddingsRequest({ model: 'embed', input: ['a', 'b'], dimensions: 2 });
-    const [first] = toOpenAiEmbeddings(request, predictions, 9).data;
-    expect(first?.embedding).toEqual([0.6, 0.8]);
+    const [normalized] = toOpenAiEmbeddings(request, predictions, 9, true).data;
+    expect(normalized?.embedding).toEqual([0.6, 0.8]);
+    // An endpoint that answers raw vectors answers raw shortened ones: `dimensions` only shortens.
+    const [raw] = toOpenAiEmbeddings(request, predictions, 9, false).data;
+    expect(raw?.embedding).toEqual([3, 4]);
+  });
+
+  it('takes null for the optional fields, as OpenAI clients send them', () => {
+    const request = parseOpenAiEmbeddingsRequest({
+      model: 'embed',
+      input: 'a',
+      dimensions: null,
+      encoding_format: null,
+      user: null,
+    });
+    expect(request).toEqual({ model: 'embed', input: 'a', encoding_format: 'float' });
+    expect(toOpenAiEmbeddings(request, [{ embedding: [3, 4, 12] }], 1, true).data[0]?.embedding).toEqual([
+      3, 4, 12,
+    ]);
   });
 
   it('encodes little-endian float32 as base64', () => {
     const request = parseOpenAiEmbeddingsRequest({ model: 'embed', input: 'a', encoding_format: 'base64' });
-    const [first] = toOpenAiEmbeddings(request, [{ embedding: [0.5, -2] }], 3).data;
+    const [first] = toOpenAiEmbeddings(request, [{ embedding: [0.5, -2] }], 3, false).data;
     const bytes = Buffer.from(first!.embedding as string, 'base64');
     expect([bytes.readFloatLE(0), bytes.readFloatLE(4)]).toEqual([0.5, -2]);
   });
 
   it('refuses more dimensions than the model has', () => {
     const request = parseOpenAiEmbeddingsRequest({ model: 'embed', input: 'a', dimensions: 4 });
-    expect(() => toOpenAiEmbeddings(request, [{ embedding: [1, 2, 3] }], 1)).toThrow(
+    expect(() => toOpenAiEmbeddings(request, [{ embedding: [1, 2, 3] }], 1, false)).toThrow(
       expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT }) as Error,
     );
   });

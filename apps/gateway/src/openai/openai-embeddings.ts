@@ -1,7 +1,8 @@
 /**
  * The OpenAI embeddings contract (`POST /v1/embeddings`), as TEI and vLLM offer it: the request
  * checked, and a feature-extraction answer shaped as OpenAI's list. `dimensions` truncates each
- * embedding (Matryoshka) and re-normalizes it; `encoding_format: base64` sends little-endian
+ * embedding (Matryoshka), re-normalized where the endpoint normalizes its embeddings (so that a
+ * shortened embedding is what the endpoint would answer at that size); `encoding_format: base64` sends little-endian
  * float32 bytes. Pure: no I/O.
  */
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
@@ -18,15 +19,20 @@ export const openAiEmbeddingsRequestSchema = z
       .number()
       .int()
       .min(1)
-      .optional()
-      .describe('Keep the first N dimensions of each embedding (Matryoshka), re-normalized'),
+      .nullish()
+      .transform((dimensions) => dimensions ?? undefined)
+      .describe(
+        'Keep the first N dimensions of each embedding (Matryoshka), re-normalized when the endpoint normalizes (postprocessing.normalize); null: all',
+      ),
     encoding_format: z
       .enum(['float', 'base64'])
-      .default('float')
+      .nullish()
+      .transform((format) => format ?? 'float')
       .describe('float arrays, or base64 of little-endian float32 bytes'),
     user: z
       .string()
-      .optional()
+      .nullish()
+      .transform((user) => user ?? undefined)
       .describe("OpenAI's end-user id, for tracing abuse: written to the gateway's log line of the request"),
   })
   .strict();
@@ -63,6 +69,8 @@ export function toOpenAiEmbeddings(
   request: OpenAiEmbeddingsRequest,
   predictions: readonly unknown[],
   promptTokens: number,
+  /** The endpoint L2-normalizes its embeddings (postprocessing.normalize). */
+  normalized: boolean,
 ): OpenAiEmbeddingsResponse {
   const data = predictions.map((prediction, index) => {
     let vector = [...(prediction as { embedding: number[] }).embedding];
@@ -74,7 +82,8 @@ export function toOpenAiEmbeddings(
           { field: 'dimensions' },
         );
       }
-      vector = normalizeL2(vector.slice(0, request.dimensions));
+      vector = vector.slice(0, request.dimensions);
+      if (normalized) normalizeL2(vector);
     }
     const embedding = request.encoding_format === 'base64' ? toBase64Float32(vector) : vector;
     return { object: 'embedding' as const, index, embedding };
