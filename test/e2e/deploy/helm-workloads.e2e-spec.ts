@@ -241,8 +241,12 @@ describe('helm/modelgate workloads', () => {
       maxReplicas: 30,
       metrics: [
         {
-          type: 'Resource',
-          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 65 } },
+          type: 'ContainerResource',
+          containerResource: {
+            name: 'cpu',
+            container: 'gateway',
+            target: { type: 'Utilization', averageUtilization: 65 },
+          },
         },
       ],
     });
@@ -353,7 +357,6 @@ describe('helm/modelgate workloads', () => {
       port: 'http',
       path: '/metrics',
       interval: '30s',
-      scrapeTimeout: '10s',
       honorLabels: true,
     });
   });
