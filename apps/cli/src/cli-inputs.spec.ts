@@ -88,30 +88,11 @@ describe('modelgate command line: settings and inputs it cannot act on', () => {
     const dir = await mkdtemp(join(tmpdir(), 'mg-cli-add-'));
     try {
       await writeFile(join(dir, 'model.onnx'), new Uint8Array(64));
-      const inert = await run(
-        'model',
-        'add',
-        'gen',
-        '--task',
-        'text-generation',
-        '--path',
-        dir,
-        '--max-queue-delay-us',
-        '2000',
-      );
+      const add = (...argv: string[]) => run('model', 'add', 'x', '--path', dir, ...argv);
+      const inert = await add('--task', 'text-generation', '--max-queue-delay-us', '2000');
       expect(inert.code).toBe(2);
       expect(inert.stderr).toContain('--max-queue-delay-us has no meaning for a text-generation model');
-      const version = await run(
-        'model',
-        'add',
-        'x',
-        '--task',
-        'raw',
-        '--path',
-        dir,
-        '--version',
-        '1000000000',
-      );
+      const version = await add('--task', 'raw', '--version', '1000000000');
       expect(version.code).toBe(2);
       expect(version.stderr).toContain('the registry would refuse these settings: version: ');
       expect(version.stderr).not.toContain('uploading');
