@@ -15,6 +15,7 @@ import {
   registryTarget,
   createNodeConfigSource,
   dialableHost,
+  withPort,
   nodeId,
   registryArtifactAccess,
 } from '@modelgate/config-sync';
@@ -167,6 +168,6 @@ export class WorkerModule {
  */
 function advertisedAddress(config: WorkerConfig): string {
   const advertised = config.WORKER_ADVERTISE_ADDRESS;
-  if (advertised) return /:\d+$/.test(advertised) ? advertised : `${advertised}:${config.WORKER_GRPC_PORT}`;
-  return `${dialableHost(config.WORKER_HOST, hostname())}:${config.WORKER_GRPC_PORT}`;
+  if (advertised) return withPort(advertised, config.WORKER_GRPC_PORT);
+  return withPort(dialableHost(config.WORKER_HOST, hostname()), config.WORKER_GRPC_PORT);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configMessage, parseConfigMessage } from './channels.js';
-import { type NodeHeartbeat, parseHeartbeat, readyWorkersByModel } from './node-heartbeat.js';
+import { type NodeHeartbeat, parseHeartbeat, readyWorkersByModel, withPort } from './node-heartbeat.js';
 
 const worker = (address: string, models: Record<string, string>): NodeHeartbeat => ({
   role: 'worker',
@@ -40,5 +40,22 @@ describe('heartbeat and config messages', () => {
     expect(parseHeartbeat(JSON.stringify(worker('a:1', {})))?.endpoints).toBeUndefined();
     const malformed = { ...gateway, endpoints: { orphan: { reason: 'no workers' } } };
     expect(parseHeartbeat(JSON.stringify(malformed))).toBeUndefined();
+  });
+});
+
+describe('withPort', () => {
+  it('adds the port to a bare host, bracketing an IPv6 literal', () => {
+    expect(withPort('10.244.0.5', 8001)).toBe('10.244.0.5:8001');
+    expect(withPort('worker-0.workers', 8001)).toBe('worker-0.workers:8001');
+    // Bare, `fd00::a` read as host `fd00:` and port `a`, and `fd00:10:244::5` as port 5.
+    expect(withPort('fd00:10:244::5', 8001)).toBe('[fd00:10:244::5]:8001');
+    expect(withPort('fd00::a', 8001)).toBe('[fd00::a]:8001');
+    expect(withPort('::1', 8080)).toBe('[::1]:8080');
+    expect(withPort('[fd00::a]', 8001)).toBe('[fd00::a]:8001');
+  });
+
+  it('keeps an address that already names its port', () => {
+    expect(withPort('10.0.0.7:9000', 8001)).toBe('10.0.0.7:9000');
+    expect(withPort('[fd00::a]:9000', 8001)).toBe('[fd00::a]:9000');
   });
 });

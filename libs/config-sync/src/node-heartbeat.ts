@@ -86,6 +86,19 @@ export function dialableHost(bindHost: string, machineName: string): string {
   return bindHost === '0.0.0.0' || bindHost === '::' ? machineName : bindHost;
 }
 
+/**
+ * `host:port` as gRPC and HTTP clients dial it. An IPv6 literal is bracketed (`[fd00::5]:8001`):
+ * bare, its last group would read as the port. An address that already names its port (`10.0.0.7:8001`,
+ * `[fd00::5]:8001`) is kept as it is.
+ */
+export function withPort(address: string, port: number): string {
+  if (/^\[[^\]]*\]:\d+$/.test(address)) return address;
+  if (/^\[[^\]]*\]$/.test(address)) return `${address}:${port}`;
+  const colons = address.split(':').length - 1;
+  if (colons === 1 && /:\d+$/.test(address)) return address;
+  return colons >= 2 ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
 /** The id a node heartbeats under: stable for the life of the process. */
 export function nodeId(machineName: string, pid: number): string {
   return `${machineName}:${pid}`;

@@ -5,6 +5,7 @@ import {
   type NodeReport,
   createNodeConfigSource,
   dialableHost,
+  withPort,
   nodeId,
   registryTarget,
 } from '@modelgate/config-sync';
@@ -39,7 +40,7 @@ export function createGatewayConfigSource(config: GatewayConfig, onError: SyncEr
 export function gatewayIdentity(config: GatewayConfig): Pick<NodeReport, 'id' | 'address'> {
   return {
     id: nodeId(hostname(), process.pid),
-    address: `${dialableHost(config.GATEWAY_HOST, hostname())}:${config.GATEWAY_PORT}`,
+    address: withPort(dialableHost(config.GATEWAY_HOST, hostname()), config.GATEWAY_PORT),
   };
 }
 
