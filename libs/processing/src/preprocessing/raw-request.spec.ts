@@ -44,6 +44,34 @@ describe('parseRawInferRequest', () => {
     });
   });
 
+  it('refuses a float past its type’s range, which would become Infinity, and an output asked for twice', () => {
+    const float = (datatype: string, value: number) =>
+      errorOf({ inputs: [{ name: 'x', datatype, shape: [2], data: [1, value] }] });
+    expect(float('FP32', 3.5e38)).toEqual({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'inputs[0].data',
+      message: 'inputs[0].data: element 1 (3.5e+38) is beyond the FP32 range',
+    });
+    expect(float('FP16', -70000).message).toBe('inputs[0].data: element 1 (-70000) is beyond the FP16 range');
+    // The largest finite values (and those that round to them) are kept.
+    const { inputs } = parseRawInferRequest({
+      inputs: [
+        { name: 'x', datatype: 'FP32', shape: [1], data: [3.4028235e38] },
+        { name: 'h', datatype: 'FP16', shape: [1], data: [65504] },
+      ],
+    });
+    expect(Number.isFinite(inputs[0]!.data[0] as number)).toBe(true);
+    expect(inputs[1]!.data).toEqual(Uint16Array.from([0x7bff]));
+    const twice = errorOf({
+      inputs: [{ name: 'x', datatype: 'FP32', shape: [1], data: [1] }],
+      outputs: [{ name: 'logits' }, { name: 'logits' }],
+    });
+    expect(twice).toMatchObject({
+      field: 'outputs[1].name',
+      message: "outputs[1].name: 'logits' is asked for twice",
+    });
+  });
+
   it('decodes FP32, BOOL, FP16 and BYTES', () => {
     const { inputs } = parseRawInferRequest({
       inputs: [

@@ -155,12 +155,25 @@ function toTypedArray(
       return encoder.encode(value);
     });
   }
+  if (datatype === 'FP16' || datatype === 'FP32') refuseBeyondRange(datatype, values, field);
   if (datatype === 'FP16') {
     if (!values.every((value) => typeof value === 'number'))
       throw invalid(field, 'FP16 elements must be numbers');
     return float32ArrayToFp16(values);
   }
   return contentsToTypedArray(datatype, shape, { [CONTENTS_FIELD[datatype]]: values }, field);
+}
+
+/** The smallest magnitude each float type rounds to infinity. */
+const OVERFLOW = { FP16: 65520, FP32: 2 ** 128 * (1 - 2 ** -25) } as const;
+
+/** A JSON number past a float type's range would become Infinity in silence: refused instead. */
+function refuseBeyondRange(datatype: 'FP16' | 'FP32', values: readonly unknown[], field: string): void {
+  const limit = OVERFLOW[datatype];
+  const at = values.findIndex((value) => typeof value === 'number' && Math.abs(value) >= limit);
+  if (at >= 0) {
+    throw invalid(field, `element ${at} (${String(values[at])}) is beyond the ${datatype} range`);
+  }
 }
 
 function checkDeclared(
@@ -221,6 +234,11 @@ export function parseRawInferRequest(
     const missing = [...declared.keys()].filter((name) => !seen.has(name));
     if (missing.length > 0) throw invalid('inputs', `missing model input(s) ${missing.join(', ')}`);
   }
+  outputs?.forEach((output, index) => {
+    if (outputs.findIndex((other) => other.name === output.name) !== index) {
+      throw invalid(`outputs[${index}].name`, `'${output.name}' is asked for twice`);
+    }
+  });
   return {
     ...(id === undefined ? {} : { id }),
     inputs: tensors,
