@@ -109,6 +109,22 @@ describe('gateway: question-answering', () => {
     for (const answer of answers) expect(codePoints(LONG, answer.start, answer.end)).toBe(answer.answer);
   });
 
+  it('refuses, before building them, more windows than the model takes in one request', async () => {
+    // A stride one short of a window's context advances one token per window: one row per token.
+    const context = `${LONG} ${LONG} ${LONG}`;
+    const refused = await gateway.post('/serve/qa', {
+      question: 'Which one?',
+      context,
+      parameters: { doc_stride: 57 },
+    });
+    expect(refused.status).toBe(413);
+    expect((refused.body as { error: { message: string } }).error.message).toMatch(
+      /^context: the contexts split into at least \d+ windows of 64 tokens \(doc_stride 57\), more than the 256 rows the model takes in one request/,
+    );
+    // The same context at the default stride fits.
+    expect((await ask({ question: 'Which one?', context })).length).toBe(1);
+  });
+
   it('merges the windows of concurrent requests into one batch and answers each as it does alone', async () => {
     const questions = ['Which one?', 'Where is the river?', 'What flies?'];
     const alone: (Answer[] | undefined)[] = [];

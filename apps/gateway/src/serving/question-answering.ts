@@ -48,6 +48,7 @@ export function prepareQuestions(
     tokenizer,
     inputNames: model.inputNames,
     maxTokens: endpoint.preprocessing.maxTokens,
+    maxRows: model.spec.batching.maxQueueSize,
   });
   return {
     tensors: encoded.tensors,

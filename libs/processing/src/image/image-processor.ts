@@ -59,6 +59,16 @@ export function loadImageProcessor(
       }
       if (steps.resize !== undefined) {
         const [width, height] = resizeOutputSize(image.width, image.height, steps.resize.target);
+        // A shortest-edge resize scales a thin image's long side up without bound (1×2000 → 224×448000):
+        // the resized image is held to the same pixel limit as the sent one.
+        if (width * height > limits.maxImagePixels) {
+          throw new ModelgateError(
+            ErrorCode.PAYLOAD_TOO_LARGE,
+            `image: ${image.width}×${image.height} resizes to ${width}×${height} for this model (its shortest side to ` +
+              `the model's size), ${width * height} pixels, over the limit of ${limits.maxImagePixels}: send an image closer to square`,
+            { field: 'image' },
+          );
+        }
         image = await resizeImage(image, width, height, steps.resize.resample);
       }
       if (steps.centerCrop !== undefined) {

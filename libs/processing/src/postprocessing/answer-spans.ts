@@ -147,6 +147,8 @@ export function decodeAnswerSpans(
 ): AnswerSpan[] {
   const characters = Array.from(context);
   const answers: AnswerSpan[] = [];
+  // Answers by their lower-cased text: one lookup each, however many windows × topK there are.
+  const byText = new Map<string, AnswerSpan>();
   let nullScore = NO_NULL_SCORE;
   for (const window of windows) {
     const count = window.to - window.from;
@@ -166,9 +168,14 @@ export function decodeAnswerSpans(
       const chars = characterSpan(tokens, first, last, window.from, window.to);
       if (chars === undefined) continue;
       const text = characters.slice(chars[0], chars[1]).join('');
-      const same = answers.find((known) => known.answer.toLowerCase() === text.toLowerCase());
+      const key = text.toLowerCase();
+      const same = byText.get(key);
       if (same) same.score += span.score;
-      else answers.push({ answer: text, score: span.score, start: chars[0], end: chars[1] });
+      else {
+        const answer = { answer: text, score: span.score, start: chars[0], end: chars[1] };
+        answers.push(answer);
+        byText.set(key, answer);
+      }
     }
   }
   if (options.handleImpossibleAnswer) answers.push({ answer: '', score: nullScore, start: 0, end: 0 });

@@ -105,3 +105,14 @@ describe('resolveClassifyOptions', () => {
     ).toEqual({ labels: ['a'], multiLabel: false, topK: 2 });
   });
 });
+
+describe('classify: one output', () => {
+  it('scores a one-output model by sigmoid (a softmax over one value is always 1), a regression model raw', () => {
+    const logits = [2, -1];
+    expect(classify(logits, [2, 1]).map((row) => row[0]?.score)).toEqual([sigmoid(2), sigmoid(-1)]);
+    const regression = resolveClassifyOptions({ modelConfig: { problemType: 'regression' } });
+    expect(classify(logits, [2, 1], regression).map((row) => row[0]?.score)).toEqual([2, -1]);
+    // Two or more labels still take the softmax.
+    expect(classify([0, 0], [1, 2], { topK: 2 })[0]?.map((score) => score.score)).toEqual([0.5, 0.5]);
+  });
+});

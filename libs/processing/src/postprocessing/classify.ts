@@ -1,5 +1,6 @@
 // Logits → labels with scores, as transformers.js `pipeline('text-classification')` computes them:
-// softmax over the labels, or an independent sigmoid per label for multi-label models.
+// softmax over the labels, or an independent sigmoid per label for multi-label models and models
+// with one output (num_labels 1), and the raw output of a regression model.
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 
 /** One label and its probability. */
@@ -14,6 +15,8 @@ export interface ClassifyOptions {
   labels?: readonly string[] | undefined;
   /** Sigmoid per label (multi_label_classification) instead of a softmax over labels. @defaultValue false */
   multiLabel?: boolean | undefined;
+  /** problem_type regression: the raw output, as the pipeline's function_to_apply "none". @defaultValue false */
+  regression?: boolean | undefined;
   /**
    * Labels returned per input, best first; capped at the label count.
    * @defaultValue 1 for single-label (the transformers pipeline default), every label for multi-label
@@ -55,9 +58,16 @@ export function resolveClassifyOptions(sources: {
   requestTopK?: number | undefined;
   postprocessing?: { topK?: number | undefined; multiLabel?: boolean | undefined } | undefined;
   modelLabels?: readonly string[] | undefined;
-  modelConfig?: { labels?: readonly string[] | undefined; multiLabel?: boolean | undefined } | undefined;
+  modelConfig?:
+    | {
+        labels?: readonly string[] | undefined;
+        multiLabel?: boolean | undefined;
+        problemType?: string | undefined;
+      }
+    | undefined;
 }): ClassifyOptions {
   return {
+    ...(sources.modelConfig?.problemType === 'regression' ? { regression: true } : {}),
     labels: sources.modelLabels ?? sources.modelConfig?.labels,
     multiLabel: sources.postprocessing?.multiLabel ?? sources.modelConfig?.multiLabel ?? false,
     topK: sources.requestTopK ?? sources.postprocessing?.topK,
@@ -91,7 +101,13 @@ export function classify(
   const results: ClassScore[][] = [];
   for (let r = 0; r < rows; r++) {
     const row = Array.from({ length: width }, (_, i) => logits[r * width + i] ?? 0);
-    const scores = multiLabel ? Float64Array.from(row, sigmoid) : softmax(row);
+    // One output: a softmax over it is always 1, so the pipeline takes its sigmoid (or, for a
+    // regression model, the value itself).
+    const scores = options.regression
+      ? Float64Array.from(row)
+      : multiLabel || width === 1
+        ? Float64Array.from(row, sigmoid)
+        : softmax(row);
     results.push(
       topKIndices(scores, topK).map((i) => ({ label: labels?.[i] ?? `LABEL_${i}`, score: scores[i] ?? 0 })),
     );

@@ -6,7 +6,7 @@ import { type AnswerWindow, type ContextTokens } from '../postprocessing/answer-
 import { type TextTokenizer } from '../tokenizer/text-tokenizer.js';
 import { type Int64Tensor, checkInputNames, packRows } from './encode-inputs.js';
 import { type QuestionAnsweringRequest } from './question-answering-request.js';
-import { buildQuestionWindows, defaultDocStride } from './question-windows.js';
+import { TooManyWindows, buildQuestionWindows, defaultDocStride } from './question-windows.js';
 
 /** Where a pair's answers are read from. */
 export interface PairPlan {
@@ -32,6 +32,8 @@ export interface EncodeQuestionsOptions {
   inputNames: readonly string[];
   /** Token limit per row (the endpoint's maxTokens); capped by the tokenizer's and by 384. */
   maxTokens?: number | undefined;
+  /** Most rows (windows of every pair) the model takes in one request (its batching.maxQueueSize). */
+  maxRows?: number | undefined;
 }
 
 /**
@@ -84,12 +86,26 @@ export function encodeQuestions(options: EncodeQuestionsOptions): EncodedQuestio
         { field: contextField },
       );
     }
-    const windows = buildQuestionWindows(tokenizer.tokenize(question), ids, tokenizer, {
-      maxSeqLen,
-      docStride,
-      maxQuestionLen: request.options.maxQuestionLen,
-      field,
-    });
+    let windows: ReturnType<typeof buildQuestionWindows>;
+    try {
+      windows = buildQuestionWindows(tokenizer.tokenize(question), ids, tokenizer, {
+        maxSeqLen,
+        docStride,
+        maxQuestionLen: request.options.maxQuestionLen,
+        field,
+        ...(options.maxRows === undefined ? {} : { maxWindows: options.maxRows - rows.length }),
+      });
+    } catch (error) {
+      if (!(error instanceof TooManyWindows)) throw error;
+      // Refused before the rows are built: a long context at a small stride makes thousands.
+      throw new ModelgateError(
+        ErrorCode.PAYLOAD_TOO_LARGE,
+        `context: the contexts split into at least ${rows.length + error.windows} windows of ${maxSeqLen} tokens ` +
+          `(doc_stride ${docStride}), more than the ${options.maxRows} rows the model takes in one request ` +
+          '(its batching.maxQueueSize): send shorter or fewer contexts, or a larger parameters.doc_stride',
+        { field: 'context' },
+      );
+    }
     const first = rows.length;
     rows.push(...windows.rows);
     return {

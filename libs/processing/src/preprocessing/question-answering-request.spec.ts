@@ -82,6 +82,23 @@ describe('parseQuestionAnsweringRequest', () => {
       message: 'context[1]: must not be empty',
     });
     expect(errorOf({ question: [], context: [] })).toMatchObject({ code: ErrorCode.INVALID_ARGUMENT });
+    // An empty list beside a string used to pair the string with '' and answer 200.
+    expect(errorOf({ question: [], context: 'My name is Wolfgang' })).toMatchObject({
+      code: ErrorCode.INVALID_ARGUMENT,
+      message: 'question: must hold at least one entry',
+    });
+    expect(errorOf({ question: 'Where?', context: [] })).toMatchObject({
+      message: 'context: must hold at least one entry',
+    });
+  });
+
+  it('bounds top_k and max_answer_len, whose span search grows with them', () => {
+    expect(errorOf({ question: 'a', context: 'b', parameters: { top_k: 101 } }).message).toBe(
+      'invalid request body: parameters.top_k: must be an integer from 1 to 100',
+    );
+    expect(errorOf({ question: 'a', context: 'b', parameters: { max_answer_len: 385 } }).message).toBe(
+      'invalid request body: parameters.max_answer_len: must be an integer from 1 to 384',
+    );
   });
 
   it('refuses parameters out of range and unknown fields, naming them', () => {

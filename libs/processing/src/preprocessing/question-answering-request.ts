@@ -2,12 +2,24 @@
 // of transformers' `pipeline('question-answering')`. Strings or arrays pair up as the Python
 // pipeline pairs them: two strings, two arrays of the same length, or an array of questions about
 // one context (and, beyond Python, one question asked of an array of contexts).
-import { ErrorCode, ModelgateError, type PreprocessingConfig, validationError } from '@modelgate/contracts';
+import {
+  ErrorCode,
+  MAX_QUESTION_ANSWERING_SEQ_LEN,
+  ModelgateError,
+  type PreprocessingConfig,
+  validationError,
+} from '@modelgate/contracts';
 import { z } from 'zod';
 import { PARAMETERS_DESCRIPTION, requestIssues } from './request-issues.js';
 
-const positiveInt = () =>
-  z.int({ error: 'must be a positive integer' }).min(1, 'must be a positive integer').optional();
+const positiveInt = (max?: number) => {
+  const range = max === undefined ? 'a positive integer' : `an integer from 1 to ${max}`;
+  const int = z.int({ error: `must be ${range}` }).min(1, `must be ${range}`);
+  return (max === undefined ? int : int.max(max, `must be ${range}`)).optional();
+};
+
+/** Most answers per question: span selection keeps them sorted, so the work grows with it. */
+export const MAX_QUESTION_ANSWERING_TOP_K = 100;
 
 const textsSchema = z.union([z.string(), z.array(z.string({ error: 'must be a string' }))], {
   error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string or an array of strings'),
@@ -15,7 +27,7 @@ const textsSchema = z.union([z.string(), z.array(z.string({ error: 'must be a st
 
 /** `parameters` of a question-answering body; every field is optional. */
 export const questionAnsweringParametersSchema = z.strictObject({
-  top_k: positiveInt().describe(
+  top_k: positiveInt(MAX_QUESTION_ANSWERING_TOP_K).describe(
     'Answers per question, best first (fewer when the context has fewer distinct spans); default 1',
   ),
   doc_stride: z
@@ -26,7 +38,10 @@ export const questionAnsweringParametersSchema = z.strictObject({
       'Tokens each window of a long context shares with the window before it; less than the context ' +
         'tokens a window holds; default min(window length / 2, 128)',
     ),
-  max_answer_len: positiveInt().describe('Longest answer in tokens; default 15'),
+  // No answer is longer than a window (at most MAX_QUESTION_ANSWERING_SEQ_LEN tokens).
+  max_answer_len: positiveInt(MAX_QUESTION_ANSWERING_SEQ_LEN).describe(
+    'Longest answer in tokens; default 15',
+  ),
   max_question_len: positiveInt().describe('The question is cut to this many tokens; default 64'),
   handle_impossible_answer: z
     .boolean({ error: 'must be true or false' })
@@ -158,6 +173,15 @@ export function parseQuestionAnsweringRequest(
   const batch = Array.isArray(question) || Array.isArray(context);
   checkTexts(asList(question), 'question', Array.isArray(question), preprocessing.maxInputChars);
   checkTexts(asList(context), 'context', Array.isArray(context), preprocessing.maxInputChars);
+  for (const [field, value] of [
+    ['question', question],
+    ['context', context],
+  ] as const) {
+    // An empty list beside a string would pair the string with nothing and answer a phantom pair.
+    if (Array.isArray(value) && value.length === 0) {
+      throw fieldError(ErrorCode.INVALID_ARGUMENT, field, 'must hold at least one entry');
+    }
+  }
   const pairs = pairUp(question, context);
   if (pairs.length === 0) {
     throw fieldError(

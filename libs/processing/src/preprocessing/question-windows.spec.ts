@@ -6,6 +6,7 @@ import {
 } from '../tokenizer/special-tokens-template.js';
 import {
   type PairTemplate,
+  TooManyWindows,
   buildQuestionWindows,
   defaultDocStride,
   planContextWindows,
@@ -108,6 +109,20 @@ describe('buildQuestionWindows', () => {
       'parameters.doc_stride: 4 must be less than the 4 context tokens a window of 9 tokens holds beside question[1]',
     );
     expect(build).toThrow(expect.objectContaining({ code: ErrorCode.INVALID_ARGUMENT }));
+  });
+
+  it('refuses more windows than maxWindows before building any row', () => {
+    const build = (maxWindows: number) =>
+      buildQuestionWindows([50], context, template, {
+        maxSeqLen: 8,
+        docStride: 1,
+        maxQuestionLen: 64,
+        field: 'question',
+        maxWindows,
+      });
+    expect(build(3).rows).toHaveLength(3);
+    expect(() => build(2)).toThrow(TooManyWindows);
+    expect(() => build(2)).toThrow(expect.objectContaining({ windows: 3 }));
   });
 
   it('refuses a question that leaves no room for context', () => {

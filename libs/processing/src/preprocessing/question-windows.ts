@@ -40,6 +40,15 @@ export interface QuestionWindowOptions {
   maxQuestionLen: number;
   /** Names the pair in errors: `question` or `question[i]`. */
   field: string;
+  /** Most windows this pair may take (what is left of the request's rows); more are refused before any is built. */
+  maxWindows?: number;
+}
+
+/** A pair's windows would exceed what the request may hold (buildQuestionWindows' maxWindows). */
+export class TooManyWindows extends Error {
+  constructor(readonly windows: number) {
+    super(`${windows} windows`);
+  }
 }
 
 /** The pipeline's default stride for a window length: min(maxSeqLen / 2, 128). */
@@ -100,6 +109,9 @@ export function buildQuestionWindows(
     );
   }
   const ranges = planContextWindows(contextIds.length, capacity, docStride);
+  if (options.maxWindows !== undefined && ranges.length > options.maxWindows) {
+    throw new TooManyWindows(ranges.length);
+  }
   const layout = template.addSpecialTokens([FIRST_PLACEHOLDER], [SECOND_PLACEHOLDER]).ids;
   return {
     rows: ranges.map(({ from, to }) => template.addSpecialTokens(question, contextIds.slice(from, to))),
