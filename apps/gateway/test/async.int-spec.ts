@@ -31,11 +31,13 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
   /** Keeps results 3 s, on keys of its own. */
   let shortLived: RunningGateway;
   const shortPrefix = `${keyPrefix}-short`;
+  let port: number;
+  let snapshot: Awaited<ReturnType<typeof writeSnapshot>>;
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-async-'));
-    const port = await freePort();
-    const snapshot = await writeSnapshot(dir, [{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
+    port = await freePort();
+    snapshot = await writeSnapshot(dir, [{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
       workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
       endpoints: [
         {
@@ -147,6 +149,38 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
     } finally {
       redis.disconnect();
     }
+  });
+
+  // Last: it restarts the worker.
+  it('keeps retrying an accepted job while its model has no worker, and serves it once one is back', async () => {
+    await worker.stop();
+    const accepted = await gateway.post(
+      '/serve/sentiment',
+      { text: 'a fine film' },
+      { prefer: 'respond-async' },
+    );
+    expect(accepted.status).toBe(202);
+    const { job: id, status_url: statusUrl } = accepted.body as { job: string; status_url: string };
+    // Past the three attempts (about 1.5 s) after which such a job used to fail for good.
+    const redis = new Redis(REDIS_URL);
+    try {
+      await waitFor(
+        async () => Number(await redis.hget(`${keyPrefix}:bull:async-inference:${id}`, 'atm')) >= 4,
+        {
+          timeoutMs: 60_000,
+        },
+      );
+    } finally {
+      redis.disconnect();
+    }
+    expect((await job(statusUrl)).status).toBe('queued');
+    worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
+    let view: JobView | undefined;
+    await waitFor(async () => ['succeeded', 'failed'].includes((view = await job(statusUrl)).status), {
+      timeoutMs: 90_000,
+      describe: () => JSON.stringify(view),
+    });
+    expect(view?.status, JSON.stringify(view)).toBe('succeeded');
   });
 
   it('answers 503 saying it needs Redis on a gateway without REDIS_URL', async () => {

@@ -5,6 +5,7 @@ import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type ServeAnswer, type ServeCall, type ServeService } from '../serving/serve.service.js';
 import { asJsonBody } from '../serving/image-classification.js';
+import { JOB_BACKOFF_TYPE, JOB_MAX_ATTEMPTS, mayRetry, retryDelayMs } from './job-retry.js';
 
 /** The BullMQ queue of `Prefer: respond-async` requests (DESIGN §3.6). */
 export const ASYNC_INFERENCE_QUEUE = 'async-inference';
@@ -35,13 +36,6 @@ export interface AsyncInferenceOptions {
    */
   consume: boolean;
 }
-
-/** Codes worth another attempt: the fleet was busy or briefly without a worker. */
-const RETRYABLE: ReadonlySet<string> = new Set([
-  ErrorCode.QUEUE_FULL,
-  ErrorCode.UNAVAILABLE,
-  ErrorCode.DEADLINE_EXCEEDED,
-]);
 
 /** The longest wait between two prunes of expired results (a shorter TTL prunes at its own pace). */
 const MAX_PRUNE_INTERVAL_MS = 60_000;
@@ -101,6 +95,7 @@ export class AsyncInference {
       connection: this.workerConnection,
       prefix,
       concurrency: options.concurrency,
+      settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
     });
     this.worker.on('error', (error) => logger.warn({ err: error }, 'async inference worker error'));
     const every = Math.min(this.ttlMs, MAX_PRUNE_INTERVAL_MS);
@@ -140,8 +135,8 @@ export class AsyncInference {
     await this.redisCall(() =>
       this.queue.add('serve', data, {
         jobId,
-        attempts: 3,
-        backoff: { type: 'exponential', delay: 500 },
+        attempts: JOB_MAX_ATTEMPTS,
+        backoff: { type: JOB_BACKOFF_TYPE },
         removeOnComplete: keep,
         removeOnFail: keep,
       }),
@@ -209,7 +204,9 @@ export class AsyncInference {
         : { code: ErrorCode.INTERNAL, message: 'internal error' };
       if (!isModelgateError(error)) this.logger.error({ err: error, job: job.id }, 'async inference failed');
       const reason = JSON.stringify(failure);
-      throw RETRYABLE.has(failure.code) ? new Error(reason) : new UnrecoverableError(reason);
+      throw mayRetry(failure.code, job.timestamp, Date.now())
+        ? new Error(reason)
+        : new UnrecoverableError(reason);
     }
   }
 }

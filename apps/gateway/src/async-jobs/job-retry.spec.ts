@@ -1,0 +1,22 @@
+import { ErrorCode } from '@modelgate/contracts';
+import { describe, expect, it } from 'vitest';
+import { JOB_RETRY_WINDOW_MS, mayRetry, retryDelayMs } from './job-retry.js';
+
+describe('async job retries', () => {
+  it('waits 0.5 s, then doubles up to 10 s between attempts', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 100].map(retryDelayMs)).toEqual([
+      500, 1000, 2000, 4000, 8000, 10_000, 10_000, 10_000,
+    ]);
+  });
+
+  it('retries failures of the fleet for five minutes after submission, and nothing else', () => {
+    const submitted = 1_000_000;
+    for (const code of [ErrorCode.UNAVAILABLE, ErrorCode.QUEUE_FULL, ErrorCode.DEADLINE_EXCEEDED]) {
+      // Well past the old three attempts (1.5 s): a worker restart of a minute loses no job.
+      expect(mayRetry(code, submitted, submitted + 60_000)).toBe(true);
+      expect(mayRetry(code, submitted, submitted + JOB_RETRY_WINDOW_MS)).toBe(false);
+    }
+    expect(mayRetry(ErrorCode.INVALID_ARGUMENT, submitted, submitted + 1)).toBe(false);
+    expect(mayRetry(ErrorCode.INTERNAL, submitted, submitted + 1)).toBe(false);
+  });
+});
