@@ -22,11 +22,11 @@ interface Launch {
   exited: Promise<number | string>;
 }
 
-function launch(env: Record<string, string>): Launch {
+function launch(env: Record<string, string>, args: readonly string[] = []): Launch {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !APP_VARIABLE.test(key) || key === FIXTURES_DIR_ENV),
   );
-  const child = spawn(process.execPath, [STANDALONE_MAIN], {
+  const child = spawn(process.execPath, [STANDALONE_MAIN, ...args], {
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -116,6 +116,13 @@ describe('npm start (standalone mode)', () => {
     await rm(home, { recursive: true, force: true });
   });
 
+  it('refuses command-line arguments, which it would otherwise start past on the default ports', async () => {
+    const run = launch(env, ['--port', '9090']);
+    runs.push(run);
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toContain('the launcher takes no arguments (got --port 9090)');
+  });
+
   it('serves the demo, stops cleanly on SIGINT, and keeps what was registered across a restart', async () => {
     const first = launch(env);
     runs.push(first);
@@ -161,5 +168,14 @@ describe('npm start (standalone mode)', () => {
     expect(status.nodes.find((node) => node.role === 'worker')?.models).toEqual({ 'demo:1': 'READY' });
 
     expect(await stopWithSigint(second)).toBe(0);
+
+    // A worker of another group would never load the demo: the launcher says so instead of
+    // waiting for a gateway that cannot serve it.
+    const third = launch({ ...env, WORKER_GROUP: 'gpu' });
+    runs.push(third);
+    expect(await third.exited).not.toBe(0);
+    expect(third.output()).toContain(
+      "model demo:1 belongs to worker group 'default', but this standalone's worker serves 'gpu' (WORKER_GROUP)",
+    );
   }, 300_000);
 });

@@ -10,6 +10,15 @@ function say(line: string): void {
 const SAME_PRESS_MS = 1000;
 
 function main(): void {
+  // `npm start -- --port 9090` would start on the default ports as if nothing had been said.
+  const args = process.argv.slice(2);
+  if (args.length > 0) {
+    process.stderr.write(
+      `the launcher takes no arguments (got ${args.join(' ')}): its settings are environment variables, ` +
+        'e.g. GATEWAY_PORT=9080 npm start (see the README)\n',
+    );
+    process.exit(2);
+  }
   let config;
   try {
     config = loadStandaloneConfig();

@@ -30,8 +30,10 @@ export async function ensureDemo(
   client: AdminClient,
   say: (line: string) => void,
   wait: Omit<WaitOptions, 'what'>,
+  /** The worker group of the launcher's worker (WORKER_GROUP): the demo model is registered in it. */
+  workerGroup: string,
 ): Promise<string> {
-  const model = await ensureDemoModel(client, say);
+  const model = await ensureDemoModel(client, say, workerGroup);
   const ready = await waitUntil(
     async () => {
       const current = await client.getModel({ name: model.name, version: model.version });
@@ -53,20 +55,31 @@ export async function ensureDemo(
   return ready.id;
 }
 
-async function ensureDemoModel(client: AdminClient, say: (line: string) => void): Promise<ModelView> {
+async function ensureDemoModel(
+  client: AdminClient,
+  say: (line: string) => void,
+  workerGroup: string,
+): Promise<ModelView> {
   const versions = await client.listModels(DEMO_NAME);
   const latest = versions.reduce<ModelView | undefined>(
     (best, model) => (best === undefined || Number(model.version) > Number(best.version) ? model : best),
     undefined,
   );
   if (latest !== undefined) {
+    if (latest.workerGroup !== workerGroup) {
+      // No worker of this launcher would ever load it: the demo could never be served.
+      throw new WaitFailed(
+        `model ${latest.id} belongs to worker group '${latest.workerGroup}', but this standalone's worker serves ` +
+          `'${workerGroup}' (WORKER_GROUP): start with WORKER_GROUP=${latest.workerGroup}, or with a fresh MODELGATE_HOME`,
+      );
+    }
     say(`model ${latest.id} already exists (${latest.status})`);
     return latest;
   }
   const fixture = await ensureFixtureWithStatus(DEMO_FIXTURE);
   if (fixture.generated) say(`generated the demo model files in ${fixture.dir}`);
   const model = await client.uploadModel(
-    modelUploadForm({ name: DEMO_NAME, task: DEMO_TASK }, await exportFiles(fixture.dir)),
+    modelUploadForm({ name: DEMO_NAME, task: DEMO_TASK, workerGroup }, await exportFiles(fixture.dir)),
   );
   say(`registered model ${model.id} (uploaded from ${fixture.dir})`);
   return model;

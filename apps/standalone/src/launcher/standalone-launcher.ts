@@ -153,7 +153,7 @@ export class StandaloneLauncher {
     this.#spawn('gateway', gatewayEnvironment(this.env, facts, nodeToken));
 
     if (config.MODELGATE_DEMO) {
-      await ensureDemo(admin, this.say, wait);
+      await ensureDemo(admin, this.say, wait, config.WORKER_GROUP);
       await waitUntil(() => tryDemoRequest(gatewayUrl(config)), {
         ...wait,
         what: `the gateway to serve endpoint ${DEMO_NAME}`,
