@@ -106,6 +106,17 @@ describe('gateway: asynchronous jobs and shadow routes of a text-generation endp
     expect((answer.body as { error: { field: string } }).error.field).toBe('stream');
   });
 
+  it('refuses a version the endpoint does not route at submission, as the synchronous call does', async () => {
+    const sync = await gateway.post('/serve/writer/7', { text: PROMPT });
+    const queued = await gateway.post('/serve/writer/7', { text: PROMPT }, { prefer: 'respond-async' });
+    expect(sync.status).toBe(404);
+    // It used to be accepted (202) and fail when the job ran.
+    const errorOf = (answer: typeof sync) =>
+      (answer.body as { error: { message: string; field: string } }).error;
+    expect(queued.status).toBe(404);
+    expect(errorOf(queued)).toMatchObject({ field: 'version', message: errorOf(sync).message });
+  });
+
   it('mirrors calls to the shadow model, which agrees on greedy text, and answers from the primary', async () => {
     const shadow = { serving_endpoint: 'writer', model: 'gpt', version: '2' };
     const metric = async (name: string, labels: Record<string, string>) =>

@@ -91,11 +91,12 @@ export class ServeService {
     const table = this.requireTable();
     const endpoint = requireEndpoint(table, call.endpoint);
     refuseRawImage(endpoint, call.body);
+    // The version first, on every task: a generation job for a version the endpoint lacks was queued.
+    const { model } = this.chooseModel(table, endpoint, call);
     if (isGenerativeTask(endpoint.task)) {
       this.requireGeneration().validate(call, endpoint);
       return;
     }
-    const { model } = this.chooseModel(table, endpoint, call);
     parseCall(call, endpoint, model);
   }
 
