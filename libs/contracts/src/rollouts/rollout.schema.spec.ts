@@ -13,6 +13,12 @@ describe('startRolloutSchema', () => {
     });
   });
 
+  it('takes steps [100] alone, and with a shadow phase judged on its errors and volume', () => {
+    expect(safeParseWith(startRolloutSchema, { to: 'sst2:2', steps: [100] }, 'rollout').success).toBe(true);
+    const shadow = { to: 'sst2:2', steps: [100], shadowFirstSeconds: 60, maxErrorRate: 0, minRequests: 10 };
+    expect(safeParseWith(startRolloutSchema, shadow, 'rollout').success).toBe(true);
+  });
+
   it('takes shadowPercent and minAgreement with a shadow phase', () => {
     const parsed = startRolloutSchema.parse({
       to: 'sst2:2',
@@ -32,6 +38,15 @@ describe('startRolloutSchema', () => {
     [{ shadowFirstSeconds: 60, shadowPercent: 0 }, 'shadowPercent'],
     [{ shadowPercent: 50 }, 'shadowPercent: applies to the shadow phase: give shadowFirstSeconds too'],
     [{ minAgreement: 0.9 }, 'minAgreement: is checked on mirrored rows, which only the shadow phase makes'],
+    // steps [100] has no live window: its thresholds would be stored and never judged.
+    [{ steps: [100], maxP99Ms: 1 }, 'maxP99Ms: is judged on live windows, and steps [100] has none'],
+    [{ steps: [100], intervalSeconds: 3600 }, 'intervalSeconds: is judged on live windows'],
+    [{ steps: [100], maxErrorRate: 0 }, 'maxErrorRate: is judged on live windows'],
+    [{ steps: [100], minRequests: 1_000_000 }, 'minRequests: is judged on live windows'],
+    [
+      { steps: [100], shadowFirstSeconds: 60, maxP99Ms: 1 },
+      'the shadow phase judges errors, agreement and volume, not latency',
+    ],
     [{ to: 'sst2' }, 'to'],
     [{ unknown: 1 }, 'unknown'],
   ])('refuses %j, naming the field', (patch, field) => {

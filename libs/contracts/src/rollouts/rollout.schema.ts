@@ -52,6 +52,9 @@ export const DEFAULT_ROLLOUT_INTERVAL_SECONDS = 120;
 export const DEFAULT_ROLLOUT_MIN_REQUESTS = 100;
 /** Share of mirrored rows that must agree with the primary when minAgreement is not given. */
 export const DEFAULT_ROLLOUT_MIN_AGREEMENT = 0.95;
+/** Largest share of failed candidate requests when maxErrorRate is not given. */
+export const DEFAULT_ROLLOUT_MAX_ERROR_RATE = 0.01;
+
 /** Percent of requests mirrored in the shadow phase when shadowPercent is not given. */
 export const DEFAULT_ROLLOUT_SHADOW_PERCENT = 100;
 
@@ -76,7 +79,9 @@ export const startRolloutSchema = z
       .max(7 * 24 * 3600)
       .default(DEFAULT_ROLLOUT_INTERVAL_SECONDS)
       .describe("Length of each step's window, in seconds (1 s to 7 days)"),
-    maxErrorRate: rateSchema.default(0.01).describe('Largest share of failed candidate requests (5xx), 0–1'),
+    maxErrorRate: rateSchema
+      .default(DEFAULT_ROLLOUT_MAX_ERROR_RATE)
+      .describe('Largest share of failed candidate requests (5xx), 0–1'),
     maxP99Ms: z
       .number()
       .positive()
@@ -111,6 +116,7 @@ export const startRolloutSchema = z
       ),
   })
   .superRefine((input, ctx) => {
+    refuseUnjudgedThresholds(input, ctx);
     if (input.shadowFirstSeconds !== undefined) return;
     // Both act only in the shadow phase: accepted without one, they would be stored and do nothing.
     if (input.shadowPercent !== undefined) {
@@ -129,6 +135,43 @@ export const startRolloutSchema = z
       });
     }
   });
+
+/**
+ * `steps: [100]` moves all traffic once the candidate is ready: there is no live window, so the
+ * live thresholds would be stored and never judged. Without a shadow phase that is every one of
+ * them (given, or other than its default); with one, the shadow verdict judges errors, agreement
+ * and volume, but never latency.
+ */
+function refuseUnjudgedThresholds(
+  input: {
+    steps: number[];
+    shadowFirstSeconds?: number | undefined;
+    intervalSeconds: number;
+    maxErrorRate: number;
+    minRequests: number;
+    maxP99Ms?: number | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (input.steps.length !== 1) return;
+  const why =
+    input.shadowFirstSeconds === undefined
+      ? 'is judged on live windows, and steps [100] has none (all traffic moves once the candidate is ready): give earlier steps, e.g. [5, 25, 50, 100], or leave it out'
+      : 'is judged on live windows, and steps [100] has none (the shadow phase judges errors, agreement and volume, not latency): give earlier steps, or leave it out';
+  const unjudged: [string, boolean][] = [
+    ['maxP99Ms', input.maxP99Ms !== undefined],
+    ...(input.shadowFirstSeconds === undefined
+      ? ([
+          ['intervalSeconds', input.intervalSeconds !== DEFAULT_ROLLOUT_INTERVAL_SECONDS],
+          ['maxErrorRate', input.maxErrorRate !== DEFAULT_ROLLOUT_MAX_ERROR_RATE],
+          ['minRequests', input.minRequests !== DEFAULT_ROLLOUT_MIN_REQUESTS],
+        ] as [string, boolean][])
+      : []),
+  ];
+  for (const [field, given] of unjudged) {
+    if (given) ctx.addIssue({ code: 'custom', path: [field], message: why });
+  }
+}
 
 /** A validated rollout start. */
 export type StartRolloutInput = z.output<typeof startRolloutSchema>;
