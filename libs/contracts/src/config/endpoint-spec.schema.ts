@@ -87,7 +87,9 @@ export const POOLING_MODES = ['mean', 'cls'] as const;
 export const postprocessingSchema = z.object({
   topK: positiveIntSchema
     .optional()
-    .describe('Labels returned per input, best first (text-classification); all when absent.'),
+    .describe(
+      'Labels returned per input, best first (text- and image-classification); when absent 1, or every label for a multi-label model.',
+    ),
   pooling: z.enum(POOLING_MODES).optional().describe('mean or cls pooling (feature-extraction).'),
   normalize: z.boolean().optional().describe('L2-normalize the embedding (feature-extraction).'),
   multiLabel: z
@@ -164,12 +166,12 @@ function checkPreprocessingForTask(
     });
   }
   if (task === 'question-answering' && preprocessing.truncation !== true) {
-    // Long contexts become overlapping windows and an over-long question is refused: nothing is cut.
+    // Long contexts become overlapping windows and an over-long question is cut to max_question_len.
     ctx.addIssue({
       code: 'custom',
       path: ['preprocessing', 'truncation'],
       message:
-        'does not apply to question-answering endpoints: long contexts become overlapping windows (doc_stride) and a question over max_question_len is refused; leave it out',
+        'does not apply to question-answering endpoints: long contexts become overlapping windows (doc_stride) and a question is cut to max_question_len tokens; leave it out',
     });
   }
   if (
