@@ -88,6 +88,7 @@ export function checkBundleForTask(
 ): string[] {
   if (task === 'image-classification')
     return readImageProcessing(task, bundle.preprocessorConfig, imageInputs).problems;
+  if (task === 'question-answering') return byteLevelQuestionAnswering(bundle.tokenizer);
   if (!isGenerativeTask(task)) return [];
   const config = generationConfigOf(task, bundle.config);
   const configVocab = (config as { vocab_size?: unknown } | undefined)?.vocab_size;
@@ -118,6 +119,26 @@ export function checkBundleForTask(
       eosTokenIds: eosTokenIdsFor(task, bundle, config),
     }),
     ...(typeof facts === 'string' ? [facts] : []),
+  ];
+}
+
+/**
+ * An answer is a span of the context's characters, which the gateway finds from its tokens' offsets.
+ * It computes them for tokenizers whose pieces are text of the input (WordPiece, as BERT's);
+ * byte-level BPE pieces (RoBERTa, GPT-2: `Ġword`) are bytes, and every multi-word context was
+ * refused at request time. Such a model is refused here instead.
+ */
+function byteLevelQuestionAnswering(tokenizer: unknown): string[] {
+  const preTokenizer = (tokenizer as { pre_tokenizer?: unknown } | null | undefined)?.pre_tokenizer;
+  const steps = (preTokenizer as { pretokenizers?: unknown } | null | undefined)?.pretokenizers;
+  const types = [preTokenizer, ...(Array.isArray(steps) ? steps : [])].map(
+    (step) => (step as { type?: unknown } | null | undefined)?.type,
+  );
+  if (!types.includes('ByteLevel')) return [];
+  return [
+    'task question-answering: the tokenizer is byte-level BPE (RoBERTa or GPT-2 style), whose tokens the gateway cannot ' +
+      'map back to characters of the context, so no answer could be placed; question-answering supports ' +
+      'WordPiece tokenizers (BERT and DistilBERT style)',
   ];
 }
 

@@ -89,7 +89,7 @@ export async function prepareModel(
   if (request.tokenizer !== null) {
     const tokenizer = request.tokenizer;
     const { dir } = await labelled('tokenizer', () => deps.fetcher.fetchBundle(tokenizer));
-    bundle = await readBundle(dir, isGenerativeTask(request.task));
+    bundle = await readBundle(dir, isGenerativeTask(request.task) || request.task === 'question-answering');
     labels ??= labelsFromHfConfig(bundle.config) ?? null;
   }
   const fetched = now();
