@@ -131,7 +131,7 @@ export function checkBundleForTask(
 function byteLevelQuestionAnswering(tokenizer: unknown): string[] {
   const preTokenizer = (tokenizer as { pre_tokenizer?: unknown } | null | undefined)?.pre_tokenizer;
   const steps = (preTokenizer as { pretokenizers?: unknown } | null | undefined)?.pretokenizers;
-  const types = [preTokenizer, ...(Array.isArray(steps) ? steps : [])].map(
+  const types = [preTokenizer, ...(Array.isArray(steps) ? (steps as unknown[]) : [])].map(
     (step) => (step as { type?: unknown } | null | undefined)?.type,
   );
   if (!types.includes('ByteLevel')) return [];
