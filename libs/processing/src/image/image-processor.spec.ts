@@ -35,10 +35,9 @@ describe('loadImageProcessor', () => {
         "image: 1×2000 resizes to 224×448000 for this model (its shortest side to the model's size), " +
         '100352000 pixels, over the limit of 40000000: send an image closer to square',
     });
-    const small = loadImageProcessor(CLIP, { maxImageBytes: 1 << 20, maxImagePixels: 100_000 });
-    await expect(small.process(await png(2, 400))).rejects.toMatchObject({
-      code: ErrorCode.PAYLOAD_TOO_LARGE,
-    });
-    expect((await small.process(await png(300, 200))).dims).toEqual([3, 224, 224]);
+    // An endpoint's tighter limit is about what clients send: the resize is held to the default one.
+    const tight = loadImageProcessor(CLIP, { maxImageBytes: 1 << 20, maxImagePixels: 10_000 });
+    expect((await tight.process(await png(40, 30))).dims).toEqual([3, 224, 224]);
+    expect((await tight.process(await png(1, 100))).dims).toEqual([3, 224, 224]);
   });
 });

@@ -59,13 +59,15 @@ export function loadImageProcessor(
       }
       if (steps.resize !== undefined) {
         const [width, height] = resizeOutputSize(image.width, image.height, steps.resize.target);
-        // A shortest-edge resize scales a thin image's long side up without bound (1×2000 → 224×448000):
-        // the resized image is held to the same pixel limit as the sent one.
-        if (width * height > limits.maxImagePixels) {
+        // A shortest-edge resize scales a thin image's long side up without bound (1×2000 → 224×448000).
+        // The resized image is held to the pixel limit of sent images, never below the default one
+        // (an endpoint's tighter limit is about what clients send; the model's size is its own).
+        const resizedLimit = Math.max(limits.maxImagePixels, DEFAULT_IMAGE_LIMITS.maxImagePixels);
+        if (steps.resize.target.kind !== 'exact' && width * height > resizedLimit) {
           throw new ModelgateError(
             ErrorCode.PAYLOAD_TOO_LARGE,
             `image: ${image.width}×${image.height} resizes to ${width}×${height} for this model (its shortest side to ` +
-              `the model's size), ${width * height} pixels, over the limit of ${limits.maxImagePixels}: send an image closer to square`,
+              `the model's size), ${width * height} pixels, over the limit of ${resizedLimit}: send an image closer to square`,
             { field: 'image' },
           );
         }

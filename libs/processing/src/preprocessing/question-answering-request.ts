@@ -2,13 +2,7 @@
 // of transformers' `pipeline('question-answering')`. Strings or arrays pair up as the Python
 // pipeline pairs them: two strings, two arrays of the same length, or an array of questions about
 // one context (and, beyond Python, one question asked of an array of contexts).
-import {
-  ErrorCode,
-  MAX_QUESTION_ANSWERING_SEQ_LEN,
-  ModelgateError,
-  type PreprocessingConfig,
-  validationError,
-} from '@modelgate/contracts';
+import { ErrorCode, ModelgateError, type PreprocessingConfig, validationError } from '@modelgate/contracts';
 import { z } from 'zod';
 import { PARAMETERS_DESCRIPTION, requestIssues } from './request-issues.js';
 
@@ -38,10 +32,8 @@ export const questionAnsweringParametersSchema = z.strictObject({
       'Tokens each window of a long context shares with the window before it; less than the context ' +
         'tokens a window holds; default min(window length / 2, 128)',
     ),
-  // No answer is longer than a window (at most MAX_QUESTION_ANSWERING_SEQ_LEN tokens).
-  max_answer_len: positiveInt(MAX_QUESTION_ANSWERING_SEQ_LEN).describe(
-    'Longest answer in tokens; default 15',
-  ),
+  // Any length: the span search stops at the window's end, whatever max_answer_len says.
+  max_answer_len: positiveInt().describe('Longest answer in tokens; default 15'),
   max_question_len: positiveInt().describe('The question is cut to this many tokens; default 64'),
   handle_impossible_answer: z
     .boolean({ error: 'must be true or false' })
