@@ -193,8 +193,13 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
     expect(back.history.at(-1)).toMatchObject({ event: 'rollback', percent: 0 });
     expect(back.history.at(-1)?.reason).toMatch(/error rate 100\.0 % \(\d+ of \d+\) above 1\.00 %/);
     // Every failure is the candidate's own (the hook's message), and only a share of requests failed.
-    expect(client.errors.length).toBeGreaterThan(0);
-    for (const error of client.errors) expect(error).toEqual({ status: 500, message: HOOK_MESSAGE });
+    // One sent while the rollback reached the worker before this gateway is answered 503 (retry):
+    // the worker no longer had the candidate.
+    const skew = { status: 503, message: `no worker can serve model ${FAILING} right now` };
+    const own = client.errors.filter((error) => error.status === 500);
+    expect(own.length).toBeGreaterThan(0);
+    for (const error of own) expect(error).toEqual({ status: 500, message: HOOK_MESSAGE });
+    for (const error of client.errors.filter((e) => e.status !== 500)) expect(error).toEqual(skew);
     expect(client.errors.length).toBeLessThan(client.answers.length / 2);
     // Once the previous routes are back, nothing fails.
     for (let i = 0; i < 20; i++) {

@@ -1,5 +1,6 @@
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { mergedRowLimit } from './worker-call.js';
+import { mergedRowLimit, publicWorkerError } from './worker-call.js';
 
 const spec = (maxBatchSize: number, instances: number, maxQueueSize: number) => ({
   batching: { maxBatchSize, maxQueueSize },
@@ -16,5 +17,21 @@ describe('mergedRowLimit', () => {
   it('never exceeds what the worker queue admits', () => {
     expect(mergedRowLimit(spec(8, 4, 20))).toBe(20);
     expect(mergedRowLimit(spec(1, 1, 2))).toBe(1);
+  });
+});
+
+describe('publicWorkerError', () => {
+  it('answers a worker that no longer has a routed model (config skew) as 503 with Retry-After, not 404', () => {
+    const skew = publicWorkerError(
+      new ModelgateError(ErrorCode.NOT_FOUND, "model 'm:2' is not served here"),
+      'm:2',
+    );
+    expect(skew).toMatchObject({
+      code: ErrorCode.UNAVAILABLE,
+      message: 'no worker can serve model m:2 right now',
+      details: { retryAfterSeconds: 1 },
+    });
+    const other = new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'bad');
+    expect(publicWorkerError(other, 'm:2')).toBe(other);
   });
 });

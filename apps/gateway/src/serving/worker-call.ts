@@ -73,17 +73,21 @@ export function mergedRowLimit(spec: {
 
 /**
  * Worker-side failures as a client should see them: UNAVAILABLE messages from the transport name
- * internal addresses, so they are replaced (the gateway logs the original through the filter).
+ * internal addresses, so they are replaced (the gateway logs the original through the filter). A
+ * worker's NOT_FOUND for a model this gateway routes is a moment of config skew (the worker applied
+ * a change, such as a rollback, before this gateway did): the endpoint exists, so the client is told
+ * to retry (503), not that it is missing (404).
  */
 export function publicWorkerError(error: unknown, modelId: string): unknown {
-  if (error instanceof ModelgateError && error.code === ErrorCode.UNAVAILABLE) {
+  if (
+    error instanceof ModelgateError &&
+    (error.code === ErrorCode.UNAVAILABLE || error.code === ErrorCode.NOT_FOUND)
+  ) {
     return new ModelgateError(
       ErrorCode.UNAVAILABLE,
       `no worker can serve model ${modelId} right now`,
-      error.details,
-      {
-        cause: error,
-      },
+      error.code === ErrorCode.NOT_FOUND ? { ...error.details, retryAfterSeconds: 1 } : error.details,
+      { cause: error },
     );
   }
   return error;
