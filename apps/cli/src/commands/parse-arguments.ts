@@ -11,6 +11,7 @@ import {
 } from '@modelgate/contracts';
 import { baseUrlSchema, registryUrlSchema } from '../cli.config.js';
 import { UsageError } from '../cli-errors.js';
+import { DECIMAL } from './rollout-arguments.js';
 
 const INTEGER = /^[0-9]+$/;
 
@@ -99,7 +100,7 @@ export function parseBatchSizes(text: string): number[] {
 /** A padding ratio option value: a number of 1 or more, e.g. 1.15. */
 export function parsePaddingRatio(text: string): number {
   const trimmed = text.trim();
-  const value = /^(\d+(\.\d*)?|\.\d+)$/.test(trimmed) ? Number(trimmed) : NaN;
+  const value = DECIMAL.test(trimmed) ? Number(trimmed) : NaN;
   if (!Number.isFinite(value) || value < 1 || value > 1_000_000) {
     throw new UsageError(`'${text}' must be a number from 1 to 1000000, e.g. 1.15`);
   }

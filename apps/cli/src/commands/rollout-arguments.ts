@@ -35,7 +35,7 @@ export function parseSteps(text: string): number[] {
 }
 
 /** A plain decimal number: no sign, exponent, hex or Infinity (`0x10` is not 16 ms). */
-const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
+export const DECIMAL = /^(\d+(\.\d*)?|\.\d+)$/;
 
 /** A share from 0 to 1 (`0.01`), or a percentage (`1%`). */
 export function parseRate(text: string): number {

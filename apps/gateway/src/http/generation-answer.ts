@@ -26,9 +26,9 @@ export function renameErrorFields(error: unknown, names: Readonly<Record<string,
   const field = error.details.field;
   // `text[1]` (one of several texts) is renamed as `text` is, keeping its index.
   const [, base = field, index = ''] = /^([^[]+)(\[.*)?$/.exec(field) ?? [];
-  const renamedBase = names[field] ?? (index === '' ? undefined : names[base]);
-  if (renamedBase === undefined) return error;
-  const renamed = names[field] === undefined ? `${renamedBase}${index}` : renamedBase;
+  const indexed = index === '' ? undefined : names[base];
+  const renamed = names[field] ?? (indexed === undefined ? undefined : `${indexed}${index}`);
+  if (renamed === undefined) return error;
   const word = field.split('.').at(-1) ?? field;
   // A nested parameter's name is unambiguous in a message; a bare `text` is renamed in the prefix only.
   const message = error.message.startsWith(`${field}: `)
