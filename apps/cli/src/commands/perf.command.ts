@@ -52,7 +52,10 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
         .default(DEFAULT_GATEWAY_URL),
     )
     .addOption(
-      new Option('--concurrency-range <start:end:step>', 'concurrency levels, linear like perf_analyzer')
+      new Option(
+        '--concurrency-range <start:end:step>',
+        'concurrency levels, linear like perf_analyzer; end is always measured, even off the step',
+      )
         .argParser(asArgParser(usage(parseConcurrencyRange)))
         .default([1], '1'),
     )
