@@ -2,14 +2,7 @@
 // with the nodes' own heartbeat writer: the API and its 409s, windows that hold, promote and roll
 // back, moves by hand, a restart mid-rollout, two replicas at once, and no Redis at all.
 import { type AdminClient } from '@modelgate/admin-client';
-import {
-  type ModelTraffic,
-  type NodeReport,
-  emptyModelTraffic,
-  writeHeartbeat,
-} from '@modelgate/config-sync';
 import { type ApiErrorBody, type ModelView, type RolloutView, type Route } from '@modelgate/contracts';
-import { waitFor } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
@@ -21,8 +14,7 @@ import {
   withoutRedis,
   TEST_REDIS_URL,
 } from './support/registry-harness.js';
-
-const LATENCY_BOUNDS = [0.01, 0.1, 1];
+import { rolloutHelpers } from './support/rollout-helpers.js';
 
 describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
   let isolation: Isolation;
@@ -30,54 +22,16 @@ describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {
   let redis: Redis;
   let env: Record<string, string>;
 
-  const beat = (report: NodeReport) => writeHeartbeat(redis, isolation.keyPrefix, report, 60_000);
-  /** A gateway of its own per endpoint (a beat replaces the gateway's whole report). */
-  const gatewayCounts = (endpoint: string, model: string, counts: Partial<ModelTraffic>, epoch = 'epoch-1') =>
-    beat({
-      role: 'gateway',
-      id: `gateway-${endpoint}`,
-      address: `gateway-${endpoint}:8080`,
-      revision: 1,
-      models: {},
-      traffic: {
-        epoch,
-        latencyBoundsSeconds: LATENCY_BOUNDS,
-        endpoints: {
-          [endpoint]: {
-            [model]: { ...emptyModelTraffic(4), latency: [counts.served ?? 0, 0, 0, 0], ...counts },
-          },
-        },
-      },
-    });
-  const workerReady = (...models: string[]) =>
-    beat({
-      role: 'worker',
-      id: 'worker-1',
-      address: '10.0.0.1:8001',
-      workerGroup: 'default',
-      revision: 1,
-      models: Object.fromEntries(models.map((model) => [model, 'READY'])),
-    });
-
   const client = (): AdminClient => registry.admin;
-  const rollout = async (endpoint: string) =>
-    (await client().get<RolloutView>(`/v1/endpoints/${endpoint}/rollout`)).body;
-  const routes = async (endpoint: string) =>
-    (await client().get<{ routes: Route[] }>(`/v1/endpoints/${endpoint}`)).body.routes;
-  const until = async (endpoint: string, done: (view: RolloutView) => boolean): Promise<RolloutView> => {
-    let last: RolloutView | undefined;
-    await waitFor(async () => done((last = await rollout(endpoint))), {
-      timeoutMs: 20_000,
-      describe: () => JSON.stringify(last, null, 1),
-    });
-    return last!;
-  };
+  const { gatewayCounts, workerReady, routes, until, start } = rolloutHelpers(
+    client,
+    () => redis,
+    () => isolation.keyPrefix,
+  );
   const createEndpoint = async (name: string, model = 'demo:1') =>
     expect((await client().post('/v1/endpoints', { name, task: 'text-classification', model })).status).toBe(
       201,
     );
-  const start = (endpoint: string, body: Record<string, unknown>) =>
-    client().post<RolloutView & ApiErrorBody>(`/v1/endpoints/${endpoint}/rollouts`, body);
 
   beforeAll(async () => {
     isolation = await isolate();

@@ -103,14 +103,20 @@ describe('decideRolloutStep, shadow phase (no live traffic yet)', () => {
       /mirror error rate 10\.0 % \(20 of 200\) above 1\.00 %/,
     ],
     [
-      'answered mirrors of an endpoint without labels, enough of them',
-      { comparesLabels: false, mirrored: 150, mirrorErrors: 1 },
+      'answered mirrors of a compared endpoint that compared no rows (generation, image)',
+      { mirrored: 150, mirrorErrors: 0, agreeing: 0, disagreeing: 0 },
+      'hold',
+      /0 mirrored rows, fewer than the 100 needed/,
+    ],
+    [
+      'answered mirrors of an endpoint whose answers are not compared, enough of them',
+      { comparesAnswers: false, mirrored: 150, mirrorErrors: 1 },
       'promote',
       /149 answered mirrors/,
     ],
     [
-      'answered mirrors of an endpoint without labels, too few',
-      { comparesLabels: false, mirrored: 50, mirrorErrors: 0 },
+      'answered mirrors of an endpoint whose answers are not compared, too few',
+      { comparesAnswers: false, mirrored: 50, mirrorErrors: 0 },
       'hold',
       /50 answered mirrors, fewer than the 100 needed/,
     ],
@@ -141,11 +147,13 @@ describe('windowNumbers', () => {
       agreeing: 9,
       disagreeing: 1,
       agreement: 0.9,
+      comparesAnswers: true,
     });
-    expect(windowNumbers(window({ requests: 0, latency: fast(0) }))).toMatchObject({
+    expect(windowNumbers(window({ requests: 0, latency: fast(0), comparesAnswers: false }))).toMatchObject({
       errorRate: null,
       p99Ms: null,
       agreement: null,
+      comparesAnswers: false,
     });
   });
 });

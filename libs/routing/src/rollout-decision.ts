@@ -29,7 +29,7 @@ export interface RolloutWindow {
   readonly requests: number;
   readonly errors: number;
   readonly latency: LatencyBuckets;
-  /** Mirrored classification rows whose top-1 label agreed / disagreed (shadow comparison). */
+  /** Mirrored rows whose answer agreed / disagreed with the primary's (shadow comparison, AGREEMENT_TASKS). */
   readonly agreeing: number;
   readonly disagreeing: number;
   /** Requests mirrored to the candidate (answered or failed); 0 when it is not a shadow. @defaultValue 0 */
@@ -37,10 +37,12 @@ export interface RolloutWindow {
   /** Mirrored requests the candidate failed. @defaultValue 0 */
   readonly mirrorErrors?: number;
   /**
-   * Whether the endpoint's answers have a top-1 label to agree on (text-classification). When
-   * false, the shadow phase counts answered mirrors instead of compared rows. @defaultValue true
+   * Whether the gateways compare the candidate's answers with the primary's row by row (the
+   * endpoint's task is one of AGREEMENT_TASKS: a top class or a generated text). Then the shadow
+   * phase counts compared rows, and a window with none holds; when false it counts answered
+   * mirrors. @defaultValue true
    */
-  readonly comparesLabels?: boolean;
+  readonly comparesAnswers?: boolean;
 }
 
 export type RolloutVerdict =
@@ -99,7 +101,7 @@ export function decideRolloutStep(
       };
     }
     if (agreementLow) return { decision: 'rollback', reason: agreementText() };
-    if (window.comparesLabels === false) {
+    if (window.comparesAnswers === false) {
       const answered = mirrored - mirrorErrors;
       if (answered < thresholds.minRequests) {
         return {
@@ -159,6 +161,8 @@ export interface RolloutWindowNumbers {
   readonly agreeing: number;
   readonly disagreeing: number;
   readonly agreement: number | null;
+  /** Whether the shadow phase counts compared rows (true) or answered mirrors (false). */
+  readonly comparesAnswers: boolean;
 }
 
 /** The numbers of `window` for status and history (the decision reads the window itself). */
@@ -174,6 +178,7 @@ export function windowNumbers(window: RolloutWindow): RolloutWindowNumbers {
     agreeing: window.agreeing,
     disagreeing: window.disagreeing,
     agreement: compared > 0 ? window.agreeing / compared : null,
+    comparesAnswers: window.comparesAnswers !== false,
   };
 }
 

@@ -57,14 +57,16 @@ export function windowChecks(view: RolloutView, numbers: RolloutWindowNumbersVie
       },
     );
   }
+  // Windows recorded before comparesAnswers was reported: compared rows where there are any.
+  const comparesAnswers = numbers.comparesAnswers ?? compared > 0;
   checks.push({
     check: 'agreement',
     value: `${formatShare(numbers.agreement)} (${compared} rows)`,
-    limit: `≥ ${formatShare(t.minAgreement)}`,
+    limit: numbers.comparesAnswers === false ? 'not measured' : `≥ ${formatShare(t.minAgreement)}`,
     verdict: numbers.agreement === null ? '-' : numbers.agreement < t.minAgreement ? 'over' : 'ok',
   });
   const volume = shadow
-    ? compared > 0
+    ? comparesAnswers
       ? compared
       : numbers.mirrored - numbers.mirrorErrors
     : numbers.requests;

@@ -1,4 +1,4 @@
-import { type RolloutView } from '@modelgate/contracts';
+import { type RolloutView, type RolloutWindowNumbersView } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { answer, run, stubRegistry } from '../../test/support/in-process-cli.js';
 import { renderRollout } from './rollout-render.js';
@@ -147,5 +147,32 @@ describe('renderRollout', () => {
     expect(text).toMatch(/p99\s+31\.5 ms\s+≤ 250 ms\s+ok/);
     expect(text).toMatch(/requests\s+40\s+≥ 100\s+short/);
     expect(text).toMatch(/promote\s+RUNNING\s+25 %\s+system:rollouts\s+error rate 0\.00 %/);
+  });
+
+  it('counts a shadow window as the registry does: compared rows, or answered mirrors where answers are not compared', () => {
+    const shadow = (numbers: RolloutWindowNumbersView): string =>
+      renderRollout(
+        { ...view, phase: 'shadow', percent: 0, window: { ...view.window!, numbers } },
+        Date.parse('2026-11-22T12:01:00.000Z'),
+      );
+    const base: RolloutWindowNumbersView = {
+      requests: 0,
+      errors: 0,
+      errorRate: null,
+      p99Ms: null,
+      mirrored: 150,
+      mirrorErrors: 0,
+      agreeing: 0,
+      disagreeing: 0,
+      agreement: null,
+    };
+    // Generated texts compared on 5 rows only: the volume is 5, short of 100, as the registry holds.
+    const compared = shadow({ ...base, agreeing: 5, agreement: 1, comparesAnswers: true });
+    expect(compared).toMatch(/mirrored volume\s+5\s+≥ 100\s+short/);
+    expect(compared).toMatch(/agreement\s+100\.0 % \(5 rows\)\s+≥ 95\.0 %\s+ok/);
+    // Embeddings: no agreement is measured, and answered mirrors count.
+    const notCompared = shadow({ ...base, comparesAnswers: false });
+    expect(notCompared).toMatch(/mirrored volume\s+150\s+≥ 100\s+ok/);
+    expect(notCompared).toMatch(/agreement\s+- \(0 rows\)\s+not measured\s+-/);
   });
 });

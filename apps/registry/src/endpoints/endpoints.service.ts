@@ -22,6 +22,7 @@ import { EndpointRouteEntity } from './endpoint-route.entity.js';
 import { loadRoutes, toEndpointView } from './endpoint-view.js';
 import {
   findModelRow,
+  findModelToRoute,
   findRoutableModel,
   refuseOptionsRawModelIgnores,
   refusePoolingOfPooledModel,
@@ -169,11 +170,7 @@ export class EndpointsService {
       const models: ModelEntity[] = [];
       for (const [index, route] of routes.entries()) {
         const field = `routes[${index}].model`;
-        const model = await findRoutableModel(manager, route.model, row.task, field);
-        refusePoolingOfPooledModel(row.postprocessing.pooling, model, field);
-        refuseTokensBeyondModel(row.preprocessing.maxTokens, model, field);
-        refuseOptionsRawModelIgnores(row, model, field);
-        models.push(model);
+        models.push(await findModelToRoute(manager, row, route.model, field));
       }
       const routeRepository = manager.getRepository(EndpointRouteEntity);
       await routeRepository.delete({ endpointId: row.id });

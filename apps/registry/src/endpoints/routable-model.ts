@@ -68,6 +68,32 @@ export async function findRoutableModel(
   return row;
 }
 
+/** What an endpoint's routes are checked against. */
+export interface RoutingEndpoint {
+  task: ModelTask;
+  preprocessing: { maxTokens?: number | null };
+  postprocessing: { pooling?: string | null };
+}
+
+/**
+ * The model `modelId` names, when `endpoint` as it stands may route to it: findRoutableModel,
+ * then the endpoint's options held against the model (pooling, maxTokens, a raw endpoint's
+ * options). Every way a route comes to be (set by hand, a rollout's candidate, routes a rollout
+ * puts back) goes through it.
+ */
+export async function findModelToRoute(
+  manager: EntityManager,
+  endpoint: RoutingEndpoint,
+  modelId: string,
+  field: string,
+): Promise<ModelEntity> {
+  const model = await findRoutableModel(manager, modelId, endpoint.task, field);
+  refusePoolingOfPooledModel(endpoint.postprocessing.pooling, model, field);
+  refuseTokensBeyondModel(endpoint.preprocessing.maxTokens, model, field);
+  refuseOptionsRawModelIgnores(endpoint, model, field);
+  return model;
+}
+
 /**
  * Refuses an endpoint's `pooling` beside a model whose embedding comes out pooled
  * (givesPooledEmbedding): the gateway answers that embedding as it is, so the pooling would be

@@ -6,7 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { type NodeHeartbeat } from '@modelgate/config-sync';
-import { type RolloutWindowNumbersView } from '@modelgate/contracts';
+import { type RolloutWindowNumbersView, measuresAgreement } from '@modelgate/contracts';
 import { type Logger, modelLabels } from '@modelgate/observability';
 import {
   type RolloutTransition,
@@ -124,7 +124,7 @@ export class RolloutDriver implements OnApplicationBootstrap, OnModuleDestroy, O
         heartbeats,
         endpoint.name,
         row.toModel,
-        endpoint.task === 'text-classification',
+        measuresAgreement(endpoint.task),
       );
       const verdict = decideRolloutStep(
         window,

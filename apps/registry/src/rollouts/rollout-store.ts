@@ -3,16 +3,16 @@
 import { type NodeHeartbeat } from '@modelgate/config-sync';
 import {
   ACTIVE_ROLLOUT_STATES,
+  ModelgateError,
   type Route,
   type RolloutWindowNumbersView,
-  parseModelId,
 } from '@modelgate/contracts';
 import { type RolloutTransition, rolloutRoutes } from '@modelgate/routing';
 import { type EntityManager, In } from 'typeorm';
 import { EndpointEntity } from '../endpoints/endpoint.entity.js';
 import { EndpointRouteEntity } from '../endpoints/endpoint-route.entity.js';
 import { RolloutEntity } from '../endpoints/rollout.entity.js';
-import { ModelEntity } from '../models/model.entity.js';
+import { findModelRow, findModelToRoute } from '../endpoints/routable-model.js';
 import { appendHistory, assignProgress, planOf } from './rollout-record.js';
 import { takeBaseline } from './rollout-window.js';
 
@@ -50,29 +50,43 @@ export async function listActiveRollouts(manager: EntityManager): Promise<Rollou
     .sort((a, b) => (a.endpoint.name < b.endpoint.name ? -1 : a.endpoint.name > b.endpoint.name ? 1 : 0));
 }
 
+/** A route writeRoutes left out, and why. */
+export interface RouteLeftOut {
+  model: string;
+  why: string;
+}
+
 /**
  * Replaces the endpoint's routes with `routes`. A route to a model that no longer exists is left
- * out (only a previous shadow or 0 % canary can be: routed models cannot be deleted); its id is
- * returned so the history can say so.
+ * out. So is a route of weight 0 (a previous shadow or 0 % canary, which a rollout's steps take
+ * out and its abort or rollback puts back) that the endpoint could not be given by hand now: its
+ * model deleted and registered again (not READY, another task), or the endpoint's options changed
+ * since (findModelToRoute). Routes that carry traffic stay routed throughout, so every change
+ * meanwhile was checked against them. What was left out is returned so the history can say so.
  */
 export async function writeRoutes(
   manager: EntityManager,
-  endpointId: string,
+  endpoint: EndpointEntity,
   routes: readonly Route[],
-): Promise<string[]> {
+): Promise<RouteLeftOut[]> {
   const kept: { route: Route; modelId: string }[] = [];
-  const missing: string[] = [];
+  const leftOut: RouteLeftOut[] = [];
   for (const route of routes) {
-    const key = parseModelId(route.model);
-    const model =
-      key === undefined
-        ? null
-        : await manager
-            .getRepository(ModelEntity)
-            .findOneBy({ name: key.name, version: Number(key.version) });
-    if (model === null) missing.push(route.model);
-    else kept.push({ route, modelId: model.id });
+    const model = await findModelRow(manager, route.model);
+    if (model === null) {
+      leftOut.push({ model: route.model, why: 'deleted' });
+      continue;
+    }
+    if (route.weight === 0) {
+      const why = await routeRefusal(manager, endpoint, route.model);
+      if (why !== undefined) {
+        leftOut.push({ model: route.model, why });
+        continue;
+      }
+    }
+    kept.push({ route, modelId: model.id });
   }
+  const endpointId = endpoint.id;
   const repository = manager.getRepository(EndpointRouteEntity);
   await repository.delete({ endpointId });
   await repository.insert(
@@ -85,7 +99,22 @@ export async function writeRoutes(
     })),
   );
   await manager.getRepository(EndpointEntity).update({ id: endpointId }, { updatedAt: () => 'now()' });
-  return missing;
+  return leftOut;
+}
+
+/** Why setting a route from `endpoint` to `modelId` by hand would be refused now, or undefined. */
+async function routeRefusal(
+  manager: EntityManager,
+  endpoint: EndpointEntity,
+  modelId: string,
+): Promise<string | undefined> {
+  try {
+    await findModelToRoute(manager, endpoint, modelId, 'route');
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ModelgateError)) throw error;
+    return error.message.replace(/^route: /, '');
+  }
 }
 
 /** What a transition's record needs beside the transition. */
@@ -114,10 +143,10 @@ export async function persistTransition(
   let note: string | undefined;
   if (transition.routes !== undefined) {
     routes = rolloutRoutes(row.previousRoutes, row.toModel, transition.routes, row.shadowPercent);
-    const missing = await writeRoutes(manager, endpoint.id, routes);
-    if (missing.length > 0) {
-      note = `routes to deleted models left out: ${missing.join(', ')}`;
-      routes = routes.filter((route) => !missing.includes(route.model));
+    const leftOut = await writeRoutes(manager, endpoint, routes);
+    if (leftOut.length > 0) {
+      note = `routes left out: ${leftOut.map(({ model, why }) => `${model} (${why})`).join('; ')}`;
+      routes = routes.filter((route) => !leftOut.some(({ model }) => model === route.model));
     }
   }
   if (transition.newWindow) row.windowBaseline = takeBaseline(context.heartbeats, endpoint.name, row.toModel);

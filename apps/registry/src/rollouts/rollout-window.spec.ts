@@ -38,7 +38,7 @@ describe('windowSince', () => {
       errors: 1,
       agreeing: 3,
       disagreeing: 1,
-      comparesLabels: true,
+      comparesAnswers: true,
     });
     expect(window.latency).toEqual({ bounds: [...BOUNDS, Infinity], cumulative: [21, 29, 30, 30] });
   });
@@ -79,7 +79,7 @@ describe('windowSince', () => {
     const window = windowSince({ nodes: {} }, end, 'e', 'm:2', false);
     expect(window.requests).toBe(5);
     expect(window.latency.cumulative).toEqual([2, 2, 2, 2]);
-    expect(window.comparesLabels).toBe(false);
+    expect(window.comparesAnswers).toBe(false);
   });
 });
 

@@ -39,15 +39,15 @@ export function parseBaseline(stored: unknown): TrafficBaseline {
  * What the gateways counted for `endpoint` → `model` since `baseline`. A gateway counts from zero
  * when it was not in the baseline (started since, or had counted nothing), when its epoch changed
  * (it restarted) or when any counter went down: never a negative number. Latency buckets are
- * summed over gateways that use the first gateway's bounds. `comparesLabels` is false for
- * endpoints whose answers have no top-1 label.
+ * summed over gateways that use the first gateway's bounds. `comparesAnswers` is false for
+ * endpoints whose answers the gateways do not compare row by row (measuresAgreement).
  */
 export function windowSince(
   baseline: TrafficBaseline,
   heartbeats: readonly NodeHeartbeat[],
   endpoint: string,
   model: string,
-  comparesLabels: boolean,
+  comparesAnswers: boolean,
 ): RolloutWindow {
   const total = { served: 0, failed: 0, mirrored: 0, mirrorFailed: 0, agreeing: 0, disagreeing: 0 };
   let bounds: readonly number[] | undefined;
@@ -83,7 +83,7 @@ export function windowSince(
     disagreeing: total.disagreeing,
     mirrored: total.mirrored,
     mirrorErrors: total.mirrorFailed,
-    comparesLabels,
+    comparesAnswers,
   };
 }
 

@@ -26,13 +26,7 @@ import { DataSource } from 'typeorm';
 import { loadRoutes } from '../endpoints/endpoint-view.js';
 import { findEndpoint } from '../endpoints/endpoints.service.js';
 import { RolloutEntity } from '../endpoints/rollout.entity.js';
-import {
-  findModelRow,
-  findRoutableModel,
-  refuseOptionsRawModelIgnores,
-  refusePoolingOfPooledModel,
-  refuseTokensBeyondModel,
-} from '../endpoints/routable-model.js';
+import { findModelRow, findModelToRoute } from '../endpoints/routable-model.js';
 import { type Actor } from '../outbox/actor.js';
 import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { candidateReadiness } from './candidate-readiness.js';
@@ -90,10 +84,7 @@ export class RolloutsService {
           { field: 'minAgreement' },
         );
       }
-      const candidate = await findRoutableModel(manager, input.to, endpoint.task, 'to');
-      refusePoolingOfPooledModel(endpoint.postprocessing.pooling, candidate, 'to');
-      refuseTokensBeyondModel(endpoint.preprocessing.maxTokens, candidate, 'to');
-      refuseOptionsRawModelIgnores(endpoint, candidate, 'to');
+      const candidate = await findModelToRoute(manager, endpoint, input.to, 'to');
       const previous = (await loadRoutes(manager, [endpoint.id])).get(endpoint.id) ?? [];
       const from = rolloutSource(previous, input.to);
       const now = this.clock();
@@ -232,7 +223,7 @@ export class RolloutsService {
       heartbeats,
       endpoint.name,
       row.toModel,
-      endpoint.task === 'text-classification',
+      measuresAgreement(endpoint.task),
     );
     return toRolloutView(row, endpoint.name, { numbers: windowNumbers(window), waitingFor });
   }

@@ -8,7 +8,9 @@ export const rolloutThresholdsViewSchema = z.object({
   maxP99Ms: z.number().optional().describe('Absent: p99 is shown, not checked.'),
   minAgreement: z
     .number()
-    .describe('Smallest share of mirrored rows whose top-1 label agrees with the primary, 0–1.'),
+    .describe(
+      "Smallest share of mirrored rows whose answer (top class or generated text) agrees with the primary's, 0–1.",
+    ),
   minRequests: z.number().describe('Fewest candidate requests (or mirrored rows) a window needs to promote.'),
 });
 
@@ -23,11 +25,17 @@ export const rolloutWindowNumbersViewSchema = z.object({
   p99Ms: z.number().nullable().describe("The candidate's p99 latency in the gateway, in ms."),
   mirrored: z.number().describe('Requests mirrored to the candidate (shadow phase), answered or failed.'),
   mirrorErrors: z.number().describe('Of those, failed.'),
-  agreeing: z.number().describe("Mirrored classification rows whose top-1 label agreed with the primary's."),
-  disagreeing: z
+  agreeing: z
     .number()
-    .describe("Mirrored classification rows whose top-1 label differed from the primary's."),
+    .describe("Mirrored rows whose answer (top class or generated text) agreed with the primary's."),
+  disagreeing: z.number().describe("Mirrored rows whose answer differed from the primary's."),
   agreement: z.number().nullable().describe('agreeing / (agreeing + disagreeing).'),
+  comparesAnswers: z
+    .boolean()
+    .optional()
+    .describe(
+      "Whether the endpoint's answers are compared row by row: the shadow phase then counts compared rows toward minRequests, otherwise answered mirrors. Absent in windows recorded before it was reported.",
+    ),
 });
 
 /** What the gateways saw of the candidate over a window. */
