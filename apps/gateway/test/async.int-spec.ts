@@ -45,6 +45,12 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
           task: 'text-classification',
           routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
         },
+        {
+          name: 'short',
+          task: 'text-classification',
+          routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
+          preprocessing: { maxTokens: 8 },
+        },
       ],
     });
     worker = await startWorkerWithSnapshot(snapshot, { WORKER_GRPC_PORT: String(port) });
@@ -122,6 +128,15 @@ describe('gateway: asynchronous inference (Prefer: respond-async) on BullMQ', ()
     expect(bad.status).toBe(400);
     const unknownEndpoint = await gateway.post('/serve/nope', { text: 'x' }, { prefer: 'respond-async' });
     expect(unknownEndpoint.status).toBe(404);
+    // Found only by tokenizing: refused as the synchronous call is, where it was queued and failed.
+    const long = { text: 'one two three four five six seven eight nine', parameters: { truncation: false } };
+    const sync = await gateway.post('/serve/short', long);
+    const queued = await gateway.post('/serve/short', long, { prefer: 'respond-async' });
+    expect(sync.status).toBe(422);
+    expect(queued.status).toBe(422);
+    const errorOf = (answer: typeof sync) =>
+      (answer.body as { error: { code: string; message: string } }).error;
+    expect(errorOf(queued)).toMatchObject({ code: errorOf(sync).code, message: errorOf(sync).message });
     const missing = await fetch(`${gateway.url}/jobs/never-queued`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');

@@ -117,6 +117,18 @@ describe('gateway: asynchronous jobs and shadow routes of a text-generation endp
     expect(errorOf(queued)).toMatchObject({ field: 'version', message: errorOf(sync).message });
   });
 
+  it("refuses at submission a prompt past the model's positions, as the synchronous call does", async () => {
+    const body = { text: PROMPT.repeat(200), parameters };
+    const sync = await gateway.post('/serve/writer', body);
+    const queued = await gateway.post('/serve/writer', body, { prefer: 'respond-async' });
+    expect(sync.status).toBe(422);
+    // It used to be accepted (202), and the job failed when it ran.
+    expect(queued.status).toBe(422);
+    const errorOf = (answer: typeof sync) =>
+      (answer.body as { error: { code: string; message: string } }).error;
+    expect(errorOf(queued)).toMatchObject({ code: errorOf(sync).code, message: errorOf(sync).message });
+  });
+
   it('mirrors calls to the shadow model, which agrees on greedy text, and answers from the primary', async () => {
     const shadow = { serving_endpoint: 'writer', model: 'gpt', version: '2' };
     const metric = async (name: string, labels: Record<string, string>) =>

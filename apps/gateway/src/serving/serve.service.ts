@@ -8,18 +8,14 @@ import {
 } from '@modelgate/contracts';
 import { type InferRequest, type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
-import {
-  type ImageClassificationRequest,
-  type ServeRequest,
-  encodeInputs,
-  parseServeRequest,
-} from '@modelgate/processing';
+import { type ImageClassificationRequest, type ServeRequest, parseServeRequest } from '@modelgate/processing';
 import { type EndpointTable, type ServableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
 import { type RouteChoice, chooseRoute } from './choose-route.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
+import { encodeText } from './encode-text.js';
 import {
   IMAGE_DECODE_CONCURRENCY,
   imageInputs,
@@ -27,7 +23,6 @@ import {
   refuseRawImage,
 } from './image-classification.js';
 import { postProcess } from './post-process.js';
-import { prepareQuestions } from './question-answering.js';
 import { requestTimeoutMs } from './request-timeout.js';
 import { type ShadowMirror } from './shadow-mirror.js';
 import { type InferOptions, callWorker } from './worker-call.js';
@@ -62,8 +57,11 @@ export interface ServeAnswer {
  * answer are not the encoders' (serving/generation/serve-generation.ts implements it).
  */
 export interface GenerationCalls {
-  /** Checks a call of `endpoint` without running it (an asynchronous one cannot stream). */
-  validate(call: ServeCall, endpoint: EndpointSpec): void;
+  /**
+   * Checks a call of `endpoint` without running it (an asynchronous one cannot stream), a text
+   * prompt against the limits of `model`, the model a route picks now.
+   */
+  validate(call: ServeCall, endpoint: EndpointSpec, model: ServableModel): void;
   /** Serves a call of `endpoint` as one JSON answer. */
   serve(call: ServeCall, endpoint: EndpointSpec, onRouted?: (routed: RoutedTo) => void): Promise<ServeAnswer>;
 }
@@ -84,8 +82,9 @@ export class ServeService {
   ) {}
 
   /**
-   * Checks a call as far as it can be checked without running it (endpoint, version, body), so
-   * an asynchronous request with bad input is refused at once instead of failing later.
+   * Checks a call as far as it can be checked without running it (endpoint, version, body, and a
+   * text's tokenization on the model a route picks now), so an asynchronous request with bad input
+   * is refused at once instead of failing later. An image is decoded only when the job runs.
    */
   validate(call: ServeCall): void {
     const table = this.requireTable();
@@ -94,10 +93,11 @@ export class ServeService {
     // The version first, on every task: a generation job for a version the endpoint lacks was queued.
     const { model } = this.chooseModel(table, endpoint, call);
     if (isGenerativeTask(endpoint.task)) {
-      this.requireGeneration().validate(call, endpoint);
+      this.requireGeneration().validate(call, endpoint, model);
       return;
     }
-    parseCall(call, endpoint, model);
+    const request = parseCall(call, endpoint, model);
+    if (!('image' in request)) encodeText(model, endpoint, request);
   }
 
   /**
@@ -217,30 +217,7 @@ export class ServeService {
       const predictions = postProcess(model, endpoint, result.outputs, {}, { texts: [], ...topK });
       return { predictions, result, tokenizedAt: preparedAt, inferredAt, promptTokens: 0 };
     }
-    const spec = model.spec;
-    const tokenizer = model.tokenizer;
-    if (!tokenizer) {
-      throw new ModelgateError(
-        ErrorCode.INVALID_ARGUMENT,
-        `endpoint ${endpoint.name} takes tensors: use /v2/models/${spec.name}/infer`,
-      );
-    }
-    // question-answering builds its own rows: a pair's context can take several windows.
-    const questions = request.questionAnswering
-      ? prepareQuestions(model, endpoint, tokenizer, request.questionAnswering)
-      : undefined;
-    const encoded =
-      questions ??
-      encodeInputs({
-        texts: request.texts,
-        pairs: request.pairs,
-        tokenizer,
-        inputNames: model.inputNames,
-        maxTokens: endpoint.preprocessing.maxTokens ?? tokenizer.maxLength,
-        truncation: request.truncation,
-        batch: request.batch,
-        inputField: request.inputField,
-      });
+    const { questions, encoded } = encodeText(model, endpoint, request);
     const tokenizedAt = performance.now();
     const inputs = model.inputNames.map((name) => {
       const tensor = encoded.tensors[name];

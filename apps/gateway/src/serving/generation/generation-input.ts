@@ -47,6 +47,48 @@ const NO_SPECIAL_TOKENS = {
 };
 
 /**
+ * Checks what a generation of `input` on `model` can be refused for without running it: the
+ * model's task, and a text prompt's limits (fitPrompt) where the model's tokenizer is loaded here.
+ * The check of an asynchronous request before it is queued; an image is decoded only when it runs.
+ */
+export function checkGenerationInput(
+  model: ServableModel,
+  endpoint: EndpointSpec,
+  input: GenerationInput,
+  params: GenerationParams,
+): void {
+  refuseInputOfAnotherTask(model, input);
+  if (input.kind === 'text' && model.tokenizer) promptIds(model.tokenizer, endpoint, input.prompt, params);
+}
+
+function refuseInputOfAnotherTask(model: ServableModel, input: GenerationInput): void {
+  const spec = model.spec;
+  if (spec.task === taskOfInput(input)) return;
+  throw new ModelgateError(
+    ErrorCode.INVALID_ARGUMENT,
+    spec.task === 'image-to-text'
+      ? `model ${spec.id} is an image-to-text model: it captions an image and takes no text prompt; ` +
+          'POST the image to /serve/<endpoint> of an endpoint that routes to it'
+      : `model ${spec.id} has task ${spec.task}, not ${taskOfInput(input)}: it cannot ` +
+          (input.kind === 'text' ? 'generate text' : 'caption an image'),
+  );
+}
+
+/** A text prompt's ids, fitted to the endpoint's and the model's limits. */
+function promptIds(
+  tokenizer: NonNullable<ServableModel['tokenizer']>,
+  endpoint: EndpointSpec | undefined,
+  prompt: string,
+  params: GenerationParams,
+): number[] {
+  return fitPrompt(tokenizer.tokenize(prompt), params.maxNewTokens, tokenizer, {
+    maxPositions: tokenizer.modelConfig.maxPositionEmbeddings,
+    maxPromptTokens: endpoint?.preprocessing.maxTokens,
+    truncation: endpoint?.preprocessing.truncation ?? false,
+  });
+}
+
+/**
  * Prepares `input` for `model`: 400 when the model's task reads another kind of input (a text
  * prompt for an image-to-text model names the route that takes its image), 503 when its tokenizer
  * is not loaded on this gateway, the prompt limits of fitPrompt (400, 422), and an image's
@@ -61,16 +103,7 @@ export async function prepareGeneration(
   imageDecodes: ConcurrencyGate,
 ): Promise<PreparedGeneration> {
   const spec = model.spec;
-  if (spec.task !== taskOfInput(input)) {
-    throw new ModelgateError(
-      ErrorCode.INVALID_ARGUMENT,
-      spec.task === 'image-to-text'
-        ? `model ${spec.id} is an image-to-text model: it captions an image and takes no text prompt; ` +
-            'POST the image to /serve/<endpoint> of an endpoint that routes to it'
-        : `model ${spec.id} has task ${spec.task}, not ${taskOfInput(input)}: it cannot ` +
-            (input.kind === 'text' ? 'generate text' : 'caption an image'),
-    );
-  }
+  refuseInputOfAnotherTask(model, input);
   const tokenizer = model.tokenizer;
   if (!tokenizer) {
     // A gateway-side problem (the model's tokenizer did not load here), not the request's.
@@ -81,11 +114,7 @@ export async function prepareGeneration(
   }
   const decode = decodeSkippingSpecial(tokenizer);
   if (input.kind === 'text') {
-    const inputIds = fitPrompt(tokenizer.tokenize(input.prompt), params.maxNewTokens, tokenizer, {
-      maxPositions: tokenizer.modelConfig.maxPositionEmbeddings,
-      maxPromptTokens: endpoint?.preprocessing.maxTokens,
-      truncation: endpoint?.preprocessing.truncation ?? false,
-    });
+    const inputIds = promptIds(tokenizer, endpoint, input.prompt, params);
     const eosTokenIds = tokenizer.modelConfig.eosTokenIds ?? [];
     return {
       inputIds,

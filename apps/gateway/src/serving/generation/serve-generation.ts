@@ -5,6 +5,7 @@ import { type z } from 'zod';
 import { type GatewayMetrics, type RoutedTo } from '../../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../../metrics/rollout-traffic.js';
 import { type GenerationCalls, type ServeAnswer, type ServeCall } from '../serve.service.js';
+import { checkGenerationInput } from './generation-input.js';
 import { type GenerationEnd, type GenerationService, collectText } from './generation.service.js';
 import {
   type ServeGenerationRequest,
@@ -118,7 +119,10 @@ export async function serveGenerationCall(
 /** The GenerationCalls of the serve service: JSON answers and asynchronous jobs of generation endpoints. */
 export function generationCalls(generation: GenerationService, metrics: GatewayMetrics): GenerationCalls {
   return {
-    validate: (call, endpoint) => void validateGenerationCall(call, endpoint, 'async'),
+    validate: (call, endpoint, model) => {
+      const request = validateGenerationCall(call, endpoint, 'async');
+      checkGenerationInput(model, endpoint, request.input, request.params);
+    },
     serve: (call, endpoint, onRouted) => serveGenerationCall(generation, metrics, call, endpoint, onRouted),
   };
 }
