@@ -81,6 +81,7 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy,
     this.source
       .start(async (snapshot) => {
         await this.tables.apply(snapshot);
+        this.asyncInference?.startConsuming();
         if (this.live.heartbeat) {
           await this.servability.fresh(); // the beat reports the new table's endpoints
           await this.live.heartbeat.beat();

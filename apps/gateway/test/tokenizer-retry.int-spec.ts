@@ -12,12 +12,14 @@ import {
   waitFor,
   writeSnapshot,
 } from '@modelgate/testing';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REDIS_URL = process.env.MODELGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BACKLOG_JOB = `job-${randomBytes(18).toString('base64url')}`;
 
-describe('gateway: a tokenizer that cannot be fetched is retried, and the revision applies only then', () => {
+describe('gateway: a tokenizer that cannot be fetched is retried, and the revision applies only then (async jobs wait for it)', () => {
   const keyPrefix = `mgtest-tokretry-${randomBytes(4).toString('hex')}`;
   let worker: RunningWorker;
   let gateway: RunningGateway;
@@ -45,6 +47,20 @@ describe('gateway: a tokenizer that cannot be fetched is retried, and the revisi
     // The tokenizer's store is "down": the file is not where the snapshot says.
     await rename(bundlePath, `${bundlePath}.away`);
     redis = new Redis(REDIS_URL);
+    // A job queued six minutes ago, past the retry window of jobs the fleet could not serve: one
+    // this gateway took before it had its config would fail for good.
+    const queue = new Queue('async-inference', { connection: redis, prefix: `${keyPrefix}:bull` });
+    await queue.add(
+      'serve',
+      { endpoint: 'sentiment', body: { text: 'I love it' }, requestId: 'backlog' },
+      {
+        jobId: BACKLOG_JOB,
+        timestamp: Date.now() - 6 * 60_000,
+        attempts: 100,
+        backoff: { type: 'fixed', delay: 100 },
+      },
+    );
+    await queue.close();
     gateway = await startGateway(snapshotPath, { REDIS_URL, REDIS_KEY_PREFIX: keyPrefix });
   });
 
@@ -84,5 +100,20 @@ describe('gateway: a tokenizer that cannot be fetched is retried, and the revisi
     );
     await waitFor(async () => (await gatewayBeat())?.revision === 1);
     expect((await gatewayBeat())?.reasons).toEqual({});
+
+    // The job queued before this gateway started waited for its config, and ran once.
+    let job: { status: string } | undefined;
+    await waitFor(
+      async () =>
+        ['succeeded', 'failed'].includes(
+          (job = (await (await fetch(`${gateway.url}/jobs/${BACKLOG_JOB}`)).json()) as { status: string })
+            .status,
+        ),
+      { describe: () => JSON.stringify(job) },
+    );
+    expect(job, JSON.stringify(job)).toMatchObject({
+      status: 'succeeded',
+      result: { endpoint: 'sentiment', model: 'bert' },
+    });
   });
 });

@@ -10,8 +10,11 @@ import { JOB_BACKOFF_TYPE, JOB_MAX_ATTEMPTS, mayRetry, retryDelayMs } from './jo
 /** The BullMQ queue of `Prefer: respond-async` requests (DESIGN §3.6). */
 export const ASYNC_INFERENCE_QUEUE = 'async-inference';
 
-/** What a job carries: the call, minus what cannot cross a process boundary. */
-type JobData = Omit<ServeCall, 'signal'>;
+/**
+ * What a job carries: the call, minus what cannot cross a process boundary; after a failure the
+ * fleet may recover from, when it first failed (the retry window runs from there: job-retry.ts).
+ */
+type JobData = Omit<ServeCall, 'signal'> & { firstFailedAtMs?: number };
 
 /** A job as `GET /jobs/:id` shows it. */
 export interface JobView {
@@ -75,6 +78,7 @@ export class AsyncInference {
   private readonly workerConnection: Redis | undefined;
   private readonly pruneTimer: NodeJS.Timeout | undefined;
   private pruning: Promise<void> | undefined;
+  private consuming = false;
 
   constructor(
     private readonly serve: ServeService,
@@ -94,6 +98,8 @@ export class AsyncInference {
     this.worker = new Worker(ASYNC_INFERENCE_QUEUE, (job) => this.run(job), {
       connection: this.workerConnection,
       prefix,
+      // Jobs are taken only once the gateway has its first config (startConsuming).
+      autorun: false,
       concurrency: options.concurrency,
       settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
     });
@@ -101,6 +107,19 @@ export class AsyncInference {
     const every = Math.min(this.ttlMs, MAX_PRUNE_INTERVAL_MS);
     this.pruneTimer = setInterval(() => void this.prune(), every);
     this.pruneTimer.unref();
+  }
+
+  /**
+   * Starts taking jobs, once: the gateway calls it when its first config snapshot is applied. A
+   * job taken before would meet a gateway with no endpoints yet and be retried for nothing; one
+   * past its retry window (a backlog left while no gateway consumed) would fail for good.
+   */
+  startConsuming(): void {
+    if (!this.worker || this.consuming) return;
+    this.consuming = true;
+    this.worker
+      .run()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'async inference worker stopped'));
   }
 
   private get ttlMs(): number {
@@ -196,17 +215,29 @@ export class AsyncInference {
   }
 
   private async run(job: Job<JobData>): Promise<ServeAnswer['body']> {
+    const { firstFailedAtMs, ...call } = job.data;
     try {
-      return (await this.serve.serve(job.data)).body;
+      return (await this.serve.serve(call)).body;
     } catch (error) {
       const failure = isModelgateError(error)
         ? { code: error.code, message: error.message }
         : { code: ErrorCode.INTERNAL, message: 'internal error' };
       if (!isModelgateError(error)) this.logger.error({ err: error, job: job.id }, 'async inference failed');
       const reason = JSON.stringify(failure);
-      throw mayRetry(failure.code, job.timestamp, Date.now())
-        ? new Error(reason)
-        : new UnrecoverableError(reason);
+      const now = Date.now();
+      if (!mayRetry(failure.code, firstFailedAtMs ?? now, now)) throw new UnrecoverableError(reason);
+      if (firstFailedAtMs === undefined) await this.recordFirstFailure(job, now);
+      throw new Error(reason, { cause: error });
+    }
+  }
+
+  /** Keeps when `job` first failed, in its data, so its retry window outlasts the gateway that ran it. */
+  private async recordFirstFailure(job: Job<JobData>, atMs: number): Promise<void> {
+    try {
+      await job.updateData({ ...job.data, firstFailedAtMs: atMs });
+    } catch (error) {
+      // Redis is what failed: the next attempt starts the window again (JOB_MAX_ATTEMPTS bounds it).
+      this.logger.warn({ err: error, job: job.id }, 'async inference: could not record a first failure');
     }
   }
 }

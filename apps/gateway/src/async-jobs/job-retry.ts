@@ -5,7 +5,11 @@
  */
 import { ErrorCode } from '@modelgate/contracts';
 
-/** How long after its submission a job still retries a failure of the fleet. */
+/**
+ * How long after its first failure a job still retries failures of the fleet. From the first
+ * failure, not the submission: a job that waited in the queue (a backlog while no gateway took
+ * jobs) still gets the whole window once it runs.
+ */
 export const JOB_RETRY_WINDOW_MS = 5 * 60_000;
 /** The first wait before a retry; each next one doubles, up to JOB_RETRY_MAX_DELAY_MS. */
 export const JOB_RETRY_FIRST_DELAY_MS = 500;
@@ -29,7 +33,7 @@ export function retryDelayMs(attemptsMade: number): number {
   return Math.min(JOB_RETRY_FIRST_DELAY_MS * 2 ** doublings, JOB_RETRY_MAX_DELAY_MS);
 }
 
-/** Whether a job submitted at `submittedAtMs` that failed with `code` at `nowMs` is tried again. */
-export function mayRetry(code: string, submittedAtMs: number, nowMs: number): boolean {
-  return RETRYABLE.has(code) && nowMs - submittedAtMs < JOB_RETRY_WINDOW_MS;
+/** Whether a job that first failed at `firstFailedAtMs` and failed with `code` at `nowMs` is tried again. */
+export function mayRetry(code: string, firstFailedAtMs: number, nowMs: number): boolean {
+  return RETRYABLE.has(code) && nowMs - firstFailedAtMs < JOB_RETRY_WINDOW_MS;
 }
