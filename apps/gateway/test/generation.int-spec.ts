@@ -222,6 +222,22 @@ describe('gateway: /serve on a text-generation endpoint', () => {
     const refused = await gateway.post('/serve/strict', { text: PROMPT, parameters: { max_new_tokens: 6 } });
     expect(refused.status).toBe(422);
     expect(errorOf(refused).message).toMatch(/5 tokens, more than the endpoint's limit of 3/);
+
+    // /tokenize shows the prompt the model reads: the same last three tokens (it kept the first).
+    const tokenized = await gateway.post('/serve/short/tokenize', { text: PROMPT });
+    expect(tokenized.status, JSON.stringify(tokenized.body)).toBe(200);
+    const whole = await gateway.post('/serve/writer/tokenize', { text: ' my name is' });
+    const idsOf = (answer: HttpAnswer) =>
+      (answer.body as { predictions: { ids: number[] }[] }).predictions[0]?.ids;
+    expect(idsOf(tokenized)).toEqual(idsOf(whole));
+    expect((tokenized.body as { predictions: unknown[] }).predictions).toMatchObject([
+      { tokens: ['Ġmy', 'Ġname', 'Ġis'], sequence_ids: [0, 0, 0] },
+    ]);
+    expect((await gateway.post('/serve/strict/tokenize', { text: PROMPT })).status).toBe(422);
+    // One prompt, no pairs: what a generation body takes.
+    for (const body of [{ text: [PROMPT, PROMPT] }, { text: PROMPT, text_pair: 'x' }]) {
+      expect((await gateway.post('/serve/writer/tokenize', body)).status).toBe(400);
+    }
   });
 
   it('reports time to first token, inter-token latency and generated tokens in /metrics', async () => {

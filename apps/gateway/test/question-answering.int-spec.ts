@@ -125,6 +125,14 @@ describe('gateway: question-answering', () => {
     expect((await ask({ question: 'Which one?', context })).length).toBe(1);
   });
 
+  it('refuses /tokenize, whose single tokenization is not the windows the model reads', async () => {
+    const refused = await gateway.post('/serve/qa/tokenize', { text: 'Which one?', text_pair: LONG });
+    expect(refused.status).toBe(400);
+    expect((refused.body as { error: { message: string } }).error.message).toMatch(
+      /^endpoint qa has no tokenization to show: its model squad:1 is question-answering, which reads each question and context as windows/,
+    );
+  });
+
   it('merges the windows of concurrent requests into one batch and answers each as it does alone', async () => {
     const questions = ['Which one?', 'Where is the river?', 'What flies?'];
     const alone: (Answer[] | undefined)[] = [];

@@ -94,6 +94,7 @@ export {
 export { type CharSpan } from './tokenizer/token-offsets.js';
 export { type TokenClassificationInput, classifyTokenRows } from './postprocessing/token-rows.js';
 export {
+  type TokenizableTask,
   type TokenizeRequest,
   type TokenizeRequestBody,
   parseTokenizeRequest,

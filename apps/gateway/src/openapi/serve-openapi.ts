@@ -255,7 +255,10 @@ const tokenizeRoute: ApiRoute = {
   },
   responses: {
     '200': {
-      description: 'One tokenization per input, after the truncation /serve would apply.',
+      description:
+        'One tokenization per input, after the truncation /serve would apply: text_pair only where the model reads pairs ' +
+        "(text-classification, text-ranking); one prompt for text-generation, cut from its start to the endpoint's maxTokens. " +
+        'Question answering (windows), image and raw models answer 400.',
       body: {
         name: 'TokenizeAnswer',
         schema: z.object({

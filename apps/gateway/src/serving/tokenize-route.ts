@@ -2,9 +2,14 @@
 // vocabulary tokens, character offsets, which text each came from), after the truncation /serve
 // would apply, as TEI's /tokenize. The gateway answers alone: no worker is called, and the call is
 // not counted as served traffic (no request metrics, no rollout windows).
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { ErrorCode, type ModelTask, ModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
-import { type TokenizedText, parseTokenizeRequest, tokenizeTexts } from '@modelgate/processing';
+import {
+  type TokenizableTask,
+  type TokenizedText,
+  parseTokenizeRequest,
+  tokenizeTexts,
+} from '@modelgate/processing';
 import { pickRoute } from '@modelgate/routing';
 import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { servableModel } from '../endpoints/endpoint-table.js';
@@ -22,7 +27,24 @@ export interface TokenizeAnswer {
   predictions: TokenizedText[];
 }
 
-/** Tokenizes `body` with the tokenizer of the model the endpoint routes this caller to. */
+/** Why a model of these tasks has no single tokenization to show. */
+const UNTOKENIZABLE = {
+  'question-answering':
+    'which reads each question and context as windows (max_question_len, doc_stride) that /tokenize does not build',
+  'image-classification': 'which reads images',
+  'image-to-text': 'which reads an image (its tokenizer only decodes the caption)',
+  raw: 'which takes tensors',
+} as const;
+
+function isTokenizable(task: ModelTask): task is TokenizableTask {
+  return !(task in UNTOKENIZABLE);
+}
+
+/**
+ * Tokenizes `body` with the tokenizer of the model the endpoint routes this caller to, as that
+ * model's task reads text: pairs only where rows are pairs, a text-generation prompt cut from its
+ * start to the endpoint's maxTokens. Question answering and image tasks are refused.
+ */
 export function tokenizeForEndpoint(
   tables: EndpointTables,
   endpointName: string,
@@ -35,18 +57,20 @@ export function tokenizeForEndpoint(
   // The route a serve call with the same sticky key takes: canaries may use another tokenizer.
   const choice = pickRoute(endpoint.routes, stickyKey === undefined ? {} : { stickyKey });
   const model = servableModel(table, choice.route.model);
+  const task = model.spec.task;
   const tokenizer = model.tokenizer;
-  if (!tokenizer) {
+  if (!tokenizer || !isTokenizable(task)) {
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
-      `endpoint ${endpoint.name} has no tokenizer to show: its model ${model.spec.id} is ${model.spec.task}, which takes ${model.spec.task === 'raw' ? 'tensors' : 'images'}`,
+      `endpoint ${endpoint.name} has no tokenization to show: its model ${model.spec.id} is ${task}, ${UNTOKENIZABLE[task as keyof typeof UNTOKENIZABLE] ?? 'which takes no text'}`,
     );
   }
-  const request = parseTokenizeRequest(body, endpoint.preprocessing);
+  const request = parseTokenizeRequest(body, endpoint.preprocessing, task);
   const predictions = tokenizeTexts({
     ...request,
     tokenizer,
-    maxTokens: endpoint.preprocessing.maxTokens ?? tokenizer.maxLength,
+    maxTokens: endpoint.preprocessing.maxTokens,
+    prompt: task === 'text-generation',
   });
   return {
     endpoint: endpoint.name,

@@ -56,4 +56,17 @@ describe('parseTokenizeRequest', () => {
       expect.objectContaining({ code, message: expect.stringContaining(message) as unknown }),
     );
   });
+  it("holds a body to what the model's task reads: pairs where rows are pairs, one prompt for generation", () => {
+    expect(parseTokenizeRequest({ text: 'q', text_pair: 'd' }, LIMITS, 'text-ranking').pairs).toEqual(['d']);
+    const refusals: [Parameters<typeof parseTokenizeRequest>[2], unknown, string][] = [
+      ['feature-extraction', { text: 'a', text_pair: 'b' }, 'text_pair: applies to text-classification'],
+      ['token-classification', { text: 'a', text_pair: 'b' }, 'text_pair: applies to text-classification'],
+      ['text-generation', { text: 'a', text_pair: 'b' }, 'text_pair: applies to text-classification'],
+      ['text-generation', { text: ['a', 'b'] }, 'text: a text-generation endpoint reads one prompt'],
+    ];
+    for (const [task, body, message] of refusals) {
+      expect(() => parseTokenizeRequest(body, LIMITS, task)).toThrow(message);
+    }
+    expect(parseTokenizeRequest({ text: 'a prompt' }, LIMITS, 'text-generation').texts).toEqual(['a prompt']);
+  });
 });

@@ -82,6 +82,19 @@ describe('tokenizeTexts', () => {
     );
   });
 
+  it('cuts a prompt from its start to maxTokens alone, as generation keeps the last tokens', () => {
+    const options = { tokenizer, addSpecialTokens: true, batch: false, prompt: true };
+    const [cut] = tokenizeTexts({ ...options, texts: ['the cat the mat'], maxTokens: 4, truncation: true });
+    expect(cut?.tokens).toEqual(['[CLS]', 'the', 'mat', '[SEP]']);
+    expect(cut?.offsets).toEqual([null, [8, 11], [12, 15], null]);
+    // No maxTokens: no limit, not even the tokenizer's model_max_length (16).
+    const long = Array.from({ length: 20 }, () => 'cat').join(' ');
+    expect(tokenizeTexts({ ...options, texts: [long], truncation: false })[0]?.ids).toHaveLength(22);
+    expect(() =>
+      tokenizeTexts({ ...options, texts: ['the cat the mat'], maxTokens: 4, truncation: false }),
+    ).toThrow(expect.objectContaining({ code: ErrorCode.TOKEN_LIMIT_EXCEEDED }));
+  });
+
   it('tokenizes an empty text to the special tokens alone', () => {
     const [empty] = tokenizeTexts({
       texts: [''],

@@ -39,8 +39,17 @@ export interface TokenizeTextsOptions {
   tokenizer: TextTokenizer;
   /** Add the template's special tokens. */
   addSpecialTokens: boolean;
-  /** Token limit per input (special tokens included when added); capped by tokenizer.maxLength. */
+  /**
+   * Token limit per input (special tokens included when added); capped by tokenizer.maxLength
+   * unless `prompt`, and tokenizer.maxLength when absent (a prompt: no limit).
+   */
   maxTokens?: number | undefined;
+  /**
+   * Tokenize as a text-generation prompt: one text, the limit the endpoint's maxTokens alone (the
+   * model's positions are checked against max_new_tokens when generating), and a cut keeps the
+   * last tokens (prompt-limits.ts in the gateway), not the first.
+   */
+  prompt?: boolean;
   /** Cut inputs over the limit (as a serve request would be) or refuse them with TOKEN_LIMIT_EXCEEDED. */
   truncation: boolean;
   /** Whether the request sent an array (errors name `text[i]`). */
@@ -80,20 +89,23 @@ function layOut(
   return out;
 }
 
-function cut(content: Content, keep: number): Content {
-  return keep >= content.ids.length
-    ? content
-    : { ids: content.ids.slice(0, keep), offsets: content.offsets.slice(0, keep) };
+function cut(content: Content, keep: number, side: 'first' | 'last' = 'first'): Content {
+  if (keep >= content.ids.length) return content;
+  const from = side === 'first' ? 0 : content.ids.length - keep;
+  return { ids: content.ids.slice(from, from + keep), offsets: content.offsets.slice(from, from + keep) };
 }
 
 /**
  * Tokenizes texts (or pairs) as the serve path does, keeping each token's offsets. Over the limit,
- * truncation cuts the content (longest first for pairs) and keeps the special tokens; without it,
+ * truncation cuts the content (longest first for pairs; a prompt from its start) and keeps the
+ * special tokens; without it,
  * TOKEN_LIMIT_EXCEEDED (422) names `text` or `text[i]`, as /serve would.
  */
 export function tokenizeTexts(options: TokenizeTextsOptions): TokenizedText[] {
-  const { tokenizer, texts, pairs, addSpecialTokens, truncation } = options;
-  const limit = Math.min(options.maxTokens ?? tokenizer.maxLength, tokenizer.maxLength);
+  const { tokenizer, texts, pairs, addSpecialTokens, truncation, prompt = false } = options;
+  const limit = prompt
+    ? (options.maxTokens ?? Number.POSITIVE_INFINITY)
+    : Math.min(options.maxTokens ?? tokenizer.maxLength, tokenizer.maxLength);
   return texts.map((text, i) => {
     const field = options.batch ? `text[${i}]` : 'text';
     const pair = pairs?.[i];
@@ -105,6 +117,13 @@ export function tokenizeTexts(options: TokenizeTextsOptions): TokenizedText[] {
     if (!truncation) {
       throw tokenLimitExceeded(field, total, limit);
     }
+    if (prompt)
+      return layOut(
+        tokenizer,
+        cut(first, Math.max(0, limit - specials), 'last'),
+        undefined,
+        addSpecialTokens,
+      );
     const kept = truncateContent(first.ids, second?.ids, Math.max(0, limit - specials));
     const keptSecond = second === undefined ? undefined : cut(second, kept.second?.length ?? 0);
     return layOut(tokenizer, cut(first, kept.first.length), keptSecond, addSpecialTokens);
