@@ -102,6 +102,9 @@ describe('gateway: image-classification endpoints', () => {
             task: 'text-classification',
             routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
           },
+          // Raw: answers as its model does, an image model here.
+          { name: 'vision-raw', task: 'raw', routes: [{ model: 'vit:1', weight: 100, role: 'primary' }] },
+          { name: 'text-raw', task: 'raw', routes: [{ model: 'bert:1', weight: 100, role: 'primary' }] },
         ],
         gatewayEnv: { REDIS_URL, REDIS_KEY_PREFIX: keyPrefix },
       },
@@ -267,6 +270,29 @@ describe('gateway: image-classification endpoints', () => {
     const text = await gateway.post('/serve/sentiment', { text: 'a'.repeat(2 * 1024 * 1024) });
     expect(expectRefused(text, 413, 'PAYLOAD_TOO_LARGE')).toBe(
       "the request body is over 1048576 bytes, this endpoint's limit",
+    );
+  });
+
+  it('serves a raw endpoint routed to an image model as an image endpoint: raw bodies, image-sized JSON, async jobs', async () => {
+    const direct = await postRaw('/serve/vision', jpeg, 'image/jpeg');
+    const raw = await postRaw('/serve/vision-raw', jpeg, 'image/jpeg');
+    expect(raw.status, JSON.stringify(raw.body)).toBe(200);
+    expect((raw.body as { predictions: unknown[] }).predictions).toEqual(
+      (direct.body as { predictions: unknown[] }).predictions,
+    );
+    // Base64 JSON past the 1 MiB of other bodies, within the image limit.
+    const noise = randomBytes(700 * 700 * 3);
+    const png = await sharp(noise, { raw: { width: 700, height: 700, channels: 3 } })
+      .png()
+      .toBuffer();
+    const json = await gateway.post('/serve/vision-raw', { image: png.toString('base64') });
+    expect(json.status, JSON.stringify(json.body)).toBe(200);
+    const accepted = await postRaw('/serve/vision-raw', jpeg, 'image/jpeg', { prefer: 'respond-async' });
+    expect(accepted.status).toBe(202);
+    // A raw endpoint routed to a text model takes JSON, as its model's task does.
+    const text = await postRaw('/serve/text-raw', jpeg, 'image/jpeg');
+    expect(expectRefused(text, 415, 'UNSUPPORTED_MEDIA_TYPE')).toMatch(
+      /^endpoint text-raw \(raw\) routes this call to model bert:1, which does text-classification and takes a JSON body/,
     );
   });
 

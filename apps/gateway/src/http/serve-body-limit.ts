@@ -15,9 +15,16 @@ const JSON_ENVELOPE_BYTES = 4096;
 /** Fastify's ceiling for the serve routes: the hook below sets each request's real limit. */
 export const SERVE_ROUTE_BODY_CEILING = Number.MAX_SAFE_INTEGER;
 
-/** The most bytes a /serve body to `endpoint` may carry (`bodyLimit`: GATEWAY_BODY_LIMIT_BYTES). */
-export function serveBodyLimit(endpoint: EndpointSpec | undefined, bodyLimit: number): number {
-  if (endpoint?.task !== 'image-classification' && endpoint?.task !== 'image-to-text') return bodyLimit;
+/**
+ * The most bytes a /serve body to `endpoint` may carry (`bodyLimit`: GATEWAY_BODY_LIMIT_BYTES);
+ * `readsImages`: whether it may read an image (its task, or a raw endpoint's routed models).
+ */
+export function serveBodyLimit(
+  endpoint: EndpointSpec | undefined,
+  bodyLimit: number,
+  readsImages: boolean,
+): number {
+  if (endpoint === undefined || !readsImages) return bodyLimit;
   const maxImageBytes = endpoint.preprocessing.maxImageBytes ?? DEFAULT_IMAGE_LIMITS.maxImageBytes;
   return Math.max(bodyLimit, Math.ceil(maxImageBytes / 3) * 4 + JSON_ENVELOPE_BYTES);
 }

@@ -19,7 +19,7 @@ import {
   type PixelValues,
   parseImageClassificationRequest,
 } from '@modelgate/processing';
-import { type ServableModel } from '../endpoints/endpoint-table.js';
+import { type EndpointTable, type ServableModel } from '../endpoints/endpoint-table.js';
 import { RawImageBody } from '../http/image-body.js';
 import { type ConcurrencyGate } from './concurrency-gate.js';
 
@@ -52,14 +52,37 @@ export function parseImageCall(endpoint: EndpointSpec, body: unknown): ImageClas
   return parseImageClassificationRequest(imageSourceOf(body), imageLimitsOf(endpoint));
 }
 
-/** 415 for a raw image sent to an endpoint whose task reads JSON. */
-export function refuseRawImage(endpoint: EndpointSpec, body: unknown): void {
-  if (body instanceof RawImageBody && !takesImage(endpoint.task)) {
+/**
+ * Whether `endpoint` may read images: its task does, or it is raw (answering as the model it
+ * routes to does) with a route to an image model. For the body limit, before a route is chosen.
+ */
+export function mayReadImages(table: EndpointTable, endpoint: EndpointSpec): boolean {
+  if (endpoint.task !== 'raw') return takesImage(endpoint.task);
+  return endpoint.routes.some((route) => {
+    const model = table.models.get(route.model);
+    return model !== undefined && takesImage(model.spec.task);
+  });
+}
+
+/**
+ * 415 for a raw image sent to an endpoint whose task reads JSON. A raw endpoint answers as the
+ * model it routes to does: it is checked once that model is known (`model`), and passes before.
+ */
+export function refuseRawImage(endpoint: EndpointSpec, body: unknown, model?: ServableModel): void {
+  if (!(body instanceof RawImageBody)) return;
+  if (endpoint.task !== 'raw') {
+    if (takesImage(endpoint.task)) return;
     throw new ModelgateError(
       ErrorCode.UNSUPPORTED_MEDIA_TYPE,
       `endpoint ${endpoint.name} (${endpoint.task}) takes a JSON body (content-type: application/json), not an image`,
     );
   }
+  if (model === undefined || takesImage(model.spec.task)) return;
+  throw new ModelgateError(
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+    `endpoint ${endpoint.name} (raw) routes this call to model ${model.spec.id}, which does ${model.spec.task} ` +
+      'and takes a JSON body (content-type: application/json), not an image',
+  );
 }
 
 /** A call's body as JSON: a raw image becomes `{"image": "data:..."}` (asynchronous jobs queue JSON). */

@@ -10,7 +10,7 @@ import { sendErrorReply } from '../http/http-exception.filter.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { type GenerationService } from './generation/generation.service.js';
 import { parseServeGenerationCall } from './generation/serve-generation-body.js';
-import { refuseRawImage } from './image-classification.js';
+import { mayReadImages, refuseRawImage } from './image-classification.js';
 import { streamServeGeneration } from './generation/serve-generation-stream.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
 import { stickyRouteKey } from './sticky-key.js';
@@ -68,12 +68,12 @@ export function installServeRoutes(fastify: FastifyInstance, deps: ServeRouteDep
   const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     void sendErrorReply(request, reply, error, deps.logger);
   };
-  const preParsing = limitServeBody((request) =>
-    serveBodyLimit(
-      deps.tables.current?.endpoints.get((request.params as ServeParams).endpoint),
-      deps.bodyLimit,
-    ),
-  );
+  const preParsing = limitServeBody((request) => {
+    const table = deps.tables.current;
+    const endpoint = table?.endpoints.get((request.params as ServeParams).endpoint);
+    const readsImages = table !== undefined && endpoint !== undefined && mayReadImages(table, endpoint);
+    return serveBodyLimit(endpoint, deps.bodyLimit, readsImages);
+  });
   const options = { errorHandler, preParsing, bodyLimit: SERVE_ROUTE_BODY_CEILING };
   fastify.post<{ Params: ServeParams }>('/serve/:endpoint', options, handler);
   fastify.post<{ Params: ServeParams }>('/serve/:endpoint/:version', options, handler);

@@ -92,6 +92,7 @@ export class ServeService {
     refuseRawImage(endpoint, call.body);
     // The version first, on every task: a generation job for a version the endpoint lacks was queued.
     const { model } = this.chooseModel(table, endpoint, call);
+    refuseRawImage(endpoint, call.body, model);
     if (isGenerativeTask(endpoint.task)) {
       this.requireGeneration().validate(call, endpoint, model);
       return;
@@ -112,6 +113,7 @@ export class ServeService {
     refuseRawImage(endpoint, call.body);
     if (isGenerativeTask(endpoint.task)) return this.requireGeneration().serve(call, endpoint, onRouted);
     const choice = this.chooseModel(table, endpoint, call);
+    refuseRawImage(endpoint, call.body, choice.model);
     // The chosen model's own numbers, failures included, for rollouts (metrics/rollout-traffic.ts).
     const record = (failed: boolean, until: number) =>
       this.metrics.traffic.recordServed(
