@@ -231,7 +231,16 @@ describe('gateway: /serve on a text-generation endpoint', () => {
       (answer.body as { predictions: { ids: number[] }[] }).predictions[0]?.ids;
     expect(idsOf(tokenized)).toEqual(idsOf(whole));
     expect((tokenized.body as { predictions: unknown[] }).predictions).toMatchObject([
-      { tokens: ['Ġmy', 'Ġname', 'Ġis'], sequence_ids: [0, 0, 0] },
+      {
+        tokens: ['Ġmy', 'Ġname', 'Ġis'],
+        // Byte-level offsets, spaces trimmed (the fixture's post-processor sets trim_offsets).
+        offsets: [
+          [7, 9],
+          [10, 14],
+          [15, 17],
+        ],
+        sequence_ids: [0, 0, 0],
+      },
     ]);
     expect((await gateway.post('/serve/strict/tokenize', { text: PROMPT })).status).toBe(422);
     // One prompt, no pairs: what a generation body takes.

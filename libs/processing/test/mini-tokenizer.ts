@@ -88,3 +88,46 @@ export function miniTokenizerFiles(overrides: Partial<TokenizerFiles> = {}): Tok
     ...overrides,
   };
 }
+
+/** GPT-2's byte alphabet: printable bytes as themselves, the others from U+0100 on (byte-level.ts). */
+function byteAlphabet(): string[] {
+  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
+  let shifted = 0;
+  return Array.from({ length: 256 }, (_, b) => String.fromCharCode(printable(b) ? b : 256 + shifted++));
+}
+
+/**
+ * tokenizer.json of a mini byte-level BPE (GPT-2's pipeline): every byte a token, and merges that
+ * make "Ġmy" and "Ġname" whole; the post-processor trims offsets when `trimOffsets`.
+ */
+export function miniByteLevelTokenizerJson(trimOffsets: boolean): Record<string, unknown> {
+  const byteLevel = {
+    type: 'ByteLevel',
+    add_prefix_space: false,
+    trim_offsets: trimOffsets,
+    use_regex: true,
+  };
+  const merged = ['Ġm', 'Ġmy', 'Ġn', 'Ġna', 'Ġnam', 'Ġname'];
+  const vocab = [...byteAlphabet(), ...merged];
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [],
+    normalizer: null,
+    pre_tokenizer: byteLevel,
+    post_processor: byteLevel,
+    decoder: byteLevel,
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: '',
+      end_of_word_suffix: '',
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab: Object.fromEntries(vocab.map((token, id) => [token, id])),
+      merges: ['Ġ m', 'Ġm y', 'Ġ n', 'Ġn a', 'Ġna m', 'Ġnam e'],
+    },
+  };
+}

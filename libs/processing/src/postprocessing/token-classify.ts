@@ -85,7 +85,8 @@ interface PreEntity {
 interface Labeled {
   entity: string;
   score: number;
-  word: string;
+  /** Its vocabulary tokens: a group's word is decoded once from all of them (decoding text again is not idempotent for byte-level BPE). */
+  tokens: string[];
   start: number | null;
   end: number | null;
 }
@@ -147,7 +148,7 @@ function aggregateWord(
   return {
     entity: options.labels[best] ?? `LABEL_${best}`,
     score: scores[best] ?? 0,
-    word: options.joinTokens(group.map((entity) => entity.word)),
+    tokens: group.map((entity) => entity.word),
     start: first.start,
     end: last.end,
   };
@@ -187,7 +188,7 @@ function groupOf(members: readonly Labeled[], options: ClassifyTokensOptions): G
   return {
     entity_group: dash < 0 ? first.entity : first.entity.slice(dash + 1),
     score: members.reduce((sum, member) => sum + member.score, 0) / members.length,
-    word: options.joinTokens(members.map((member) => member.word)),
+    word: options.joinTokens(members.flatMap((member) => member.tokens)),
     start: first.start,
     end: last.end,
   };
@@ -256,7 +257,7 @@ export function classifyTokens(
           return {
             entity: options.labels[best] ?? `LABEL_${best}`,
             score: entity.scores[best] ?? 0,
-            word: entity.word,
+            tokens: [entity.word],
             start: entity.start,
             end: entity.end,
           };

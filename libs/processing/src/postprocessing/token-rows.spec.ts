@@ -1,6 +1,6 @@
 import { ErrorCode } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
-import { miniTokenizerFiles } from '../../test/mini-tokenizer.js';
+import { miniByteLevelTokenizerJson, miniTokenizerFiles } from '../../test/mini-tokenizer.js';
 import { encodeInputs } from '../preprocessing/encode-inputs.js';
 import { loadTokenizer } from '../tokenizer/text-tokenizer.js';
 import { classifyTokenRows } from './token-rows.js';
@@ -84,5 +84,40 @@ describe('classifyTokenRows', () => {
         message: expect.stringMatching(/2 scores per token but has 3 labels/) as string,
       }) as Error,
     );
+  });
+});
+
+describe('classifyTokenRows on a byte-level BPE tokenizer (GPT-2, RoBERTa)', () => {
+  const bpe = loadTokenizer({
+    tokenizerJson: miniByteLevelTokenizerJson(true),
+    tokenizerConfig: { model_max_length: 64 },
+  });
+
+  it('places entities by their offsets and merges a word split into bytes, as transformers does without a prefix', () => {
+    const texts = ['Hi, my name'];
+    // H i , Ġmy Ġname: "H", "i" and "," are one word (no space between them), labelled by its first token.
+    const { tensors } = encodeInputs({
+      texts,
+      tokenizer: bpe,
+      inputNames: ['input_ids', 'attention_mask'],
+      truncation: true,
+    });
+    const [rows = 0, sequence = 0] = tensors.input_ids!.dims;
+    const [entities] = classifyTokenRows({
+      texts,
+      tokenizer: bpe,
+      inputIds: tensors.input_ids!.data,
+      attentionMask: tensors.attention_mask!.data,
+      logits: logitsFor(rows, sequence, (_, index) => (index === 0 ? 1 : index === 4 ? 1 : 0)),
+      logitsDims: [rows, sequence, LABELS.length],
+      labels: LABELS,
+      options: { aggregationStrategy: 'first', ignoreLabels: ['O'] },
+    });
+    expect(entities).toEqual([
+      // transformers' rule without a prefix: a token not after a space continues the word ("i", ",").
+      { entity_group: 'ANIMAL', score: expect.any(Number) as number, word: 'Hi,', start: 0, end: 3 },
+      // The word is the tokens' text (" name"), its span the trimmed offsets.
+      { entity_group: 'ANIMAL', score: expect.any(Number) as number, word: ' name', start: 7, end: 11 },
+    ]);
   });
 });

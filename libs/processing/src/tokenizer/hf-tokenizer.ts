@@ -94,10 +94,30 @@ function asciiFastPath(
   });
 }
 
-function stepsOf(tokenizer: LibraryTokenizer): TokenizerSteps {
+/** The sections of a tokenizer.json step: itself, or the steps of a Sequence. */
+function stepsIn(section: unknown, list: 'pretokenizers' | 'processors'): unknown[] {
+  if (typeOf(section) !== 'Sequence') return [section];
+  const inner = (section as Record<string, unknown>)[list];
+  return Array.isArray(inner) ? inner : [];
+}
+
+/** Whether tokenizer.json pre-tokenizes to bytes, and whether its post-processor trims offsets. */
+function byteLevelOf(json: Record<string, unknown>): TokenizerSteps['byteLevel'] {
+  if (!stepsIn(json.pre_tokenizer, 'pretokenizers').some((step) => typeOf(step) === 'ByteLevel'))
+    return undefined;
+  const processor = stepsIn(json.post_processor, 'processors').find(
+    (step) => typeOf(step) === 'ByteLevel' || typeOf(step) === 'RobertaProcessing',
+  ) as { trim_offsets?: unknown } | undefined;
+  // Both processors trim unless told not to; without one, offsets keep their spaces.
+  return { trimOffsets: processor !== undefined && processor.trim_offsets !== false };
+}
+
+function stepsOf(tokenizer: LibraryTokenizer, json: Record<string, unknown>): TokenizerSteps {
   const prefix = tokenizer.model.config.continuing_subword_prefix;
   const unknown = tokenizer.model.unk_token;
+  const byteLevel = byteLevelOf(json);
   return {
+    ...(byteLevel === undefined ? {} : { byteLevel }),
     splitAddedTokens: (text) => tokenizer.splitter_unnormalized.split(text),
     splitNormalizedAddedTokens: (text) => tokenizer.splitter_normalized.split(text),
     isAddedToken: (section) => tokenizer.added_tokens_map.has(section),
@@ -105,7 +125,8 @@ function stepsOf(tokenizer: LibraryTokenizer): TokenizerSteps {
     preTokenize: (text) =>
       tokenizer.pre_tokenizer ? tokenizer.pre_tokenizer(text, { section_index: 0 }) : [text],
     wordTokens: (word) => tokenizer.model([word]),
-    continuingSubwordPrefix: typeof prefix === 'string' ? prefix : undefined,
+    // BPE's is '' (none): only a real prefix marks continuations (WordPiece's "##").
+    continuingSubwordPrefix: typeof prefix === 'string' && prefix !== '' ? prefix : undefined,
     unknownToken: typeof unknown === 'string' ? unknown : undefined,
   };
 }
@@ -121,7 +142,7 @@ const TokenizerClass = Tokenizer as unknown as new (
  */
 export function createHfTokenizer(tokenizerJson: object, tokenizerConfig: object): ContentTokenizer {
   const tokenizer = new TokenizerClass(tokenizerJson, tokenizerConfig);
-  const steps = stepsOf(tokenizer);
+  const steps = stepsOf(tokenizer, tokenizerJson as Record<string, unknown>);
   const fast = asciiFastPath(tokenizerJson as Record<string, unknown>, tokenizer);
   const libraryIds = (text: string): number[] => tokenizer.encode(text, { add_special_tokens: false }).ids;
   return {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type TokenizerSteps, alignTokens } from './token-offsets.js';
+import { miniByteLevelTokenizerJson } from '../../test/mini-tokenizer.js';
+import { loadTokenizer } from './text-tokenizer.js';
 
 // A small BERT-like pipeline: [MASK] kept whole, lower-case + accents stripped, control characters
 // removed, CJK characters padded with spaces, split on whitespace and punctuation, WordPiece over a
@@ -87,5 +89,44 @@ describe('alignTokens', () => {
   it('answers nothing for an empty or blank text', () => {
     expect(spans('')).toEqual([]);
     expect(spans('  \n ')).toEqual([]);
+  });
+});
+
+describe('byte-level BPE offsets (GPT-2, RoBERTa)', () => {
+  const offsetsOf = (text: string, trimOffsets: boolean) => {
+    const tokenizer = loadTokenizer({
+      tokenizerJson: miniByteLevelTokenizerJson(trimOffsets),
+      tokenizerConfig: { model_max_length: 64 },
+    });
+    const { ids, offsets } = tokenizer.tokenizeWithOffsets(text);
+    return ids.map((id, i) => [tokenizer.idToToken(id), offsets[i]]);
+  };
+
+  it('places byte-level tokens on their characters, leaving out spaces where the post-processor trims', () => {
+    expect(offsetsOf('Hi, my name', true)).toEqual([
+      ['H', [0, 1]],
+      ['i', [1, 2]],
+      [',', [2, 3]],
+      ['Ġmy', [4, 6]],
+      ['Ġname', [7, 11]],
+    ]);
+    expect(offsetsOf('Hi, my name', false).slice(3)).toEqual([
+      ['Ġmy', [3, 6]],
+      ['Ġname', [6, 11]],
+    ]);
+  });
+
+  it('gives every byte token of a character the whole character, in code points, and spans a lone space at its end', () => {
+    // "é" is two bytes, "🚀" four (two UTF-16 units, one code point); two spaces before "my".
+    expect(offsetsOf('é🚀  my', true)).toEqual([
+      ['Ã', [0, 1]],
+      ['©', [0, 1]],
+      ['ð', [1, 2]],
+      ['Ł', [1, 2]],
+      ['ļ', [1, 2]],
+      ['Ģ', [1, 2]],
+      ['Ġ', [3, 3]],
+      ['Ġmy', [4, 6]],
+    ]);
   });
 });

@@ -5,7 +5,12 @@
 // control characters) belong to the character before them, as Hugging Face tokenizers align them.
 // Offsets count Unicode code points ("characters" as Python and Hugging Face's pipelines count
 // them), end exclusive. Exact for WordPiece/BERT-style pipelines, whose pre-tokenizer returns
-// pieces of the normalized text; a token that cannot be placed gets no offsets.
+// pieces of the normalized text, and for byte-level BPE (GPT-2, RoBERTa), whose pieces are read
+// back from their bytes; a token that cannot be placed gets no offsets.
+
+import { byteLevelBytes, unitOfEachByte } from './byte-level.js';
+
+const UTF8 = new TextDecoder();
 
 /** A [start, end) span of code points in the original text. */
 export type CharSpan = readonly [start: number, end: number];
@@ -25,6 +30,11 @@ export interface TokenizerSteps {
   /** Prefix of continuation pieces (WordPiece "##"); undefined for other models. */
   continuingSubwordPrefix: string | undefined;
   unknownToken: string | undefined;
+  /**
+   * Set for a byte-level pre-tokenizer: words are written in GPT-2's byte alphabet (byte-level.ts).
+   * `trimOffsets`: the post-processor's trim_offsets (spaces at a token's ends left out of its span).
+   */
+  byteLevel?: { trimOffsets: boolean };
 }
 
 /** Content tokens of a text, each with its span in the original text (undefined when it cannot be placed). */
@@ -131,6 +141,13 @@ function alignNormalizedSection(
     }
     let wordFrom = at >= 0 ? at : 0;
     for (const word of steps.preTokenize(piece)) {
+      if (steps.byteLevel) {
+        const words = alignByteLevelWord(word, placeable && at >= 0 ? wordFrom : undefined, aligned, steps);
+        result.tokens.push(...words.tokens);
+        result.offsets.push(...words.offsets);
+        wordFrom = words.next ?? wordFrom;
+        continue;
+      }
       const wordAt = aligned.text.indexOf(word, wordFrom);
       const found = placeable && at >= 0 && wordAt >= 0;
       if (found) wordFrom = wordAt + word.length;
@@ -140,6 +157,57 @@ function alignNormalizedSection(
     }
   }
   return result;
+}
+
+/**
+ * The tokens of a byte-level `word` and their spans: the word's bytes are read back as text and
+ * found in the normalized text from `from` (a leading space the pre-tokenizer added, as
+ * add_prefix_space does, is found nowhere and spans nothing); each token covers the characters
+ * its bytes belong to (a token holding part of a character gets the whole character, as Hugging
+ * Face's tokenizers do). `next`: where the next word is looked for.
+ */
+function alignByteLevelWord(
+  word: string,
+  from: number | undefined,
+  aligned: AlignedText,
+  steps: TokenizerSteps,
+): AlignedTokens & { next?: number } {
+  const tokens = steps.wordTokens(word);
+  const bytes = byteLevelBytes(word);
+  const text = bytes === undefined ? undefined : UTF8.decode(Uint8Array.from(bytes));
+  let at = from === undefined || text === undefined ? -1 : aligned.text.indexOf(text, from);
+  let added = 0; // bytes of an added prefix space
+  if (at < 0 && from !== undefined && text?.startsWith(' ') && aligned.text.startsWith(text.slice(1), from)) {
+    at = from;
+    added = 1;
+  }
+  if (at < 0 || text === undefined || bytes === undefined)
+    return { tokens, offsets: tokens.map(() => undefined) };
+  const content = text.slice(added);
+  const unitOf = unitOfEachByte(content);
+  const offsets: (CharSpan | undefined)[] = [];
+  let byte = 0;
+  for (const token of tokens) {
+    // One alphabet character per byte; the word's bytes before `added` are not in the text.
+    let first = Math.max(byte, added) - added;
+    byte += token.length;
+    let last = byte - 1 - added;
+    const untrimmedEnd = last;
+    if (steps.byteLevel?.trimOffsets) {
+      while (first <= last && bytes[first + added] === 0x20) first += 1;
+      while (last >= first && bytes[last + added] === 0x20) last -= 1;
+    }
+    if (first > last) {
+      // Nothing left (an added space, or spaces trimmed away): an empty span where the token ends.
+      const end = untrimmedEnd >= 0 ? aligned.ends[at + (unitOf[untrimmedEnd] ?? 0)] : aligned.starts[at];
+      offsets.push(end === undefined ? undefined : [end, end]);
+      continue;
+    }
+    const start = aligned.starts[at + (unitOf[first] ?? 0)];
+    const end = aligned.ends[at + (unitOf[last] ?? 0)];
+    offsets.push(start === undefined || end === undefined ? undefined : [start, end]);
+  }
+  return { tokens, offsets, next: at + content.length };
 }
 
 function spanOf(aligned: AlignedText, at: number, length: number): CharSpan | undefined {
