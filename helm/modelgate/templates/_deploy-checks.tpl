@@ -94,3 +94,19 @@ Secret itself without credentials.create.redisUrl (static mode: live mode requir
 {{- fail (printf "%s act%s only with Redis, and the chart's Secret (credentials.create.enabled) has no credentials.create.redisUrl: the registry would refuse to start. Set credentials.create.redisUrl, or unset %s" (join ", " $needs) (ternary "" "s" (gt (len $needs) 1)) (ternary "them" "it" (gt (len $needs) 1))) }}
 {{- end }}
 {{- end }}
+
+{{/*
+The gateway runs asynchronous jobs only with Redis, which it gets in live mode alone: its job
+settings in static mode would make it refuse to start.
+*/}}
+{{- define "modelgate.checkGatewayAsync" -}}
+{{- if not (include "modelgate.liveSync" .) }}
+{{- $set := list }}
+{{- range $key := list "GATEWAY_ASYNC_RESULT_TTL_SECONDS" "GATEWAY_ASYNC_CONCURRENCY" }}
+{{- if hasKey $.Values.gateway.env $key }}{{ $set = append $set (printf "gateway.env.%s" $key) }}{{ end }}
+{{- end }}
+{{- if $set }}
+{{- fail (printf "%s: asynchronous jobs live in Redis, which gateways get only with configSync.mode live; in static mode they take no jobs and would refuse to start: unset %s" (join ", " $set) (ternary "them" "it" (gt (len $set) 1))) }}
+{{- end }}
+{{- end }}
+{{- end }}

@@ -132,6 +132,29 @@ describe('helm/modelgate: values that cannot work together', () => {
     expect(checkArgs({}).join(' ')).not.toMatch(/REDIS_URL=/);
   });
 
+  it('passes the gateway its asynchronous job settings in live mode, and refuses them in static mode', () => {
+    const env = { GATEWAY_ASYNC_RESULT_TTL_SECONDS: 600, GATEWAY_ASYNC_CONCURRENCY: 2 };
+    const configMap = findObject(
+      renderChart(onDefaults({ values: { gateway: { env } } })),
+      'ConfigMap',
+      'gateway-env',
+    );
+    expect(configMap.data).toMatchObject({
+      GATEWAY_ASYNC_RESULT_TTL_SECONDS: '600',
+      GATEWAY_ASYNC_CONCURRENCY: '2',
+    });
+    expect(
+      failureOf(
+        templateArgs({
+          values: { ...staticWithoutRedis, gateway: { env: { GATEWAY_ASYNC_CONCURRENCY: 2 } } },
+        }),
+      ),
+    ).toMatch(/gateway.env.GATEWAY_ASYNC_CONCURRENCY: asynchronous jobs live in Redis, .* unset it/);
+    expect(
+      failureOf(templateArgs({ values: { gateway: { env: { GATEWAY_ASYNC_CONCURRENCY: 0 } } } })),
+    ).toMatch(/GATEWAY_ASYNC_CONCURRENCY/);
+  });
+
   it('renders no config-lag alert in static mode, where nodes do not follow the registry, and refuses turning it on', () => {
     const alerts = (values: Record<string, unknown>) => {
       const rule = findObject(renderChart(onDefaults({ values })), 'PrometheusRule', 'mg-modelgate');
