@@ -4,7 +4,7 @@ import { checkBundleForTask } from './bundle-checks.js';
 const question = (tokenizer: unknown) => checkBundleForTask('question-answering', { tokenizer }, [], []);
 
 describe('checkBundleForTask: question-answering', () => {
-  it('refuses a byte-level BPE tokenizer, whose tokens cannot be placed in the context', () => {
+  it('refuses a byte-level BPE tokenizer, which question answering is not verified with', () => {
     const roberta = { model: { type: 'BPE' }, pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false } };
     expect(question(roberta)).toEqual([
       expect.stringContaining('the tokenizer is byte-level BPE (RoBERTa or GPT-2 style)'),
