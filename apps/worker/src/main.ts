@@ -9,7 +9,7 @@ import {
   INFERENCE_PROTO_PATH,
 } from '@modelgate/contracts';
 import { createLogger, toNestLogger } from '@modelgate/observability';
-import { type HeartbeatPublisher } from '@modelgate/config-sync';
+import { type HeartbeatPublisher, withPort } from '@modelgate/config-sync';
 import { ModelManager } from './model-loading/model-manager.js';
 import { loadWorkerConfig } from './worker.config.js';
 import { HEARTBEAT, WorkerModule } from './worker.module.js';
@@ -25,7 +25,8 @@ async function bootstrap(): Promise<void> {
     new FastifyAdapter(),
     { logger: toNestLogger(logger) },
   );
-  const grpcUrl = `${config.WORKER_HOST}:${config.WORKER_GRPC_PORT}`;
+  // An IPv6 host is bracketed: '::' bound as ':::8001' read as a DNS name, and the worker never started.
+  const grpcUrl = withPort(config.WORKER_HOST, config.WORKER_GRPC_PORT);
   app.connectMicroservice<MicroserviceOptions>(
     {
       transport: Transport.GRPC,

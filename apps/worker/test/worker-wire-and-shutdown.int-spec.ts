@@ -11,13 +11,24 @@ describe('worker: a client built only from the public protocol', () => {
   let client: SpecWireClient;
 
   beforeAll(async () => {
-    worker = await startWorker([{ name: 'bert', fixture: 'tiny-bert-sst2' }]);
+    // Bound to '::': IPv4 (the harness dials 127.0.0.1) and IPv6 alike.
+    worker = await startWorker([{ name: 'bert', fixture: 'tiny-bert-sst2' }], { WORKER_HOST: '::' });
     client = new SpecWireClient(worker.grpcAddress);
   });
 
   afterAll(async () => {
     client?.close();
     await worker?.stop();
+  });
+
+  it('answers over IPv6 too when WORKER_HOST is ::', async () => {
+    const port = worker.grpcAddress.split(':').at(-1)!;
+    const overIpv6 = new SpecWireClient(`[::1]:${port}`);
+    try {
+      expect((await overIpv6.modelMetadata('bert')).name).toBe('bert');
+    } finally {
+      overIpv6.close();
+    }
   });
 
   it('reads ModelMetadata by the specification field numbers', async () => {

@@ -132,6 +132,21 @@ describe('helm/modelgate: values that cannot work together', () => {
     expect(checkArgs({}).join(' ')).not.toMatch(/REDIS_URL=/);
   });
 
+  it('binds every app to listenAddress: 0.0.0.0 by default, :: for IPv6 clusters, nothing else', () => {
+    const hosts = (values: Record<string, unknown>) => {
+      const objects = renderChart(onDefaults({ values }));
+      return ['gateway', 'worker', 'registry'].map(
+        (app) =>
+          (findObject(objects, 'ConfigMap', `${app}-env`).data as Record<string, string>)[
+            `${app.toUpperCase()}_HOST`
+          ],
+      );
+    };
+    expect(hosts({})).toEqual(['0.0.0.0', '0.0.0.0', '0.0.0.0']);
+    expect(hosts({ listenAddress: '::' })).toEqual(['::', '::', '::']);
+    expect(failureOf(templateArgs({ values: { listenAddress: 'localhost' } }))).toMatch(/listenAddress/);
+  });
+
   it('passes the gateway its asynchronous job settings in live mode, and refuses them in static mode', () => {
     const env = { GATEWAY_ASYNC_RESULT_TTL_SECONDS: 600, GATEWAY_ASYNC_CONCURRENCY: 2 };
     const configMap = findObject(
