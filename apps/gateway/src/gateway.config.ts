@@ -12,6 +12,7 @@ import {
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
+  tokenSecretFromEnv,
 } from '@modelgate/contracts';
 import { HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
 import { z } from 'zod';
@@ -57,7 +58,7 @@ export const gatewayConfigSchema = z.object({
   /** The registry to follow for config snapshots (live sync); not with GATEWAY_CONFIG_FILE. */
   REGISTRY_URL: z.url().optional(),
   /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
-  REGISTRY_TOKEN: z.string().min(1).optional(),
+  REGISTRY_TOKEN: tokenSecretFromEnv(1).optional(),
   /**
    * Static worker addresses per worker group, `group=host:port,host:port;group2=host:port`, e.g.
    * for standalone mode without Redis, where no heartbeats supply them; discovery from heartbeats

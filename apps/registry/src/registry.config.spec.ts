@@ -42,6 +42,17 @@ describe('registry config', () => {
     ).not.toThrow(/hf_secret/);
   });
 
+  it('refuses a bootstrap token with whitespace, which no Bearer header could carry', () => {
+    for (const token of ['test-admin-token-0123456789\n', 'my admin token 0123456789']) {
+      expect(() => loadRegistryConfig({ DATABASE_URL, REGISTRY_BOOTSTRAP_TOKEN: token })).toThrow(
+        /REGISTRY_BOOTSTRAP_TOKEN: must be printable ASCII without spaces or line breaks/,
+      );
+    }
+    expect(
+      loadRegistryConfig({ DATABASE_URL, REGISTRY_BOOTSTRAP_TOKEN: 'x'.repeat(16) }).REGISTRY_BOOTSTRAP_TOKEN,
+    ).toBe('x'.repeat(16));
+  });
+
   it('fails listing every bad key by name, never its value', () => {
     let message = '';
     try {

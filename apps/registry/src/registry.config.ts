@@ -7,6 +7,7 @@ import {
   parseEnv,
   REDIS_KEY_PREFIX_RULE,
   refuseIdleKeys,
+  tokenSecretFromEnv,
 } from '@modelgate/contracts';
 import { z } from 'zod';
 
@@ -43,7 +44,7 @@ export const registryConfigSchema = databaseConfigSchema.extend({
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
     .default('modelgate'),
   /** The first admin token; when unset, one is generated and printed once at the first start. */
-  REGISTRY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  REGISTRY_BOOTSTRAP_TOKEN: tokenSecretFromEnv(16).optional(),
   /** Content-addressed store of uploaded artifacts (`sha256/<hex>`), served at /v1/artifacts. */
   REGISTRY_ARTIFACT_DIR: z.string().min(1).default('.modelgate/artifacts'),
   /** Cache of artifacts fetched to prepare registered models. */

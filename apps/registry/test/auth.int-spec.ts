@@ -122,6 +122,30 @@ describe('registry auth', () => {
     expect(stored?.token_sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('keeps an admin when two admins revoke each other at once, and answers 409 to a name created twice at once', async () => {
+    const ops = await registry.admin.post<{ token: string }>('/v1/tokens', { name: 'ops', role: 'admin' });
+    const opsClient = registry.client(ops.body.token);
+    const revokes = await Promise.all([
+      registry.admin.delete<ApiErrorBody>('/v1/tokens/ops'),
+      opsClient.delete<ApiErrorBody>('/v1/tokens/bootstrap'),
+    ]);
+    // Both went through before, and no admin token was left.
+    expect(revokes.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const admins = await isolation.sql<{ name: string }>(
+      "SELECT name FROM api_tokens WHERE role = 'admin' AND revoked_at IS NULL",
+    );
+    expect(admins).toHaveLength(1);
+    const survivor = admins[0]!.name === 'bootstrap' ? registry.admin : opsClient;
+    const creates = await Promise.all(
+      [1, 2].map(() => survivor.post<ApiErrorBody>('/v1/tokens', { name: 'twin', role: 'viewer' })),
+    );
+    // The second used to be a 500 from the unique index.
+    expect(creates.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    expect(creates.find((answer) => answer.status === 409)?.body.error.message).toBe(
+      "a token named 'twin' already exists",
+    );
+  });
+
   it('generates the first admin token when none is configured, printing it once on stdout', async () => {
     const fresh = await isolate();
     const { REGISTRY_BOOTSTRAP_TOKEN: _configured, ...env } = fresh.env;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { booleanFromEnv, millisecondsFromEnv } from '@modelgate/contracts';
+import { booleanFromEnv, millisecondsFromEnv, tokenSecretFromEnv } from '@modelgate/contracts';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -31,7 +31,7 @@ export const standaloneConfigSchema = z.object({
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
   /** The first admin token; when unset one is generated into MODELGATE_HOME/admin-token. */
-  REGISTRY_BOOTSTRAP_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  REGISTRY_BOOTSTRAP_TOKEN: tokenSecretFromEnv(16).optional(),
   /** Interface of the gateway (the apps' own default is 0.0.0.0; standalone keeps to this machine). */
   GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   /** Gateway HTTP port. */

@@ -11,6 +11,7 @@ import {
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
+  tokenSecretFromEnv,
 } from '@modelgate/contracts';
 import { DEFAULT_LOAD_RETRY, HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
 import { z } from 'zod';
@@ -32,7 +33,7 @@ export const workerConfigSchema = z.object({
   /** The registry to follow for config snapshots (live sync); not with WORKER_CONFIG_FILE. */
   REGISTRY_URL: z.url().optional(),
   /** Bearer token for the registry's snapshot and artifact endpoints (a viewer token). */
-  REGISTRY_TOKEN: z.string().min(1).optional(),
+  REGISTRY_TOKEN: tokenSecretFromEnv(1).optional(),
   /** Redis for revision announcements and heartbeats; without it the worker polls and is not discovered. */
   REDIS_URL: z.string().min(1).optional(),
   /** Key prefix shared by every modelgate node on this Redis. */

@@ -107,7 +107,8 @@ export class RegistryConfigSource implements ConfigSource {
     const { registryUrl, token } = this.options;
     let snapshot: ConfigSnapshot;
     try {
-      const response = await fetch(new URL('/v1/config/snapshot', registryUrl), {
+      // Under the registry URL's own path (`http://ingress/modelgate`), as heartbeats and admin calls go.
+      const response = await fetch(`${registryUrl.replace(/\/+$/, '')}/v1/config/snapshot`, {
         headers: {
           accept: 'application/json',
           ...(token ? { authorization: `Bearer ${token}` } : {}),

@@ -15,6 +15,9 @@ import { ApiTokenEntity } from './api-token.entity.js';
 import { type Principal } from './principal.js';
 import { digestsEqual, hashToken } from './token-secret.js';
 
+/** Postgres' SQLSTATE for a unique index violation. */
+const UNIQUE_VIOLATION = '23505';
+
 /** Name of the first admin token (REGISTRY_BOOTSTRAP_TOKEN, or generated at the first start). */
 export const BOOTSTRAP_TOKEN_NAME = 'bootstrap';
 
@@ -57,7 +60,15 @@ export class TokensService {
         });
       }
       const row = repository.create({ id: randomUUID(), name, role, tokenSha256: hashToken(token) });
-      await repository.insert(row);
+      try {
+        await repository.insert(row);
+      } catch (error) {
+        // The same name created at once by another call: the unique index answers for the check above.
+        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
+        throw new ModelgateError(ErrorCode.CONFLICT, `a token named '${name}' already exists`, {
+          field: 'name',
+        });
+      }
       const saved = await repository.findOneByOrFail({ id: row.id });
       return {
         value: toTokenView(saved),
@@ -79,11 +90,18 @@ export class TokensService {
   async revoke(actor: Actor, name: string): Promise<TokenView> {
     return this.changes.apply(actor, { configChange: false }, async (manager) => {
       const repository = manager.getRepository(ApiTokenEntity);
+      // Every active admin row first, locked in one order: two admins revoking each other at once
+      // then wait for one another, and the second sees the first's revoke (a count alone did not,
+      // and both went through, leaving no admin).
+      const admins = await repository.find({
+        where: { role: 'admin', revokedAt: IsNull() },
+        order: { id: 'ASC' },
+        lock: { mode: 'pessimistic_write' },
+      });
       const row = await repository.findOne({ where: { name }, lock: { mode: 'pessimistic_write' } });
       if (row === null) throw new ModelgateError(ErrorCode.NOT_FOUND, `no token named '${name}'`);
       if (row.revokedAt === null && row.role === 'admin') {
-        const admins = await repository.countBy({ role: 'admin', revokedAt: IsNull() });
-        if (admins <= 1) {
+        if (admins.every((admin) => admin.id === row.id)) {
           throw new ModelgateError(
             ErrorCode.CONFLICT,
             `'${name}' is the last active admin token; create another admin token before revoking it`,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 
 /** Prefix of generated tokens, so a leaked one is recognisable in logs and secret scanners. */
 export const TOKEN_PREFIX = 'mgt_';
@@ -9,4 +10,20 @@ export const TOKEN_PREFIX = 'mgt_';
  */
 export function generateToken(): string {
   return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * A token secret given in the environment (REGISTRY_BOOTSTRAP_TOKEN, a node's REGISTRY_TOKEN):
+ * printable and without whitespace, since it travels as `Authorization: Bearer <token>`, which
+ * ends at the first space (and HTTP clients drop a trailing newline, as a Secret made from a file
+ * carries). One with whitespace could never be sent, so it is refused at start.
+ */
+export function tokenSecretFromEnv(minLength: number) {
+  return z
+    .string()
+    .min(minLength, `must be at least ${minLength} characters`)
+    .regex(
+      /^[\x21-\x7e]+$/,
+      'must be printable ASCII without spaces or line breaks (it is sent as a Bearer token)',
+    );
 }
