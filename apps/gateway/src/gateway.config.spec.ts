@@ -23,6 +23,12 @@ describe('GATEWAY_WORKER_ADDRESSES', () => {
       );
     }
   });
+
+  it('refuses a group given twice, whose later entry replaced the earlier addresses', () => {
+    expect(() =>
+      loadGatewayConfig({ GATEWAY_WORKER_ADDRESSES: 'default=10.0.0.1:8001;default=10.0.0.2:8001' }),
+    ).toThrow(/group 'default' is given twice: list all its addresses in one entry/);
+  });
 });
 
 describe('graceful termination settings', () => {

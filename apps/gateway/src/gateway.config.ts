@@ -40,6 +40,14 @@ const workerGroupsFromEnv = z.string().transform((value, ctx): WorkerGroup[] => 
       });
       continue;
     }
+    if (groups.some((group) => group.name === parsed.data.name)) {
+      // The later one replaced the earlier one's addresses.
+      ctx.addIssue({
+        code: 'custom',
+        message: `group '${name}' is given twice: list all its addresses in one entry (${name}=host:port,host:port)`,
+      });
+      continue;
+    }
     groups.push(parsed.data);
   }
   return groups;

@@ -10,7 +10,7 @@ import { GatewayModule } from './gateway.module.js';
 import { type AsyncInference } from './async-jobs/async-inference.js';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { ASYNC_INFERENCE } from './gateway.tokens.js';
-import { installFastifyHooks, requestIdOptions } from './http/fastify-hooks.js';
+import { frameworkErrorOptions, installFastifyHooks, requestIdOptions } from './http/fastify-hooks.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { GatewayLifecycle, installClosingConnectionHook } from './lifecycle/gateway-lifecycle.js';
 import { shutDownOnSignals } from './lifecycle/termination-signals.js';
@@ -42,6 +42,7 @@ async function serve(config: GatewayConfig): Promise<void> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
     ...requestIdOptions,
+    ...frameworkErrorOptions(logger),
     // Fastify rejects path params over 100 chars otherwise; endpoint names are validated anyway.
     routerOptions: { maxParamLength: 200 },
   });

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import {
   type RunningGateway,
   type RunningWorker,
@@ -128,6 +129,42 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
         metricValue(metrics, 'modelgate_stage_duration_seconds_count', { stage }),
       ).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it("reads bodies as UTF-8 on every surface, and answers what Fastify or Node refuse in the surface's error shape", async () => {
+    const send = (path: string, body: Buffer, type = 'application/json') =>
+      fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+    const notUtf8 = Buffer.from('{"input":"caf\xe9","model":"small"}', 'latin1');
+    const openAi = await send('/v1/embeddings', notUtf8);
+    expect(openAi.status).toBe(400);
+    expect(((await openAi.json()) as { error: { message: string } }).error.message).toBe(
+      'the body is not valid UTF-8',
+    );
+    const latin1 = await send('/v2/models/small/infer', notUtf8, 'application/json; charset=latin1');
+    expect(latin1.status).toBe(415);
+    expect(await latin1.json()).toEqual({ error: 'charset latin1 is not supported: send the body in UTF-8' });
+    // A malformed percent-encoding: Fastify's own body before, without a request id.
+    const badUrl = await fetch(`${gateway.url}/v2/models/sm%al`);
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.headers.get('x-request-id')).toMatch(/\S/);
+    expect(Object.keys((await badUrl.json()) as object)).toEqual(['error']);
+    // Bytes that are not HTTP: Node's "Client Error" before.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(gateway.url).port), '127.0.0.1', () => {
+        socket.write('POST /serve/small HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+      });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      error: {
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringMatching(/^the request is not valid HTTP/) as string,
+      },
+    });
   });
 
   it('documents both serve routes, with the request body schema, in the OpenAPI document', async () => {

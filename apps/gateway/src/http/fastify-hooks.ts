@@ -1,3 +1,4 @@
+import { type Duplex } from 'node:stream';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type Logger, resolveRequestId } from '@modelgate/observability';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -7,6 +8,102 @@ import { installImageBodyParser, takesImageBody } from './image-body.js';
 
 /** JSON media types: application/json and any +json suffix. */
 const JSON_CONTENT_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+
+/** A `charset` parameter of a content type, when it names one other than UTF-8. */
+function foreignCharset(type: string): string | undefined {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type)?.[1];
+  return charset === undefined || /^utf-?8$/i.test(charset) ? undefined : charset;
+}
+
+/** Decodes a body as UTF-8, refusing bytes that are not (they were replaced, and the model read other text). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Why a request's body cannot be read as sent: a content encoding (gzip: it was parsed as JSON
+ * and refused as "not valid JSON"), or a charset other than UTF-8 (its bytes were read as UTF-8).
+ */
+export function refusedBodyEncoding(headers: FastifyRequest['headers']): string | undefined {
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    return `content-encoding ${encoding} is not supported: send the body uncompressed`;
+  }
+  const type = headers['content-type'];
+  const charset = type === undefined ? undefined : foreignCharset(type);
+  return charset === undefined ? undefined : `charset ${charset} is not supported: send the body in UTF-8`;
+}
+
+/**
+ * The JSON body parser of every route (application/json and +json types): strict UTF-8, then
+ * Fastify's own parser, which refuses `__proto__` and `constructor.prototype` keys; each failure
+ * a 400 that says which.
+ */
+function installJsonParser(fastify: FastifyInstance): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser(JSON_CONTENT_TYPE, { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(body as Buffer);
+    } catch {
+      done(new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'the body is not valid UTF-8'), undefined);
+      return;
+    }
+    if (text.trim() === '') {
+      done(
+        new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'the body is empty: send a JSON object'),
+        undefined,
+      );
+      return;
+    }
+    void parseJson(request, text, (error, value) => {
+      if (error === null) {
+        done(null, value);
+        return;
+      }
+      // Fastify says only "not valid JSON"; JSON.parse tells a forbidden key (it parses) from a syntax error.
+      let message = 'the body holds a forbidden key (__proto__ or constructor.prototype)';
+      try {
+        JSON.parse(text);
+      } catch (syntax) {
+        message = `the body is not valid JSON (${(syntax as Error).message})`;
+      }
+      done(new ModelgateError(ErrorCode.INVALID_ARGUMENT, message), undefined);
+    });
+  });
+}
+
+/**
+ * Fastify options that answer what Fastify or Node refuse before any route runs (a malformed
+ * percent-encoding, a path parameter too long, bytes that are not HTTP) in the gateway's error
+ * shape, with a request id, as every other refusal: Fastify answered its own bodies.
+ */
+export function frameworkErrorOptions(logger: Logger) {
+  return {
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply): void => {
+      void reply.header('x-request-id', request.id);
+      void sendErrorReply(request, reply, error, logger);
+    },
+    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex): void => {
+      if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const requestId = resolveRequestId(undefined);
+      const reason = error.code ?? 'unreadable request';
+      const body = JSON.stringify({
+        error: {
+          code: ErrorCode.INVALID_ARGUMENT,
+          message: `the request is not valid HTTP (${reason})`,
+          request_id: requestId,
+        },
+      });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+  };
+}
 
 /** Fastify options that give every request our request id (validated client id or a UUID). */
 export const requestIdOptions = {
@@ -39,12 +136,23 @@ export function refusedQuery(url: string): string | undefined {
  */
 export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): void {
   installImageBodyParser(fastify);
+  installJsonParser(fastify);
   // Callback style, not async: runs on every request, and a promise per hook is measurable there.
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     void reply.header('x-request-id', request.id);
     const query = refusedQuery(request.url);
     if (query !== undefined) {
       void sendErrorReply(request, reply, new ModelgateError(ErrorCode.INVALID_ARGUMENT, query), logger);
+      return;
+    }
+    const encoding = refusedBodyEncoding(request.headers);
+    if (encoding !== undefined) {
+      void sendErrorReply(
+        request,
+        reply,
+        new ModelgateError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, encoding),
+        logger,
+      );
       return;
     }
     const type = request.headers['content-type'];

@@ -8,7 +8,7 @@ import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { installFastifyHooks, requestIdOptions } from '../http/fastify-hooks.js';
 import { type ErrorBody } from '../http/http-exception.filter.js';
 import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
-import { installServeRoutes } from './serve-routes.js';
+import { installServeRoutes, prefersAsync } from './serve-routes.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
 
 const logger = createLogger({ app: 'test', level: 'silent' });
@@ -164,14 +164,14 @@ describe('the serve routes', () => {
     expect(answer.json<ErrorBody>().error).toMatchObject({ code: 'INTERNAL', message: 'internal error' });
   });
 
-  it("answers malformed JSON and an oversized body through the same table, with Fastify's message", async () => {
+  it('answers malformed JSON and an oversized body through the same table, saying what is wrong', async () => {
     const { serve, post } = await serveRoutes();
     const malformed = await post('/serve/sentiment', '{"text": ', { 'x-request-id': 'req-4' });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toEqual({
       error: {
         code: 'INVALID_ARGUMENT',
-        message: "Body is not valid JSON but content-type is set to 'application/json'",
+        message: expect.stringMatching(/^the body is not valid JSON \(.+\)$/) as string,
         request_id: 'req-4',
       },
     });
@@ -248,5 +248,74 @@ describe('the serve routes', () => {
     const answer = await post('/serve/sentiment', { text: 'hi' }, { prefer: 'respond-async' });
     expect(answer.statusCode).toBe(503);
     expect(answer.json<ErrorBody>().error.message).toMatch(/needs Redis/);
+  });
+});
+
+describe('the serve routes: how a body is read', () => {
+  const inject = (payload: Buffer | string, headers: Record<string, string>) =>
+    app!.inject({ method: 'POST', url: '/serve/sentiment', headers, payload });
+
+  it('reads UTF-8 JSON of any +json type, and hands the service the text as sent', async () => {
+    const { serve } = await serveRoutes();
+    const answer = await inject(Buffer.from('{"text":"café 🚀"}', 'utf8'), {
+      'content-type': 'application/vnd.api+json; charset=UTF-8',
+    });
+    expect(answer.statusCode).toBe(200);
+    expect(serve.mock.calls[0]?.[0].body).toEqual({ text: 'café 🚀' });
+  });
+
+  it.each<[string, Buffer | string, Record<string, string>, number, RegExp]>([
+    // Latin-1 "café": read as UTF-8 it became "caf\uFFFD", and the model read another text.
+    [
+      'a charset other than UTF-8',
+      Buffer.from('{"text":"café"}', 'latin1'),
+      { 'content-type': 'application/json; charset=iso-8859-1' },
+      415,
+      /^charset iso-8859-1 is not supported: send the body in UTF-8$/,
+    ],
+    [
+      'bytes that are not UTF-8',
+      Buffer.from('{"text":"caf\xe9"}', 'latin1'),
+      { 'content-type': 'application/json' },
+      400,
+      /^the body is not valid UTF-8$/,
+    ],
+    [
+      'a compressed body',
+      Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      415,
+      /^content-encoding gzip is not supported: send the body uncompressed$/,
+    ],
+    [
+      'a __proto__ key',
+      '{"text":"hi","__proto__":{"x":1}}',
+      { 'content-type': 'application/json' },
+      400,
+      /^the body holds a forbidden key \(__proto__ or constructor\.prototype\)$/,
+    ],
+    [
+      'JSON that does not parse',
+      '{"text":',
+      { 'content-type': 'application/json' },
+      400,
+      /^the body is not valid JSON/,
+    ],
+  ])('refuses %s, saying so', async (_what, payload, headers, status, message) => {
+    const { serve } = await serveRoutes();
+    const answer = await inject(payload, headers);
+    expect(answer.statusCode).toBe(status);
+    expect(answer.json<ErrorBody>().error.message).toMatch(message);
+    expect(answer.json<ErrorBody>().error.request_id).toMatch(/\S/);
+    expect(serve).not.toHaveBeenCalled();
+  });
+
+  it('queues on the respond-async preference in any case, among other preferences, and only on it', () => {
+    expect(prefersAsync('RESPOND-ASYNC')).toBe(true);
+    expect(prefersAsync('wait=10, respond-async')).toBe(true);
+    expect(prefersAsync(['handling=lenient', 'Respond-Async; x=1'])).toBe(true);
+    expect(prefersAsync('return=minimal; note="respond-async"')).toBe(false);
+    expect(prefersAsync('respond-asynchronously')).toBe(false);
+    expect(prefersAsync(undefined)).toBe(false);
   });
 });

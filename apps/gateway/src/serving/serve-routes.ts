@@ -97,7 +97,7 @@ class ServeRoutes {
     const call: ServeCall = { endpoint, body: request.body, requestId: request.id };
     if (version !== undefined) call.version = version;
     if (sticky !== undefined) call.stickyKey = sticky;
-    if (headers.prefer?.includes('respond-async')) {
+    if (prefersAsync(headers.prefer)) {
       // A JSON body's `stream: true` is refused by the job's own check (validateGenerationCall).
       if (
         spec &&
@@ -169,4 +169,20 @@ class ServeRoutes {
 function isStreamRequest(body: unknown, accept: string | undefined): boolean {
   if (body instanceof RawImageBody) return accept?.toLowerCase().includes('text/event-stream') === true;
   return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+}
+
+/**
+ * Whether a `Prefer` header holds the `respond-async` preference (RFC 7240: comma-separated
+ * preferences, each a case-insensitive name with optional `=value` and `;` parameters).
+ */
+export function prefersAsync(header: string | string[] | undefined): boolean {
+  if (header === undefined) return false;
+  return [header]
+    .flat()
+    .join(',')
+    .split(',')
+    .some((preference) => {
+      const name = preference.split(/[=;]/, 1)[0]!.trim().toLowerCase();
+      return name === 'respond-async';
+    });
 }
