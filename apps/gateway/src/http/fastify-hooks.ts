@@ -145,7 +145,7 @@ export function installFastifyHooks(fastify: FastifyInstance, logger: Logger): v
       void sendErrorReply(request, reply, new ModelgateError(ErrorCode.INVALID_ARGUMENT, query), logger);
       return;
     }
-    const encoding = refusedBodyEncoding(request.headers);
+    const encoding = request.method === 'POST' ? refusedBodyEncoding(request.headers) : undefined;
     if (encoding !== undefined) {
       void sendErrorReply(
         request,
