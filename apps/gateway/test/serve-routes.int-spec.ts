@@ -148,23 +148,35 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
     expect(badUrl.status).toBe(400);
     expect(badUrl.headers.get('x-request-id')).toMatch(/\S/);
     expect(Object.keys((await badUrl.json()) as object)).toEqual(['error']);
-    // Bytes that are not HTTP: Node's "Client Error" before.
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(Number(new URL(gateway.url).port), '127.0.0.1', () => {
-        socket.write('POST /serve/small HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    // Bytes that are not HTTP, and headers over Node's limit: Node's "Client Error" before.
+    const rawAnswer = (request: string) =>
+      new Promise<{ statusLine: string; body: unknown }>((resolve, reject) => {
+        const socket = net.connect(Number(new URL(gateway.url).port), '127.0.0.1', () =>
+          socket.write(request),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        socket.on('end', () =>
+          resolve({
+            statusLine: text.slice(0, text.indexOf('\r\n')),
+            body: JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as unknown,
+          }),
+        );
+        socket.on('error', reject);
       });
-      let text = '';
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
-    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({
+    const notHttp = await rawAnswer('POST /serve/small HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    expect(notHttp.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(notHttp.body).toMatchObject({
       error: {
         code: 'INVALID_ARGUMENT',
         message: expect.stringMatching(/^the request is not valid HTTP/) as string,
       },
     });
+    const bigHeaders = await rawAnswer(
+      `GET /health/live HTTP/1.1\r\nHost: x\r\nCookie: ${'c'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(bigHeaders.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(bigHeaders.body).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
   });
 
   it('documents both serve routes, with the request body schema, in the OpenAPI document', async () => {

@@ -98,12 +98,16 @@ function byteAlphabet(): string[] {
 
 /**
  * tokenizer.json of a mini byte-level BPE (GPT-2's pipeline): every byte a token, and merges that
- * make "Ġmy" and "Ġname" whole; the post-processor trims offsets when `trimOffsets`.
+ * make "Ġmy" and "Ġname" whole; the post-processor trims offsets when `trimOffsets`, and the
+ * pre-tokenizer adds a space before the text when `addPrefixSpace` (RoBERTa's).
  */
-export function miniByteLevelTokenizerJson(trimOffsets: boolean): Record<string, unknown> {
+export function miniByteLevelTokenizerJson(
+  trimOffsets: boolean,
+  addPrefixSpace = false,
+): Record<string, unknown> {
   const byteLevel = {
     type: 'ByteLevel',
-    add_prefix_space: false,
+    add_prefix_space: addPrefixSpace,
     trim_offsets: trimOffsets,
     use_regex: true,
   };

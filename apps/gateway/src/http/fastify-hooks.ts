@@ -84,24 +84,43 @@ export function frameworkErrorOptions(logger: Logger) {
       void sendErrorReply(request, reply, error, logger);
     },
     clientErrorHandler: (error: Error & { code?: string }, socket: Duplex): void => {
-      if (error.code === 'ECONNRESET' || !socket.writable) {
+      // A response already under way on this connection (a stream) gets no second status line.
+      const responding = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+      if (error.code === 'ECONNRESET' || !socket.writable || responding === true) {
         socket.destroy();
         return;
       }
+      const { status, code, message } = clientErrorAnswer(error.code);
       const requestId = resolveRequestId(undefined);
-      const reason = error.code ?? 'unreadable request';
-      const body = JSON.stringify({
-        error: {
-          code: ErrorCode.INVALID_ARGUMENT,
-          message: `the request is not valid HTTP (${reason})`,
-          request_id: requestId,
-        },
-      });
+      const body = JSON.stringify({ error: { code, message, request_id: requestId } });
       socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
       );
     },
+  };
+}
+
+/** What Node's HTTP parser refused, as the status line and error of the answer. */
+function clientErrorAnswer(code: string | undefined): { status: string; code: ErrorCode; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      status: '431 Request Header Fields Too Large',
+      code: ErrorCode.PAYLOAD_TOO_LARGE,
+      message: "the request's headers are too large",
+    };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return {
+      status: '408 Request Timeout',
+      code: ErrorCode.DEADLINE_EXCEEDED,
+      message: 'the request did not arrive in time',
+    };
+  }
+  return {
+    status: '400 Bad Request',
+    code: ErrorCode.INVALID_ARGUMENT,
+    message: `the request is not valid HTTP (${code ?? 'unreadable request'})`,
   };
 }
 

@@ -13,17 +13,16 @@ export function generateToken(): string {
 }
 
 /**
- * A token secret given in the environment (REGISTRY_BOOTSTRAP_TOKEN, a node's REGISTRY_TOKEN):
- * printable and without whitespace, since it travels as `Authorization: Bearer <token>`, which
- * ends at the first space (and HTTP clients drop a trailing newline, as a Secret made from a file
- * carries). One with whitespace could never be sent, so it is refused at start.
+ * A token secret given in the environment (REGISTRY_BOOTSTRAP_TOKEN, a node's REGISTRY_TOKEN).
+ * Whitespace around it is dropped, as HTTP clients drop it from a header (a Secret made from a
+ * file ends in a line break): the registry then stores what clients send. Whitespace inside is
+ * refused at start, since `Authorization: Bearer <token>` ends at the first space and such a
+ * token could never be sent whole.
  */
 export function tokenSecretFromEnv(minLength: number) {
   return z
     .string()
+    .trim()
     .min(minLength, `must be at least ${minLength} characters`)
-    .regex(
-      /^[\x21-\x7e]+$/,
-      'must be printable ASCII without spaces or line breaks (it is sent as a Bearer token)',
-    );
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces inside (it is sent as a Bearer token)');
 }

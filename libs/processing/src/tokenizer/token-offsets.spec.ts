@@ -93,9 +93,9 @@ describe('alignTokens', () => {
 });
 
 describe('byte-level BPE offsets (GPT-2, RoBERTa)', () => {
-  const offsetsOf = (text: string, trimOffsets: boolean) => {
+  const offsetsOf = (text: string, trimOffsets: boolean, addPrefixSpace = false) => {
     const tokenizer = loadTokenizer({
-      tokenizerJson: miniByteLevelTokenizerJson(trimOffsets),
+      tokenizerJson: miniByteLevelTokenizerJson(trimOffsets, addPrefixSpace),
       tokenizerConfig: { model_max_length: 64 },
     });
     const { ids, offsets } = tokenizer.tokenizeWithOffsets(text);
@@ -127,6 +127,15 @@ describe('byte-level BPE offsets (GPT-2, RoBERTa)', () => {
       ['Ģ', [1, 2]],
       ['Ġ', [3, 3]],
       ['Ġmy', [4, 6]],
+    ]);
+  });
+
+  it('places the first word after a space the pre-tokenizer added (add_prefix_space), not on a later copy of it', () => {
+    expect(offsetsOf('name, my name', true, true)).toEqual([
+      ['Ġname', [0, 4]],
+      [',', [4, 5]],
+      ['Ġmy', [6, 8]],
+      ['Ġname', [9, 13]],
     ]);
   });
 });

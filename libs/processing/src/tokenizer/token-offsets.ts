@@ -161,8 +161,8 @@ function alignNormalizedSection(
 
 /**
  * The tokens of a byte-level `word` and their spans: the word's bytes are read back as text and
- * found in the normalized text from `from` (a leading space the pre-tokenizer added, as
- * add_prefix_space does, is found nowhere and spans nothing); each token covers the characters
+ * must stand in the normalized text at `from` (a leading space the pre-tokenizer added, as
+ * add_prefix_space does, stands nowhere and spans nothing); each token covers the characters
  * its bytes belong to (a token holding part of a character gets the whole character, as Hugging
  * Face's tokenizers do). `next`: where the next word is looked for.
  */
@@ -175,11 +175,16 @@ function alignByteLevelWord(
   const tokens = steps.wordTokens(word);
   const bytes = byteLevelBytes(word);
   const text = bytes === undefined ? undefined : UTF8.decode(Uint8Array.from(bytes));
-  let at = from === undefined || text === undefined ? -1 : aligned.text.indexOf(text, from);
+  // Byte-level words lie back to back: the next one starts where the last ended (a search further
+  // on could match a later copy of the word, after a space the pre-tokenizer added to this one).
+  let at = -1;
   let added = 0; // bytes of an added prefix space
-  if (at < 0 && from !== undefined && text?.startsWith(' ') && aligned.text.startsWith(text.slice(1), from)) {
-    at = from;
-    added = 1;
+  if (from !== undefined && text !== undefined) {
+    if (aligned.text.startsWith(text, from)) at = from;
+    else if (text.startsWith(' ') && aligned.text.startsWith(text.slice(1), from)) {
+      at = from;
+      added = 1;
+    }
   }
   if (at < 0 || text === undefined || bytes === undefined)
     return { tokens, offsets: tokens.map(() => undefined) };
