@@ -99,6 +99,8 @@ describe('registry admin API', () => {
       expect(duplicate.body.error.message).toBe('model sst2:2 already exists');
       const listed = await registry.admin.get<ModelView[]>('/v1/models?name=sst2');
       expect(listed.body.map((model) => model.id)).toEqual(['sst2:1', 'sst2:2']);
+      // HEAD takes its GET route's query (it answered 400, "takes no query parameters").
+      expect((await registry.admin.request('HEAD', '/v1/models?name=sst2')).status).toBe(200);
       const unknownFilter = await registry.admin.get<ApiErrorBody>('/v1/models?task=raw');
       expect(unknownFilter.status).toBe(400);
       expect(unknownFilter.body.error.message).toMatch(/task/);

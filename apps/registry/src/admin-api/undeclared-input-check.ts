@@ -71,7 +71,8 @@ export function installUndeclaredInputCheck(
     const url = request.routeOptions.url ?? '';
     const error = url.startsWith('/v1/')
       ? undeclaredInput(
-          `${request.method} ${url}`,
+          // HEAD is answered by its GET route, and takes what that takes.
+          `${request.method === 'HEAD' ? 'GET' : request.method} ${url}`,
           request.query as Record<string, unknown> | undefined,
           request.body,
           declared,
