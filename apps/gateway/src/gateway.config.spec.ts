@@ -31,6 +31,23 @@ describe('GATEWAY_WORKER_ADDRESSES', () => {
   });
 });
 
+describe('numbers from the environment', () => {
+  it('refuses an empty or non-decimal value rather than read it as 0 (GATEWAY_PORT= listened on a random port)', () => {
+    for (const [key, value] of [
+      ['GATEWAY_PORT', ''],
+      ['GATEWAY_DRAIN_TIMEOUT_MS', ' '],
+      ['GATEWAY_BODY_LIMIT_BYTES', '0x1000'],
+      ['GATEWAY_SHUTDOWN_DELAY_MS', '1e3'],
+    ] as const) {
+      expect(() => loadGatewayConfig({ [key]: value })).toThrow(
+        new RegExp(`${key}: must be a whole number in decimal digits`),
+      );
+    }
+    expect(loadGatewayConfig({ GATEWAY_PORT: ' 9090 ' }).GATEWAY_PORT).toBe(9090);
+    expect(() => loadGatewayConfig({ GATEWAY_PORT: '70000' })).toThrow(/GATEWAY_PORT/);
+  });
+});
+
 describe('graceful termination settings', () => {
   it('default to no delay (no load balancer to wait for) and a 30 s drain', () => {
     const config = loadGatewayConfig({});

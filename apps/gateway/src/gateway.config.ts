@@ -12,6 +12,7 @@ import {
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
+  integerFromEnv,
   tokenSecretFromEnv,
 } from '@modelgate/contracts';
 import { HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
@@ -58,9 +59,9 @@ export const gatewayConfigSchema = z.object({
   /** Interface the HTTP server binds to. */
   GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
   /** Public HTTP port (DESIGN §4). */
-  GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  GATEWAY_PORT: integerFromEnv(0, 65535).default(8080),
   /** Event loops serving HTTP: `auto` = one per core (Node cluster), or a number. */
-  GATEWAY_WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)]).default('auto'),
+  GATEWAY_WORKERS: z.union([z.literal('auto'), integerFromEnv(1, 256)]).default('auto'),
   /** A ConfigSnapshot JSON file to serve from (static deployments, when REGISTRY_URL is unset). */
   GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
   /** The registry to follow for config snapshots (live sync); not with GATEWAY_CONFIG_FILE. */
@@ -87,9 +88,9 @@ export const gatewayConfigSchema = z.object({
    * (needs REDIS_URL); then they read as unknown and are removed from Redis within the TTL again,
    * at most a minute later.
    */
-  GATEWAY_ASYNC_RESULT_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
+  GATEWAY_ASYNC_RESULT_TTL_SECONDS: integerFromEnv(1).default(3600),
   /** Asynchronous jobs each gateway runs at once (with several event loops, one of them runs them all). */
-  GATEWAY_ASYNC_CONCURRENCY: z.coerce.number().int().min(1).default(8),
+  GATEWAY_ASYNC_CONCURRENCY: integerFromEnv(1).default(8),
   /** Heartbeat time-to-live of this gateway, in ms. */
   GATEWAY_HEARTBEAT_TTL_MS: millisecondsFromEnv(
     HEARTBEAT_TTL_LIMITS_MS.min,
@@ -114,11 +115,7 @@ export const gatewayConfigSchema = z.object({
    */
   GATEWAY_MERGE_CALLS: booleanFromEnv.default(true),
   /** Largest request body accepted, in bytes (larger → 413); an image endpoint's /serve bodies are bounded by its maxImageBytes instead. */
-  GATEWAY_BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(1024 * 1024),
+  GATEWAY_BODY_LIMIT_BYTES: integerFromEnv(1024).default(1024 * 1024),
   /**
    * After SIGTERM/SIGINT, how long the gateway keeps serving with /health/ready already 503 before
    * it stops accepting, in ms: the time a load balancer (a Kubernetes Service) needs to stop sending

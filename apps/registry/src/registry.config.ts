@@ -7,6 +7,7 @@ import {
   parseEnv,
   REDIS_KEY_PREFIX_RULE,
   refuseIdleKeys,
+  integerFromEnv,
   tokenSecretFromEnv,
 } from '@modelgate/contracts';
 import { z } from 'zod';
@@ -24,7 +25,7 @@ export const databaseConfigSchema = z.object({
     .regex(SQL_IDENTIFIER, 'must be a lowercase SQL identifier (letters, digits, _)')
     .default('public'),
   /** Most Postgres connections in the pool. */
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  DATABASE_POOL_SIZE: integerFromEnv(1, 100).default(10),
 });
 
 /** Registry settings; the only place the registry reads `process.env`. */
@@ -32,7 +33,7 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   /** Interface the HTTP server binds to. */
   REGISTRY_HOST: z.string().min(1).default('0.0.0.0'),
   /** HTTP port of the admin API (DESIGN §4). */
-  REGISTRY_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  REGISTRY_PORT: integerFromEnv(0, 65535).default(8081),
   /** Redis for config announcements and the preparation queue; without it both run in-process. */
   REDIS_URL: z
     .string()
@@ -66,11 +67,7 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   /** Hugging Face access token for private and gated repositories, sent as a Bearer token to HF_ENDPOINT only. */
   HF_TOKEN: z.string().min(1).optional(),
   /** Largest artifact fetched for preparation or accepted per uploaded file, in bytes (4 GiB). */
-  REGISTRY_ARTIFACT_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(4 * 1024 ** 3),
+  REGISTRY_ARTIFACT_MAX_BYTES: integerFromEnv(1).default(4 * 1024 ** 3),
   /** Deadline of one artifact fetch during preparation, in milliseconds. */
   REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS: millisecondsFromEnv(1).default(300_000),
   /** Base URL workers and gateways reach this registry at; uploaded artifacts' URIs start with it. */
@@ -82,7 +79,7 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   /** How often the outbox relay republishes config revisions not yet announced, in milliseconds. */
   REGISTRY_RELAY_INTERVAL_MS: millisecondsFromEnv(10).default(1000),
   /** Attempts per model-preparation job before the model is FAILED. */
-  REGISTRY_PREPARATION_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  REGISTRY_PREPARATION_ATTEMPTS: integerFromEnv(1, 20).default(3),
   /** First retry delay of a preparation job; doubles per attempt, in milliseconds. */
   REGISTRY_PREPARATION_BACKOFF_MS: millisecondsFromEnv(0).default(2000),
   /** Lock a preparation worker holds on its job, renewed while alive, in milliseconds (BullMQ lockDuration). */

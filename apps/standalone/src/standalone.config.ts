@@ -1,8 +1,13 @@
 import { resolve } from 'node:path';
-import { booleanFromEnv, millisecondsFromEnv, tokenSecretFromEnv } from '@modelgate/contracts';
+import {
+  booleanFromEnv,
+  integerFromEnv,
+  millisecondsFromEnv,
+  tokenSecretFromEnv,
+} from '@modelgate/contracts';
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(1).max(65535);
+const port = integerFromEnv(1, 65535);
 
 /**
  * Standalone settings; the only place the launcher reads `process.env`. The apps read their own

@@ -11,6 +11,7 @@ import {
   parseEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
+  integerFromEnv,
   tokenSecretFromEnv,
 } from '@modelgate/contracts';
 import { DEFAULT_LOAD_RETRY, HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
@@ -21,9 +22,9 @@ export const workerConfigSchema = z.object({
   /** Interface both servers bind to. */
   WORKER_HOST: z.string().min(1).default('0.0.0.0'),
   /** Open Inference Protocol gRPC port (Triton's default). */
-  WORKER_GRPC_PORT: z.coerce.number().int().min(1).max(65535).default(8001),
+  WORKER_GRPC_PORT: integerFromEnv(1, 65535).default(8001),
   /** HTTP port for `/metrics` and `/health/*` (Triton's metrics port). */
-  WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8002),
+  WORKER_HTTP_PORT: integerFromEnv(0, 65535).default(8002),
   /** Address other nodes reach this worker's gRPC server at (heartbeats): host:port, or a bare host (e.g. the pod IP) to which the gRPC port is added. */
   WORKER_ADVERTISE_ADDRESS: z.string().min(1).optional(),
   /** The worker group whose models this worker serves (ModelSpec.workerGroup). */
@@ -60,7 +61,7 @@ export const workerConfigSchema = z.object({
   /** Longest wait between attempts to load a model, in ms. */
   WORKER_LOAD_RETRY_MAX_MS: millisecondsFromEnv(1).default(DEFAULT_LOAD_RETRY.maxDelayMs),
   /** Attempts to load a model per config revision before giving up (the reason shows in status). */
-  WORKER_LOAD_RETRY_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_LOAD_RETRY.maxAttempts),
+  WORKER_LOAD_RETRY_ATTEMPTS: integerFromEnv(1).default(DEFAULT_LOAD_RETRY.maxAttempts),
   /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
   WORKER_DRAIN_TIMEOUT_MS: millisecondsFromEnv(0).default(30_000),
   /**
@@ -71,7 +72,7 @@ export const workerConfigSchema = z.object({
    */
   WORKER_SOLO_SESSION: booleanFromEnv.default(true),
   /** CUDA device the CUDA and TensorRT providers run on. */
-  WORKER_CUDA_DEVICE_ID: z.coerce.number().int().min(0).default(0),
+  WORKER_CUDA_DEVICE_ID: integerFromEnv(0).default(0),
   /** Log level. */
   WORKER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**

@@ -22,9 +22,23 @@ export const listFromEnv = z.string().transform((value) =>
  */
 export const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * A whole number from the environment, from `min` to `max`: decimal digits only. An empty value is
+ * refused: read as a number it was 0 (`GATEWAY_PORT=`, from a compose file's unset `${VAR}`, listened
+ * on a random port). Leave a variable out for its default.
+ */
+export function integerFromEnv(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, 'must be a whole number in decimal digits (leave it out for the default)')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
 /** A duration in milliseconds from the environment: an integer from `min` to `max` (at most {@link MAX_TIMER_MS}). */
 export function millisecondsFromEnv(min: number, max: number = MAX_TIMER_MS) {
-  return z.coerce.number().int().min(min).max(Math.min(max, MAX_TIMER_MS));
+  return integerFromEnv(min, Math.min(max, MAX_TIMER_MS));
 }
 
 /**
