@@ -1,5 +1,6 @@
 // Test support: a hand-written BERT-style tokenizer bundle with a tiny vocabulary, so unit tests
 // exercise the real tokenizer library without generated fixtures.
+import { BYTE_LEVEL_ALPHABET } from '../src/tokenizer/byte-level.js';
 import { type TokenizerFiles } from '../src/tokenizer/text-tokenizer.js';
 
 /** Vocabulary of the mini tokenizer, id = index. */
@@ -89,13 +90,6 @@ export function miniTokenizerFiles(overrides: Partial<TokenizerFiles> = {}): Tok
   };
 }
 
-/** GPT-2's byte alphabet: printable bytes as themselves, the others from U+0100 on (byte-level.ts). */
-function byteAlphabet(): string[] {
-  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || b >= 0xae;
-  let shifted = 0;
-  return Array.from({ length: 256 }, (_, b) => String.fromCharCode(printable(b) ? b : 256 + shifted++));
-}
-
 /**
  * tokenizer.json of a mini byte-level BPE (GPT-2's pipeline): every byte a token, and merges that
  * make "Ġmy" and "Ġname" whole; the post-processor trims offsets when `trimOffsets`, and the
@@ -112,7 +106,7 @@ export function miniByteLevelTokenizerJson(
     use_regex: true,
   };
   const merged = ['Ġm', 'Ġmy', 'Ġn', 'Ġna', 'Ġnam', 'Ġname'];
-  const vocab = [...byteAlphabet(), ...merged];
+  const vocab = [...BYTE_LEVEL_ALPHABET, ...merged];
   return {
     version: '1.0',
     truncation: null,

@@ -8,16 +8,14 @@ function printable(b: number): boolean {
   return (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
 }
 
-/** Byte of each alphabet character (by char code). */
-const BYTE_OF_CHAR = (() => {
-  const table = new Map<number, number>();
+/** The alphabet's character of each byte, by byte. */
+export const BYTE_LEVEL_ALPHABET: readonly string[] = (() => {
   let shifted = 0;
-  for (let b = 0; b < 256; b++) {
-    if (printable(b)) table.set(b, b);
-    else table.set(256 + shifted++, b);
-  }
-  return table;
+  return Array.from({ length: 256 }, (_, b) => String.fromCharCode(printable(b) ? b : 256 + shifted++));
 })();
+
+/** Byte of each alphabet character (by char code). */
+const BYTE_OF_CHAR = new Map(BYTE_LEVEL_ALPHABET.map((char, byte) => [char.charCodeAt(0), byte]));
 
 /** The bytes a byte-level string stands for; undefined when a character is not of the alphabet. */
 export function byteLevelBytes(text: string): number[] | undefined {
