@@ -29,6 +29,7 @@ import { VersionPolicyService } from './models/version-policy.service.js';
 import { CONFIG_BUS, type ConfigBus, InProcessConfigBus, RedisConfigBus } from './outbox/config-bus.js';
 import { ConfigChangesService } from './outbox/config-changes.service.js';
 import { OutboxRelay } from './outbox/outbox-relay.service.js';
+import { RevisionFloor } from './outbox/revision-floor.service.js';
 import { type RegistryConfig } from './registry.config.js';
 import { ROLLOUT_CLOCK } from './rollouts/rollout-clock.js';
 import { RolloutDriver } from './rollouts/rollout-driver.service.js';
@@ -131,6 +132,7 @@ export class RegistryModule {
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         OutboxRelay,
         ConfigChangesService,
+        RevisionFloor,
         TokensService,
         BootstrapTokenService,
         ModelsService,

@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Res } from '@nestjs/common';
 import { type FastifyReply } from 'fastify';
 import { RequireRole } from '../auth/access.decorator.js';
+import { OutboxRelay } from '../outbox/outbox-relay.service.js';
 import { ConfigSnapshotService } from './config-snapshot.service.js';
 
 /** Whether an If-None-Match header matches the entity tag `"<revision>"` (weak tags compare equal). */
@@ -15,7 +16,10 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 /** `GET /v1/config/snapshot`: what gateways and workers apply (ETag = revision). */
 @Controller('v1/config')
 export class ConfigSnapshotController {
-  constructor(private readonly snapshots: ConfigSnapshotService) {}
+  constructor(
+    private readonly snapshots: ConfigSnapshotService,
+    private readonly relay: OutboxRelay,
+  ) {}
 
   @Get('snapshot')
   @RequireRole('viewer')
@@ -30,6 +34,8 @@ export class ConfigSnapshotController {
       return undefined;
     }
     const snapshot = await this.snapshots.current();
+    // A node may apply it before it is announced: the mark a restored database is checked against.
+    this.relay.noteServed(snapshot.revision);
     void reply.header('etag', `"${snapshot.revision}"`).header('cache-control', 'no-cache');
     return snapshot;
   }

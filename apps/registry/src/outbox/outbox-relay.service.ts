@@ -41,6 +41,18 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     await this.bus.close();
   }
 
+  /** Raises the bus's high-water mark to a revision served to a node. Never rejects. */
+  noteServed(revision: number): void {
+    this.bus.noteServed(revision).catch((error: unknown) => {
+      this.logger.debug({ err: error, revision }, 'could not note a served config revision');
+    });
+  }
+
+  /** The highest revision ever announced or served; 0 when unknown (Redis down). Never rejects. */
+  highWater(): Promise<number> {
+    return this.bus.highWater().catch(() => 0);
+  }
+
   /** Publishes `revision` and marks it and every earlier revision published. Never rejects. */
   announce(revision: number): Promise<void> {
     const run = this.#chain.then(async () => {

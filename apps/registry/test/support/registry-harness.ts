@@ -116,12 +116,16 @@ export interface RunningRegistry {
   stop(): Promise<void>;
 }
 
-/** Boots the registry in this process (Nest + Fastify on a free port). `prepare` runs before listen. */
+/**
+ * Boots the registry in this process (Nest + Fastify on `port`, by default a free one). `prepare`
+ * runs before listen.
+ */
 export async function startRegistryInProcess(
   env: Record<string, string>,
   prepare?: (app: NestFastifyApplication) => void,
+  port?: number,
 ): Promise<RunningRegistry & { app: NestFastifyApplication }> {
-  const port = await freePort();
+  port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadRegistryConfig({ REGISTRY_PUBLIC_URL: url, ...env, REGISTRY_PORT: String(port) });
   const app = await createRegistryApp(
