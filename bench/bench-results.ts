@@ -33,7 +33,7 @@ export interface BenchMeta {
   commit?: string;
 }
 
-/** A layout of the raw reference: `sessions` processes side by side, `intraOpThreads` each (0 = onnxruntime's default). */
+/** A layout of the raw reference: `sessions` processes side by side, `intraOpThreads` each (0 = one per core). */
 export interface RawLayout {
   sessions: number;
   intraOpThreads: number;

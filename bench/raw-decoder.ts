@@ -7,9 +7,11 @@
  * their slot). A batch of one is "one request at a time".
  */
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { argmax } from '@modelgate/generation';
+import { sessionOptions } from '../apps/worker/src/model-loading/session-options.js';
 
 /** The config.json facts the loop needs. */
 interface DecoderShape {
@@ -73,13 +75,11 @@ export class RawDecoder {
   /** Loads onnx/model.onnx of `fixtureDir` with the worker's session settings. */
   static async load(fixtureDir: string, intraOpThreads: number): Promise<RawDecoder> {
     const shape = await readShape(fixtureDir);
-    const session = await ort.InferenceSession.create(join(fixtureDir, 'onnx', 'model.onnx'), {
-      executionProviders: ['cpu'],
-      graphOptimizationLevel: 'all',
-      ...(intraOpThreads > 0 ? { intraOpNumThreads: intraOpThreads } : {}),
-      extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
-      logSeverityLevel: 3,
-    });
+    const threads = intraOpThreads > 0 ? intraOpThreads : availableParallelism();
+    const session = await ort.InferenceSession.create(
+      join(fixtureDir, 'onnx', 'model.onnx'),
+      sessionOptions([{ name: 'cpu' }], { intraOpThreads: threads }),
+    );
     return new RawDecoder(session, shape, session.inputNames.includes('position_ids'));
   }
 

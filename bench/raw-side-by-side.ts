@@ -14,12 +14,6 @@ import {
 } from './children/raw-session-run.js';
 import { NOISY_OTHER_CORES, waitForQuietMachine } from './process-cpu.js';
 
-/** Threads per session as the worker resolves them: `requested` when set (> 0), else ⌊cores ÷ sessions⌋, at least 1. */
-export function sideBySideThreads(requested: number, sessions: number, cores: number): number {
-  if (requested > 0) return requested;
-  return Math.max(1, Math.floor(Math.max(1, cores) / Math.max(1, sessions)));
-}
-
 /** Runs `sessions` raw children over `config.batchSizes`, each batch size started by all at once. */
 async function runTogether(
   sessions: number,

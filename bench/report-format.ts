@@ -33,7 +33,7 @@ export function spreadCell(spread: Spread, digits = 2, suffix = ''): string {
     : median;
 }
 
-/** A raw layout as `2 sessions × 1 thread`; intra-op threads 0 (onnxruntime's default) count as one per core. */
+/** A raw layout as `2 sessions × 1 thread`; intra-op threads 0 count as one per core. */
 export function layoutLabel(layout: RawLayout, cores: number): string {
   const threads = layout.intraOpThreads > 0 ? layout.intraOpThreads : cores;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -52,7 +52,7 @@ function minilmLines(results: BenchResults): string[] {
     `- Deployment (shared cores): intraOpThreads ${d.intraOpThreads} (0 = the worker's default, cores ÷ instances), instances ` +
       `${d.instances} (--instances; default one per core), batching ${JSON.stringify(d.batching)} (other fields: schema defaults), GATEWAY_WORKERS ${o.gatewayWorkers}; ` +
       `WORKER_SOLO_SESSION ${meta.soloSession ?? 'not recorded'} (with intraOpThreads 0 and 2 or more instances, a session with a thread per core for batches that find the model idle); ` +
-      'intra-op spinning off in the worker and raw (DESIGN §7); the naive server runs onnxruntime with ' +
+      "intra-op spinning: the worker's instances never spin; its solo session, and raw's one session where it stands for that session, spin within a run and stop when it returns (session.force_spinning_stop); the naive server runs onnxruntime with " +
       "transformers.js's defaults (spinning on).",
   ];
 }

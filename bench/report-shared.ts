@@ -81,7 +81,7 @@ export function rawSection(results: BenchResults): string {
       "their rows, run p50/p99 the worse session's."
     : '';
   const defaultThreads =
-    first.intraOpThreads === 0 ? ` One session's threads: onnxruntime's default (one per core).` : '';
+    first.intraOpThreads === 0 ? ` One session's threads: one per core (intraOpThreads 0).` : '';
   return [
     '## (a) raw onnxruntime-node session.run (own process, pre-tokenized)',
     '',

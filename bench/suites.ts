@@ -17,7 +17,11 @@ import {
 } from './children/raw-session-run.js';
 import { type StepResult, runLoadStep } from './load-step.js';
 import { type ModelgateStack, type WorkerNode } from './modelgate-stack.js';
-import { measureSideBySide, sideBySideThreads } from './raw-side-by-side.js';
+import {
+  resolveIntraOpThreads,
+  resolveSoloThreads,
+} from '../apps/worker/src/model-loading/intra-op-threads.js';
+import { measureSideBySide } from './raw-side-by-side.js';
 import { layoutLabel } from './report-format.js';
 import { SENTENCES } from './sentences.js';
 
@@ -54,6 +58,8 @@ export async function measureRawLimit(
   fixtureDir: string,
   settings: RawSweepSettings,
 ): Promise<RawLimit> {
+  const cores = availableParallelism();
+  const sessions = settings.instances ?? 1;
   const config: RawSessionRunConfig = {
     fixtureDir,
     intraOpThreads: settings.intraOpThreads,
@@ -63,23 +69,24 @@ export async function measureRawLimit(
     sentences: [...SENTENCES],
     ...(settings.questionAnswering === undefined ? {} : { questionAnswering: settings.questionAnswering }),
   };
+  // The one session stands for the worker's solo session where the deployment has one, and then
+  // spins within a run as that session does (apps/worker session-options.ts).
+  const spinWithinRuns = resolveSoloThreads(settings.intraOpThreads, sessions, cores) > 0;
   const raw = await runChild<RawSessionRunResult>(
     childScript('raw-session-run.ts'),
-    config,
+    { ...config, spinWithinRuns },
     settings.cpuList === undefined ? {} : { cpuList: settings.cpuList },
   );
   const single = bestBatch(raw.batches);
   if (!single) throw new Error('raw session.run measured no batch size');
-  const cores = availableParallelism();
   const singleLayout = { sessions: 1, intraOpThreads: settings.intraOpThreads };
   process.stdout.write(
     `  ${settings.label.padEnd(28)} ${layoutLabel(singleLayout, cores)}: ${sweepLine(raw.batches, single)}\n`,
   );
-  const sessions = settings.instances ?? 1;
   if (sessions <= 1) return { ...raw, best: single, bestLayout: singleLayout };
   const sideBySide = await measureSideBySide(
     sessions,
-    { ...config, intraOpThreads: sideBySideThreads(settings.intraOpThreads, sessions, cores) },
+    { ...config, intraOpThreads: resolveIntraOpThreads(settings.intraOpThreads, sessions, cores) },
     settings.cpuList === undefined ? {} : { cpuList: settings.cpuList },
   );
   const parallel = bestBatch(sideBySide.batches);

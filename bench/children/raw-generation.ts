@@ -24,7 +24,7 @@ import { summarizeLatencies } from '../stats.js';
 /** Settings from the parent. */
 export interface RawGenerationConfig {
   fixtureDir: string;
-  /** 0 = onnxruntime's default (one thread per core). */
+  /** 0 = one thread per core. */
   intraOpThreads: number;
   workload: GenerationWorkloadSpec;
   /** Requests of the measured step per concurrency (the workload's first n). */

@@ -16,7 +16,7 @@ import { type RawBatchResult, measureBatches, openRawSession } from './raw-sessi
 /** Settings from the parent. */
 export interface RawImageRunConfig {
   fixtureDir: string;
-  /** 0 = onnxruntime's default (one thread per core). */
+  /** 0 = one thread per core. */
   intraOpThreads: number;
   batchSizes: number[];
   durationS: number;

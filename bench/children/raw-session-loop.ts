@@ -1,9 +1,11 @@
 /**
  * The raw reference's timing loop, shared by the raw children (text and image): an onnxruntime
- * session opened with the worker's settings, and a timed pass per batch size over feeds the child
+ * session opened with the worker's options, and a timed pass per batch size over feeds the child
  * builds, measured again after a quiet moment when other processes took the cores.
  */
+import { availableParallelism } from 'node:os';
 import * as ort from 'onnxruntime-node';
+import { sessionOptions } from '../../apps/worker/src/model-loading/session-options.js';
 import { NOISY_OTHER_CORES, machineBusyCpuMs, waitForQuietMachine } from '../process-cpu.js';
 import { type LatencySummary, summarizeLatencies } from '../stats.js';
 
@@ -23,15 +25,21 @@ export interface RawBatchResult {
   attempts: number;
 }
 
-/** A session with the worker's settings: graph optimisation `all`, spinning off, `intraOpThreads` (0 = onnxruntime's default). */
-export function openRawSession(modelPath: string, intraOpThreads: number): Promise<ort.InferenceSession> {
-  return ort.InferenceSession.create(modelPath, {
-    executionProviders: ['cpu'],
-    graphOptimizationLevel: 'all',
-    ...(intraOpThreads > 0 ? { intraOpNumThreads: intraOpThreads } : {}),
-    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
-    logSeverityLevel: 3,
-  });
+/**
+ * A session opened with the worker's own options (apps/worker session-options.ts): `intraOpThreads`
+ * (0 = one per core, as the worker's solo session has) and, with `spinWithinRuns`, the solo
+ * session's spinning within a run.
+ */
+export function openRawSession(
+  modelPath: string,
+  intraOpThreads: number,
+  spinWithinRuns = false,
+): Promise<ort.InferenceSession> {
+  const threads = intraOpThreads > 0 ? intraOpThreads : availableParallelism();
+  return ort.InferenceSession.create(
+    modelPath,
+    sessionOptions([{ name: 'cpu' }], { intraOpThreads: threads, spinWithinRuns }),
+  );
 }
 
 /** Runs `session` over `feeds` in turn for `seconds`; the number of runs (latencies pushed when given). */

@@ -1,6 +1,7 @@
 /**
  * (a) The limit: onnxruntime-node `session.run` in a process of its own, with the worker's session
- * settings (graph optimisation `all`, spinning off, the ModelSpec's intra-op threads), on
+ * options (graph optimisation `all`, the ModelSpec's intra-op threads, the solo session's spinning
+ * where it stands for that session), on
  * pre-tokenized batches of the bench sentences. Batch 1 gives the latency floor; the largest
  * throughput over the batch sizes is the limit a server on this machine can approach.
  * Also times tokenization alone (the gateway's per-request CPU work before the model).
@@ -15,8 +16,13 @@ import { type RawBatchResult, measureBatches, openRawSession } from './raw-sessi
 /** Settings from the parent. */
 export interface RawSessionRunConfig {
   fixtureDir: string;
-  /** 0 = onnxruntime's default (one thread per core). */
+  /** 0 = one thread per core. */
   intraOpThreads: number;
+  /**
+   * Whether the session spins within a run as the worker's solo session does: set for the one
+   * session that stands for it (the c=1 floor when the deployment has a solo session).
+   */
+  spinWithinRuns?: boolean;
   batchSizes: number[];
   durationS: number;
   warmupS: number;
@@ -49,7 +55,11 @@ export interface RawSessionRunResult {
 
 const config = readChildConfig<RawSessionRunConfig>();
 const tokenizer = await loadTokenizerFromDir(config.fixtureDir);
-const session = await openRawSession(join(config.fixtureDir, 'onnx', 'model.onnx'), config.intraOpThreads);
+const session = await openRawSession(
+  join(config.fixtureDir, 'onnx', 'model.onnx'),
+  config.intraOpThreads,
+  config.spinWithinRuns === true,
+);
 const inputNames = [...session.inputNames];
 const qaRows = config.questionAnswering
   ? qaWindows(tokenizer, qaBodies(config.sentences, config.questionAnswering))

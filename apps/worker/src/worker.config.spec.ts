@@ -113,6 +113,15 @@ describe('loadWorkerConfig', () => {
     );
   });
 
+  it('takes WORKER_SOLO_SPINNING (default on), and refuses it where no solo session opens', () => {
+    expect(loadWorkerConfig({}).WORKER_SOLO_SPINNING).toBe(true);
+    expect(loadWorkerConfig({ WORKER_SOLO_SPINNING: 'false' }).WORKER_SOLO_SPINNING).toBe(false);
+    expect(() => loadWorkerConfig({ WORKER_SOLO_SPINNING: 'sometimes' })).toThrow(/WORKER_SOLO_SPINNING/);
+    expect(() => loadWorkerConfig({ WORKER_SOLO_SESSION: 'false', WORKER_SOLO_SPINNING: 'true' })).toThrow(
+      'invalid worker configuration:\n  WORKER_SOLO_SPINNING: sets how the solo session runs, and WORKER_SOLO_SESSION=false opens none: leave one of them out',
+    );
+  });
+
   it('refuses allowlisted artifact hosts while http(s) artifact URIs are off', () => {
     expect(() =>
       loadWorkerConfig({ WORKER_ALLOW_HTTP_ARTIFACTS: 'no', WORKER_ARTIFACT_ALLOWED_HOSTS: 'registry' }),

@@ -71,6 +71,12 @@ export const workerConfigSchema = z.object({
    * memory; false keeps to the instances.
    */
   WORKER_SOLO_SESSION: booleanFromEnv.default(true),
+  /**
+   * Whether the solo session's intra-op threads spin between the parallel steps of a run, stopping
+   * as soon as the run returns (session-options.ts): a lone request then pays no wake-up of a
+   * sleeping thread per step, and no core is held between requests. false keeps them from spinning.
+   */
+  WORKER_SOLO_SPINNING: booleanFromEnv.default(true),
   /** CUDA device the CUDA and TensorRT providers run on. */
   WORKER_CUDA_DEVICE_ID: integerFromEnv(0).default(0),
   /** Log level. */
@@ -114,6 +120,13 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
   ['WORKER_RECONCILE_INTERVAL_MS', actsOnlyWith(['REGISTRY_URL'], 'paces polling the registry')],
   ['WORKER_HEARTBEAT_TTL_MS', actsOnlyWith(HEARTBEATS_GO_TO, 'heartbeats go to Redis or the registry')],
   ['WORKER_ADVERTISE_ADDRESS', actsOnlyWith(HEARTBEATS_GO_TO, 'the address is advertised in heartbeats')],
+  [
+    'WORKER_SOLO_SPINNING',
+    (env) =>
+      booleanFromEnv.safeParse(env.WORKER_SOLO_SESSION).data === false
+        ? 'sets how the solo session runs, and WORKER_SOLO_SESSION=false opens none: leave one of them out'
+        : undefined,
+  ],
 ];
 
 /** Parses the environment; throws listing every bad key by name (never its value). */

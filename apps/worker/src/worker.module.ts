@@ -103,6 +103,7 @@ export class WorkerModule {
         deviceId: config.WORKER_CUDA_DEVICE_ID,
       },
       soloSession: config.WORKER_SOLO_SESSION,
+      soloSpinning: config.WORKER_SOLO_SPINNING,
       cores: availableParallelism(),
       fetcher: store,
       metrics,

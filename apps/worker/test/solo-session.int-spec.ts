@@ -77,6 +77,20 @@ describe('the solo session (instances sharing two cores, real onnxruntime sessio
     }
   });
 
+  it('spins within its runs while the instances never do, unless WORKER_SOLO_SPINNING is false', async () => {
+    const spinning = await load({ instances: 2, intraOpThreads: 0 });
+    const model = spinning.require('a');
+    expect(model.soloSession?.spinsWithinRuns).toBe(true);
+    expect(model.sessions.map((session) => session.spinsWithinRuns)).toEqual([false, false]);
+    // onnxruntime took the options: the spinning session answers as the instances do.
+    const alone = await model.runner.infer(sentence(), 1, undefined);
+    expect(Array.from(alone.outputs.logits?.data as Float32Array)).toHaveLength(2);
+    await stopModelManager(spinning);
+
+    const still = await load({ instances: 2, intraOpThreads: 0 }, { soloSpinning: false });
+    expect(still.require('a').soloSession?.spinsWithinRuns).toBe(false);
+  });
+
   it('fails the model like an instance when its thread dies; the next revision replaces the copy and releases its instances', async () => {
     const models = await load({ instances: 2, intraOpThreads: 0 });
     const lost = models.require('a');

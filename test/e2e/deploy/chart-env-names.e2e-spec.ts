@@ -43,7 +43,8 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     WORKER_LOAD_RETRY_MAX_MS: 10000,
     WORKER_LOAD_RETRY_ATTEMPTS: 3,
     WORKER_CUDA_DEVICE_ID: 0,
-    WORKER_SOLO_SESSION: false,
+    WORKER_SOLO_SESSION: true,
+    WORKER_SOLO_SPINNING: false,
     WORKER_LOG_LEVEL: 'debug',
   },
   registry: {

@@ -10,6 +10,7 @@ function fakeSession(lostReason?: string): OnnxSession & { commands: GenerationC
   return {
     inputs: [],
     outputs: [],
+    spinsWithinRuns: false,
     commands,
     lostReason,
     run: () => Promise.reject(new Error('not used')),

@@ -45,6 +45,8 @@ export interface ModelLoaderDeps {
   gpu: GpuSettings;
   /** Whether an encoder model whose instances share the CPU cores gets a solo session (WORKER_SOLO_SESSION). */
   soloSession: boolean;
+  /** Whether the solo session's threads spin within a run (WORKER_SOLO_SPINNING). */
+  soloSpinning: boolean;
   /** Cores this process may run on (os.availableParallelism()), shared among a model's instances. */
   cores: number;
   fetcher: ArtifactFetcher;
@@ -92,7 +94,8 @@ export async function openModel(
     const onCpuOnly = providers.size === 1 && providers.has('cpu');
     const soloThreads = resolveSoloThreads(spec.runtime.intraOpThreads, instances, cores);
     if (deps.soloSession && soloThreads > 0 && onCpuOnly && !isGenerativeTask(spec.task)) {
-      model.soloSession = await openSoloSession(artifact.path, attempts, soloThreads, spec.id, logger);
+      const solo = { threads: soloThreads, spin: deps.soloSpinning };
+      model.soloSession = await openSoloSession(artifact.path, attempts, solo, spec.id, logger);
     }
     const warmUpMs = isGenerativeTask(spec.task)
       ? await startGenerator(model, metrics, logger, onSessionLost)
@@ -119,14 +122,15 @@ export async function openModel(
 async function openSoloSession(
   path: string,
   attempts: readonly ProviderAttempt[],
-  threads: number,
+  solo: { threads: number; spin: boolean },
   modelId: string,
   logger: Logger,
 ): Promise<OnnxSession | undefined> {
   const cpu = attempts.find((attempt) => attempt.provider === 'cpu');
   if (!cpu) return undefined;
   try {
-    return await openOnnxSession(path, cpu, { intraOpThreads: threads });
+    // It runs only while nothing else computes, so its threads may spin within a run (session-options.ts).
+    return await openOnnxSession(path, cpu, { intraOpThreads: solo.threads, spinWithinRuns: solo.spin });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     logger.warn(

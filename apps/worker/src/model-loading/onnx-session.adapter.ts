@@ -14,6 +14,7 @@ import {
   RUNTIME_TYPE_BY_DATATYPE,
 } from '@modelgate/contracts';
 import { type ProviderAttempt } from './execution-providers.js';
+import { type SessionSettings, sessionOptions, spinsWithinRuns } from './session-options.js';
 import { isDetached, planTransfer } from './tensor-transfer.js';
 import { type GraphSignature } from '../generation/decoder-layout.js';
 import { type GenerationCommand } from '../generation/generation-protocol.js';
@@ -36,12 +37,6 @@ export type {
 const OIP_BY_ORT_TYPE = DATATYPE_BY_RUNTIME_TYPE;
 const ORT_TYPE_BY_OIP = RUNTIME_TYPE_BY_DATATYPE as Readonly<Record<string, ort.Tensor.Type>>;
 
-/** Session-wide options that do not depend on the provider. */
-export interface SessionSettings {
-  /** Intra-op threads of this session (already resolved: see `resolveIntraOpThreads`). */
-  intraOpThreads: number;
-}
-
 /**
  * Opens `modelPath` with the providers of one attempt, on a thread of its own; with
  * `encoderPath` (image-to-text) the image encoder too, on the same thread with the same options.
@@ -52,16 +47,9 @@ export async function openOnnxSession(
   settings: SessionSettings,
   encoderPath?: string,
 ): Promise<OnnxSession> {
-  const options: ort.InferenceSession.SessionOptions = {
-    executionProviders: attempt.providers,
-    graphOptimizationLevel: 'all',
-    intraOpNumThreads: settings.intraOpThreads,
-    // Spinning intra-op threads steal the event loop's core on small machines (DESIGN §7).
-    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
-    logSeverityLevel: 3,
-  };
+  const options = sessionOptions(attempt.providers, settings);
   const thread = new Worker(new URL('./onnx-session.thread.js', import.meta.url));
-  const session = new ThreadedSession(thread);
+  const session = new ThreadedSession(thread, spinsWithinRuns(settings));
   try {
     await session.open(modelPath, options, encoderPath);
   } catch (error) {
@@ -85,7 +73,10 @@ class ThreadedSession implements OnnxSession {
   private lost: string | undefined;
   private generation: GenerationListener | undefined;
 
-  constructor(private readonly thread: Worker) {
+  constructor(
+    private readonly thread: Worker,
+    readonly spinsWithinRuns: boolean,
+  ) {
     thread.on('message', (message: ThreadReply) => this.onMessage(message));
     thread.on('error', (error) => this.loseThread(`the session thread failed: ${error.message}`));
     thread.on('exit', (code) => this.loseThread(`the session thread exited (code ${code})`));

@@ -27,6 +27,8 @@ export interface SessionRun {
 
 /** One onnxruntime session, seen through OIP vocabulary. */
 export interface OnnxSession {
+  /** Whether its intra-op threads spin within a run (the solo session's, session-options.ts). */
+  readonly spinsWithinRuns: boolean;
   readonly inputs: readonly TensorDeclaration[];
   readonly outputs: readonly TensorDeclaration[];
   /** image-to-text: the image encoder opened beside the decoder on the same thread. */

@@ -24,6 +24,7 @@ function crossingSession(): OnnxSession & { given: WorkerTensor['data'][]; batch
     batchRows,
     inputs: [{ name: 'pixel_values', datatype: 'FP32', dims: [-1, ROW] }],
     outputs: [{ name: 'logits', datatype: 'FP32', dims: [-1, 1] }],
+    spinsWithinRuns: false,
     lostReason: undefined,
     run(feeds): Promise<SessionRun> {
       const feed = feeds.pixel_values;

@@ -20,6 +20,8 @@ export type WorkerMetrics = Metrics.WorkerMetrics;
 /** Settings a test may change; by default a solo session (as the worker's default), two cores and metrics of its own. */
 export interface TestManagerOptions {
   soloSession?: boolean;
+  /** WORKER_SOLO_SPINNING. @defaultValue true, as the worker's default */
+  soloSpinning?: boolean;
   cores?: number;
   metrics?: WorkerMetrics;
 }
@@ -41,6 +43,7 @@ export async function builtModelManagers(): Promise<ModelManagerFactory> {
       retry,
       gpu: { deviceId: 0 },
       soloSession: options.soloSession ?? true,
+      soloSpinning: options.soloSpinning ?? true,
       cores: options.cores ?? 2,
       fetcher,
       metrics: options.metrics ?? new WorkerMetrics(),
