@@ -19,9 +19,13 @@ export interface ConfigBus {
   close(): Promise<void>;
 }
 
-/** Raises the number at KEYS[1] to ARGV[1] (never lowers it); publishes ARGV[3] on ARGV[2] if given. */
+/**
+ * Raises the number at KEYS[1] to ARGV[1] (never lowers it); publishes ARGV[3] on ARGV[2] if given.
+ * A value that is not a number (written by hand, say) counts as 0 and is replaced: compared as it
+ * was, it failed the script, and with it every announcement.
+ */
 const RAISE_HIGH_WATER = `
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local current = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
 if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
 if ARGV[2] then redis.call('PUBLISH', ARGV[2], ARGV[3]) end
 return 1`;
