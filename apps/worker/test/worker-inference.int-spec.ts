@@ -280,6 +280,36 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     ).toBeGreaterThanOrEqual(1);
   });
 
+  it('drops a queued request whose client cancels it, without computing it', async () => {
+    const request = tokenInferRequest('small-queue', tokenRows(1, 29, 6, 6));
+    const labels = { model: 'small-queue', version: '1' };
+    const before = await worker.metrics();
+    const held = worker.client.call('ModelInfer', request, { metadata: { [HOLD]: '1500' } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const giveUp = new AbortController();
+    const cancelled = worker.client
+      .call('ModelInfer', request, { signal: giveUp.signal })
+      .catch((e: ServiceError) => e);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    giveUp.abort();
+    expect(await cancelled).toMatchObject({ code: status.CANCELLED });
+    // The worker hears the cancel while the request waits behind the held batch, and drops it.
+    await waitFor(
+      async () =>
+        metricValue(await worker.metrics(), 'modelgate_inference_requests_total', {
+          ...labels,
+          status: 'cancelled',
+        }) > metricValue(before, 'modelgate_inference_requests_total', { ...labels, status: 'cancelled' }),
+      { timeoutMs: 5000, describe: () => 'the worker never counted the cancelled request' },
+    );
+    await held;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const rowsRun =
+      metricValue(await worker.metrics(), 'modelgate_batch_size_sum', labels) -
+      metricValue(before, 'modelgate_batch_size_sum', labels);
+    expect(rowsRun).toBe(1); // only the held request ran
+  });
+
   it("serves a ['cuda', 'cpu'] model on CPU with a warning, and fails a ['cuda'] one with a clear reason", async () => {
     expect(await worker.client.call('ModelReady', { name: 'gpu-preferred' })).toEqual({ ready: true });
     expect(worker.process.output()).toMatch(/execution provider cuda unavailable; falling back/);

@@ -1,4 +1,5 @@
 import { type BatchLimits } from './batch-limits.js';
+import { type CancelSignal } from './cancel-signal.js';
 import { type DispatchReason } from './batch-policy.js';
 import { type Clock } from './clock.js';
 
@@ -67,8 +68,11 @@ export interface EnqueueOptions {
   readonly timeoutMs?: number;
   /** Absolute deadline on the batcher's clock, in µs; with `timeoutMs` too, the earlier wins. */
   readonly deadlineMicros?: number;
-  /** Fires when the caller gives up; a request still queued is then dropped with CANCELLED. */
-  readonly signal?: AbortSignal;
+  /**
+   * Fires when the caller gives up; a request still queued is then dropped with CANCELLED. An
+   * AbortSignal will do; a CancelSource is cheaper to make per request.
+   */
+  readonly signal?: CancelSignal;
   /**
    * Only requests with equal keys share a batch, e.g. a shape signature for models batched by
    * concatenation (see `batchSignature`).

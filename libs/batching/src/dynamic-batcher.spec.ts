@@ -1,9 +1,10 @@
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type BatchLimits } from './batch-limits.js';
 import { FakeClock } from './clock.js';
 import { type BatchInfo, type EnqueueOptions } from './batcher-options.js';
 import { DynamicBatcher } from './dynamic-batcher.js';
+import { CancelSource } from './cancel-signal.js';
 
 interface RunningBatch {
   readonly items: string[];
@@ -186,6 +187,25 @@ describe('DynamicBatcher', () => {
     expect(batcher.queueDepth).toBe(1);
     await finish(0);
     expect(itemsOf(batches)).toEqual([['running'], ['stays']]);
+  });
+
+  it('drops a queued request when its CancelSource aborts, as with an AbortSignal, and stops listening once dispatched', async () => {
+    const { batches, batcher, submit, finish } = setUp();
+    submit('running');
+    const gone = new CancelSource();
+    const cancelled = submit('gone', { signal: gone.signal });
+    const kept = new CancelSource();
+    const listening = vi.spyOn(kept, 'removeEventListener');
+    submit('stays', { signal: kept.signal });
+    gone.abort();
+    await flush();
+    expect(cancelled.error).toMatchObject({ code: ErrorCode.CANCELLED });
+    expect(batcher.queueDepth).toBe(1);
+    await finish(0);
+    expect(itemsOf(batches)).toEqual([['running'], ['stays']]);
+    // Dispatched: the batcher took its listener off, so a late abort reaches nothing of it.
+    expect(listening).toHaveBeenCalledTimes(1);
+    kept.abort();
   });
 
   it('refuses a request whose signal has already fired', async () => {

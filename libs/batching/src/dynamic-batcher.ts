@@ -14,11 +14,12 @@ import {
   queuedDeadlineError,
   shuttingDownError,
 } from './admission.js';
+import { type CancelSignal } from './cancel-signal.js';
 import { type Clock, systemClock } from './clock.js';
 
 interface Pending<TItem, TResult> extends QueuedRequest {
   readonly item: TItem;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: CancelSignal | undefined;
   readonly resolve: (result: TResult) => void;
   readonly reject: (error: ModelgateError) => void;
   release: () => void;

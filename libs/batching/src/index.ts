@@ -2,6 +2,7 @@ export * from './batch-layout.js';
 export * from './batch-limits.js';
 export * from './batch-policy.js';
 export * from './batcher-options.js';
+export * from './cancel-signal.js';
 export * from './clock.js';
 export * from './concat-batch.js';
 export * from './dynamic-batcher.js';

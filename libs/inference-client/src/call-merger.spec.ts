@@ -1,3 +1,4 @@
+import { type CancelSignal } from '@modelgate/batching';
 import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { CallMerger } from './call-merger.js';
@@ -161,7 +162,7 @@ describe('CallMerger', () => {
       fake.merger.infer(call(id, [[BigInt(i)]], { signal: controllers[i]?.signal }), LAYOUT),
     );
     await turn();
-    const merged = fake.runs[0]?.request.signal as AbortSignal;
+    const merged = fake.runs[0]?.request.signal as CancelSignal;
     controllers[0]?.abort();
     expect(await codeOf(results[0] as Promise<InferResult>)).toBe(ErrorCode.CANCELLED);
     expect(merged.aborted).toBe(false);
@@ -178,7 +179,7 @@ describe('CallMerger', () => {
       codeOf(fake.merger.infer(call(`xy${i}`, [[1n]], { signal: controller.signal }), LAYOUT)),
     );
     await turn();
-    const second = fake.runs[1]?.request.signal as AbortSignal;
+    const second = fake.runs[1]?.request.signal as CancelSignal;
     x.abort();
     expect(second.aborted).toBe(false);
     y.abort();

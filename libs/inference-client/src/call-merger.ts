@@ -12,6 +12,7 @@
  * alone; the other failures (UNAVAILABLE after its retry, QUEUE_FULL, a deadline) are every
  * member's.
  */
+import { CancelSource } from '@modelgate/batching';
 import { ErrorCode, GrpcStatus, MAX_TIMER_MS, isModelgateError } from '@modelgate/contracts';
 import { type InferRequest, type InferResult } from './inference-types.js';
 import { type MergeMember, type RowLayout, mergeInputs, mergeMember, splitOutputs } from './merge-calls.js';
@@ -105,7 +106,8 @@ export class CallMerger {
   private runMerged(waiting: readonly Waiting[], layout: RowLayout): void {
     const first = waiting[0] as Waiting;
     const model = modelOf(first.request);
-    const controller = new AbortController();
+    // A CancelSource, not an AbortController: Node makes an AbortSignal for about 3 µs.
+    const controller = new CancelSource();
     let open = waiting.length;
     const cleanups: (() => void)[] = [];
     const settled = waiting.map(() => false);

@@ -1,3 +1,4 @@
+import { type CancelSignal } from '@modelgate/batching';
 import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
 import { type GenerateCall, type GenerateRequest, startGeneration } from './generate-call.js';
 import { CallMerger } from './call-merger.js';
@@ -248,7 +249,7 @@ export class InferenceClient {
     attempt: number,
     addresses: readonly string[],
     tried: ReadonlySet<string>,
-    request: { signal?: AbortSignal | undefined; deadlineEpochMs: number },
+    request: { signal?: CancelSignal | undefined; deadlineEpochMs: number },
     failedAddress: string,
     dispatchedAt: number,
   ): boolean {

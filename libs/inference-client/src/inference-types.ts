@@ -1,4 +1,5 @@
 /** What an InferenceClient takes and gives: its options, one call, its answer, a worker's status. */
+import { type CancelSignal } from '@modelgate/batching';
 import { type DecodedInferResponse, type InferMessageFields, type WorkerTimings } from './infer-codec.js';
 import { type RowLayout } from './merge-calls.js';
 import { type OutlierEjectorOptions, type WorkerHealth } from './outlier-ejector.js';
@@ -41,7 +42,7 @@ export interface InferRequest extends InferMessageFields {
   /** gRPC metadata for the worker, e.g. `{ 'x-request-id': id }`. */
   metadata?: Readonly<Record<string, string>>;
   /** Aborting it cancels the call (CANCELLED); the gateway ties it to the HTTP request. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /**
    * Lets the call share one ModelInfer with other calls of this event-loop turn that stack with it
    * (call-merger.ts); absent: the call goes alone.

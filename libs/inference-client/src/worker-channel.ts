@@ -1,3 +1,4 @@
+import { type CancelSignal } from '@modelgate/batching';
 import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-messages.js';
 import { type ModelInferRequestMessage, type ModelInferResponseMessage } from './infer-messages.js';
 
@@ -8,7 +9,7 @@ export interface WorkerCallOptions {
   /** Request metadata (e.g. `x-request-id`). */
   metadata?: Readonly<Record<string, string>> | undefined;
   /** Cancels the call (gRPC CANCELLED) when it aborts. */
-  signal?: AbortSignal | undefined;
+  signal?: CancelSignal | undefined;
 }
 
 /** A failed call: the gRPC status and its details, whether the worker or the channel produced it. */

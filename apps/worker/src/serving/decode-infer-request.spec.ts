@@ -47,6 +47,23 @@ describe('decodeInferRequest', () => {
     );
   });
 
+  it('refuses a negative id sent as raw little-endian int64 bytes, naming its value and element', () => {
+    const ids = BigInt64Array.from([101n, 7n, -(2n ** 40n), -1n]);
+    const raw = request({
+      inputs: [{ name: 'input_ids', datatype: 'INT64', shape: ['1', '4'] }],
+      raw_input_contents: [Buffer.from(ids.buffer)],
+    });
+    expect(() => decode(raw)).toThrow(
+      "input 'input_ids' has -1099511627776 at element 2: ids index a table and must be 0 or more",
+    );
+    // The largest int64 has its high word's sign bit clear: taken.
+    const largest = request({
+      inputs: [{ name: 'input_ids', datatype: 'INT64', shape: ['1', '2'] }],
+      raw_input_contents: [Buffer.from(BigInt64Array.from([0n, 2n ** 63n - 1n]).buffer)],
+    });
+    expect(Array.from(decode(largest).inputs.input_ids?.data as BigInt64Array)).toEqual([0n, 2n ** 63n - 1n]);
+  });
+
   it("takes Triton's timeout parameter, in microseconds, as int64 or uint64", () => {
     const int64 = request({
       parameters: { timeout: { int64_param: '250000', parameter_choice: 'int64_param' } },

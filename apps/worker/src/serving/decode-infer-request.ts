@@ -1,5 +1,6 @@
 import {
   ErrorCode,
+  HOST_IS_LITTLE_ENDIAN,
   ModelgateError,
   contentsToTypedArray,
   decodeTensor,
@@ -109,16 +110,31 @@ const INDEX_INPUTS = new Set(['input_ids', 'token_type_ids', 'position_ids']);
 
 function refuseNegativeIndices(name: string, data: unknown): void {
   if (!ArrayBuffer.isView(data)) return; // BYTES: no ids to check
+  // INT64 ids (the usual case): read each element's sign from its high 32-bit word, so no element
+  // becomes a BigInt. Only a negative one is looked at again, for the message.
+  if (data instanceof BigInt64Array) {
+    const words = new Int32Array(data.buffer, data.byteOffset, data.length * 2);
+    for (let i = HIGH_WORD; i < words.length; i += 2) {
+      if ((words[i] ?? 0) < 0)
+        throw negativeIndex(name, data[(i - HIGH_WORD) / 2] ?? -1n, (i - HIGH_WORD) / 2);
+    }
+    return;
+  }
   const values = data as unknown as ArrayLike<number | bigint>;
   for (let i = 0; i < values.length; i++) {
     const value = values[i] ?? 0;
-    if (value < 0) {
-      throw invalid(
-        `input '${name}' has ${String(value)} at element ${i}: ids index a table and must be 0 or more`,
-        name,
-      );
-    }
+    if (value < 0) throw negativeIndex(name, value, i);
   }
+}
+
+/** Where an int64's sign bit lies among the two 32-bit words of its element. */
+const HIGH_WORD = HOST_IS_LITTLE_ENDIAN ? 1 : 0;
+
+function negativeIndex(name: string, value: number | bigint, at: number): ModelgateError {
+  return invalid(
+    `input '${name}' has ${String(value)} at element ${at}: ids index a table and must be 0 or more`,
+    name,
+  );
 }
 
 function checkDims(name: string, dims: readonly number[], declared: readonly number[]): void {

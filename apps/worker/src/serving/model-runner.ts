@@ -10,6 +10,8 @@
 import {
   type BatchInfo,
   type BatchLimits,
+  type CancelSignal,
+  CancelSource,
   type NumericArray,
   type TensorData,
   DynamicBatcher,
@@ -76,7 +78,7 @@ export interface InferOptions {
    */
   answerAtDeadline?: boolean;
   /** Fires when the caller goes away. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** Test hook (WORKER_TEST_HOOKS only): hold the batch this long. */
   holdMs?: number;
   /** Test hook (WORKER_TEST_HOOKS only): kill the session thread that runs the batch. */
@@ -192,7 +194,7 @@ export class ModelRunner {
     const crashSession = options.crashSession ?? false;
     // One failing row (deadline, queue) abandons its siblings instead of computing them; a lone
     // row needs no second controller, so the common case costs one listener, not a signal chain.
-    const abandon = rows > 1 ? new AbortController() : undefined;
+    const abandon = rows > 1 ? new CancelSource() : undefined;
     const forward = abandon && options.signal ? () => abandon.abort() : undefined;
     if (forward) options.signal?.addEventListener('abort', forward, { once: true });
     const signal = abandon?.signal ?? options.signal;

@@ -200,4 +200,12 @@ describe('elementCount / normalizeShape', () => {
     expect(normalizeShape([2, '128', 3n, { low: 4, high: 0, unsigned: false }])).toEqual([2, 128, 3, 4]);
     expectInvalid(() => normalizeShape(['-1']), 'invalid dimension -1');
   });
+
+  it('reads long decimal dims exactly, and refuses those past the safe integer range', () => {
+    expect(normalizeShape(['999999999999999', '0001'])).toEqual([999_999_999_999_999, 1]);
+    expect(normalizeShape(['9007199254740991'])).toEqual([Number.MAX_SAFE_INTEGER]);
+    expectInvalid(() => normalizeShape(['9007199254740993']), 'invalid dimension NaN');
+    expectInvalid(() => normalizeShape(['1.5']), 'is not an integer');
+    expectInvalid(() => normalizeShape([-2]), 'invalid dimension -2');
+  });
 });

@@ -23,12 +23,18 @@ export function elementCount(shape: readonly number[], tensorName?: string): num
   return count;
 }
 
+/** Unsigned decimals short enough that a double holds them exactly. */
+const SHORT_DECIMAL = /^\d{1,15}$/;
+
 /**
  * A shape from a proto loader (int64 dims as numbers, strings or Longs) as plain numbers, checked
  * like `elementCount` checks it.
  */
 export function normalizeShape(dims: readonly Int64Like[], tensorName?: string): number[] {
   const shape = dims.map((dim) => {
+    // The common forms without a BigInt: a safe integer, or up to 15 digits (always exact).
+    if (typeof dim === 'number' && Number.isSafeInteger(dim)) return dim;
+    if (typeof dim === 'string' && SHORT_DECIMAL.test(dim)) return Number(dim);
     const value = int64ToBigInt(dim, tensorName);
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)

@@ -8,6 +8,8 @@ export type Message = Record<string, unknown>;
 export interface CallOptions {
   deadlineMs?: number;
   metadata?: Record<string, string>;
+  /** Cancels a unary call when it aborts, as a client that gives up does (the call rejects with CANCELLED). */
+  signal?: AbortSignal;
 }
 
 /** A tiny Open Inference Protocol client over our proto, for worker tests. */
@@ -88,12 +90,13 @@ function unary<T>(client: grpc.Client, method: string, request: Message, options
   const fn = (client as unknown as Record<string, unknown>)[method];
   if (typeof fn !== 'function') throw new Error(`no such method ${method}`);
   return new Promise<T>((resolve, reject) => {
-    (fn as (...args: unknown[]) => void).call(
+    const call = (fn as (...args: unknown[]) => grpc.ClientUnaryCall).call(
       client,
       request,
       metadata,
       callOptions,
       (error: grpc.ServiceError | null, response: T) => (error ? reject(error) : resolve(response)),
     );
+    options.signal?.addEventListener('abort', () => call.cancel(), { once: true });
   });
 }
