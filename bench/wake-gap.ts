@@ -7,15 +7,20 @@
  * G = 0 it is the transport; with a gap, the threads that idled meanwhile must be woken, and on a
  * virtual machine a wake-up can cost far more than the work it resumes. The raw session.run
  * reference idles nowhere, so this part of the c=1 gap belongs to the machine, not to modelgate.
+ * The `bare http2` rows take grpc-js out on both sides (node:http2 client and server, the same
+ * messages): what any Node gRPC path would pay at least.
  */
+import http2 from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as protoLoader from '@grpc/proto-loader';
+import { INFERENCE_PROTO_PATH, INFERENCE_SERVICE_NAME } from '@modelgate/contracts';
 import { freePort } from '@modelgate/testing';
 import { GrpcWorkerChannel, encodeInferRequest } from '@modelgate/inference-client';
 import { childScript, spawnChild } from './child-process.js';
 import { type CannedInferServerConfig } from './children/canned-infer-server.js';
 
 const GAPS_MS = [0, 1, 2, 4.7];
-const MODES = ['inline', 'thread'] as const;
+const MODES = ['inline', 'thread', 'bare http2 thread'] as const;
 const ROUNDS = 3;
 const SECONDS = 2;
 
@@ -26,12 +31,16 @@ function p50(values: number[]): number {
 
 async function main(): Promise<void> {
   const port = await freePort();
-  const config: CannedInferServerConfig = { port };
+  const http2Port = await freePort();
+  const config: CannedInferServerConfig = { port, http2Port };
   const server = spawnChild(childScript('canned-infer-server.ts'), config);
   await server.marked('ready');
   const channel = new GrpcWorkerChannel(`127.0.0.1:${port}`);
   const ids = new BigInt64Array(19).fill(101n);
+  const bare = bareHttp2Caller(http2Port);
   const call = (mode: string, gapMs: number) =>
+    mode === 'bare http2 thread' ? bare(gapMs, ids) : channelCall(mode, gapMs);
+  const channelCall = (mode: string, gapMs: number) =>
     channel.modelInfer(
       encodeInferRequest({
         modelName: mode,
@@ -46,7 +55,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of MODES) {
         for (const gap of GAPS_MS) {
-          if (mode === 'thread' && gap === 0) continue;
+          if (mode !== 'inline' && gap === 0) continue;
           const latencies: number[] = [];
           const end = performance.now() + SECONDS * 1000;
           while (performance.now() < end) {
@@ -54,7 +63,7 @@ async function main(): Promise<void> {
             await call(mode, gap);
             latencies.push(performance.now() - started);
           }
-          const key = `${mode.padEnd(6)} work ${String(gap).padStart(3)} ms`;
+          const key = `${mode.padEnd(17)} work ${String(gap).padStart(3)} ms`;
           const overhead = p50(latencies) - gap;
           rows.set(key, [...(rows.get(key) ?? []), overhead.toFixed(2)]);
           await sleep(50);
@@ -64,9 +73,58 @@ async function main(): Promise<void> {
     process.stdout.write(`gRPC round trip at c=1, p50 − work (ms), ${ROUNDS} interleaved rounds\n`);
     for (const [key, values] of rows) process.stdout.write(`  ${key}: ${values.join(', ')}\n`);
   } finally {
+    bare.close();
     channel.close();
     await server.stop();
   }
+}
+
+/**
+ * ModelInfer over a bare node:http2 session: the request framed by hand (5-byte prefix), the answer
+ * read to its end, trailers included. `call(gapMs, ids)` asks the server's worker thread for
+ * `gapMs` of work.
+ */
+function bareHttp2Caller(port: number) {
+  const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, {
+    keepCase: true,
+    longs: Number,
+    defaults: true,
+  });
+  type Codec = {
+    path: string;
+    requestSerialize(message: unknown): Buffer;
+    responseDeserialize(bytes: Buffer): unknown;
+  };
+  const codec = (definition[INFERENCE_SERVICE_NAME] as unknown as Record<string, Codec>).ModelInfer!;
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  const call = (gapMs: number, ids: BigInt64Array) =>
+    new Promise<void>((resolve, reject) => {
+      const body = codec.requestSerialize(
+        encodeInferRequest({
+          modelName: 'thread',
+          id: String(gapMs),
+          inputs: [{ name: 'input_ids', datatype: 'INT64', dims: [1, ids.length], data: ids }],
+        }),
+      );
+      const frame = Buffer.alloc(5 + body.length);
+      frame.writeUInt32BE(body.length, 1);
+      body.copy(frame, 5);
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': codec.path,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        codec.responseDeserialize(Buffer.concat(chunks).subarray(5));
+        resolve();
+      });
+      stream.on('error', reject);
+      stream.end(frame);
+    });
+  return Object.assign(call, { close: () => session.close() });
 }
 
 await main();
