@@ -34,6 +34,18 @@ describe('TokenizationSpacesCleaner', () => {
     expect(streamed(['x', " ' ", 's'])).toBe(cleanUpTokenizationSpaces("x ' s"));
   });
 
+  it('keeps what a " \' " joins with it: the space a contraction takes, and the " n" of n\'t', () => {
+    // " ' " becomes "'" and then " 're" takes the space before: the whole cleans to "'re".
+    expect(cleanUpTokenizationSpaces("  ' re")).toBe("'re");
+    expect(streamed(["  ' re"])).toBe("'re");
+    expect(streamed(['ab ', " ' ", 're'])).toBe(cleanUpTokenizationSpaces("ab  ' re"));
+    expect(streamed(['ab  ', "' ", 've'])).toBe("ab've");
+    // And " n't" takes the " n" before it: " n ' t" cleans to "n't", in pieces too.
+    expect(cleanUpTokenizationSpaces("do n ' t")).toBe("don't");
+    expect(streamed(['do n', ' ', "' t"])).toBe("don't");
+    expect(streamed([" '    "])).toBe(cleanUpTokenizationSpaces(" '    "));
+  });
+
   it('gives, piece by piece, the clean-up of the whole text, however it is split', () => {
     const alphabet = fc.constantFrom(
       ' ',

@@ -55,7 +55,10 @@ export class TokenizationSpacesCleaner {
 /**
  * Where `text` can be cut so that cleaning each side alone equals cleaning the whole, whatever
  * follows: before the first space of its last LONGEST - 1 characters (a pattern may start there and
- * end in text still to come), moved back before any pattern that would straddle the cut.
+ * end in text still to come), moved back before any pattern that would straddle the cut, and
+ * before what a " ' " the held text may begin would join. That is the one rule whose output makes
+ * another's pattern: " ' " becomes "'", so "  ' re" cleans to "'re" and " n ' t" to "n't"; cut
+ * after the first space, or after " n", the halves kept them (" 're", " n't").
  */
 function stableEnd(text: string): number {
   let cut = text.length;
@@ -73,6 +76,14 @@ function stableEnd(text: string): number {
         moved = true;
         break;
       }
+    }
+    // What is held starts with a space, which may yet begin a " ' ": its "'" then joins what is
+    // before it, a space (" 're") or " n" (" n't"), which must wait with it. Check again after.
+    if (!moved && cut < text.length) {
+      if (cut >= 1 && text[cut - 1] === ' ') cut -= 1;
+      else if (cut >= 2 && text[cut - 1] === 'n' && text[cut - 2] === ' ') cut -= 2;
+      else continue;
+      moved = true;
     }
   }
   return cut;
