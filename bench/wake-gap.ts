@@ -8,8 +8,13 @@
  * virtual machine a wake-up can cost far more than the work it resumes. The raw session.run
  * reference idles nowhere, so this part of the c=1 gap belongs to the machine, not to modelgate.
  * The `bare http2` rows take grpc-js out on both sides (node:http2 client and server, the same
- * messages): what any Node gRPC path would pay at least.
+ * messages): what any Node gRPC path would pay at least. The `http → grpc thread` rows add the
+ * gateway's hop: an HTTP client (keep-alive, as the bench's load generator) calls a canned Fastify
+ * front (children/canned-front.ts) that makes the same gRPC call, so client → front → server →
+ * thread and back is modelgate's c=1 path with modelgate's own work taken out: the floor under the
+ * c=1 targets on this machine.
  */
+import http from 'node:http';
 import http2 from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as protoLoader from '@grpc/proto-loader';
@@ -17,10 +22,11 @@ import { INFERENCE_PROTO_PATH, INFERENCE_SERVICE_NAME } from '@modelgate/contrac
 import { freePort } from '@modelgate/testing';
 import { GrpcWorkerChannel, encodeInferRequest } from '@modelgate/inference-client';
 import { childScript, spawnChild } from './child-process.js';
+import { type CannedFrontBody, type CannedFrontConfig } from './children/canned-front.js';
 import { type CannedInferServerConfig } from './children/canned-infer-server.js';
 
 const GAPS_MS = [0, 1, 2, 4.7];
-const MODES = ['inline', 'thread', 'bare http2 thread'] as const;
+const MODES = ['inline', 'thread', 'bare http2 thread', 'http → grpc thread'] as const;
 const ROUNDS = 3;
 const SECONDS = 2;
 
@@ -38,8 +44,15 @@ async function main(): Promise<void> {
   const channel = new GrpcWorkerChannel(`127.0.0.1:${port}`);
   const ids = new BigInt64Array(19).fill(101n);
   const bare = bareHttp2Caller(http2Port);
-  const call = (mode: string, gapMs: number) =>
-    mode === 'bare http2 thread' ? bare(gapMs, ids) : channelCall(mode, gapMs);
+  const frontConfig: CannedFrontConfig = { port: await freePort(), grpcAddress: `127.0.0.1:${port}` };
+  const front = spawnChild(childScript('canned-front.ts'), frontConfig);
+  await front.marked('ready');
+  const viaFront = frontCaller(frontConfig.port);
+  const call = (mode: string, gapMs: number) => {
+    if (mode === 'bare http2 thread') return bare(gapMs, ids);
+    if (mode === 'http → grpc thread') return viaFront({ mode: 'thread', workMs: gapMs });
+    return channelCall(mode, gapMs);
+  };
   const channelCall = (mode: string, gapMs: number) =>
     channel.modelInfer(
       encodeInferRequest({
@@ -50,12 +63,16 @@ async function main(): Promise<void> {
       { deadlineEpochMs: Date.now() + 10_000 },
     );
   try {
-    for (let i = 0; i < 300; i++) await call('inline', 0);
+    for (let i = 0; i < 300; i++) {
+      await call('inline', 0);
+      await viaFront({ mode: 'inline', workMs: 0 });
+    }
     const rows = new Map<string, string[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of MODES) {
         for (const gap of GAPS_MS) {
-          if (mode !== 'inline' && gap === 0) continue;
+          // With no work the server answers on its event loop: only the inline and two-hop rows show that.
+          if ((mode === 'thread' || mode === 'bare http2 thread') && gap === 0) continue;
           const latencies: number[] = [];
           const end = performance.now() + SECONDS * 1000;
           while (performance.now() < end) {
@@ -63,18 +80,20 @@ async function main(): Promise<void> {
             await call(mode, gap);
             latencies.push(performance.now() - started);
           }
-          const key = `${mode.padEnd(17)} work ${String(gap).padStart(3)} ms`;
+          const key = `${mode.padEnd(18)} work ${String(gap).padStart(3)} ms`;
           const overhead = p50(latencies) - gap;
           rows.set(key, [...(rows.get(key) ?? []), overhead.toFixed(2)]);
           await sleep(50);
         }
       }
     }
-    process.stdout.write(`gRPC round trip at c=1, p50 − work (ms), ${ROUNDS} interleaved rounds\n`);
+    process.stdout.write(`Round trip at c=1, p50 − work (ms), ${ROUNDS} interleaved rounds\n`);
     for (const [key, values] of rows) process.stdout.write(`  ${key}: ${values.join(', ')}\n`);
   } finally {
     bare.close();
+    viaFront.close();
     channel.close();
+    await front.stop();
     await server.stop();
   }
 }
@@ -125,6 +144,36 @@ function bareHttp2Caller(port: number) {
       stream.end(frame);
     });
   return Object.assign(call, { close: () => session.close() });
+}
+
+/** POST /forward on the canned front over one keep-alive connection, as a load generator at c=1. */
+function frontCaller(port: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const call = (body: CannedFrontBody) =>
+    new Promise<void>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/forward',
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () =>
+            response.statusCode === 200
+              ? resolve()
+              : reject(new Error(`front answered ${response.statusCode}`)),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  return Object.assign(call, { close: () => agent.destroy() });
 }
 
 await main();
