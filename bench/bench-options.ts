@@ -40,6 +40,14 @@ export interface BenchOptions {
   durationS: number;
   /** Unmeasured seconds before each step, same load. @defaultValue 1.5 (0.5 with --quick) */
   warmupS: number;
+  /**
+   * Requests each HTTP system of the shared suite (and the profiled stack) serves at c=1 before its
+   * first measured step, unmeasured: V8 optimises a function only after thousands of calls, and at
+   * c=1 (each request its own gRPC call) a fresh gateway and worker run their per-call path
+   * unoptimised for the first few thousand requests, about 2 ms a request slower than a server in
+   * service. @defaultValue 4000 (300 with --quick)
+   */
+  jitWarmupRequests: number;
   quick: boolean;
   /** Concurrency ladder of the HTTP comparison. @defaultValue [1, 32, 128] ([1, 128] with --quick) */
   concurrencies: number[];
@@ -70,7 +78,8 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: npm run bench -- [--suite full|<suite>[,<suite>...]] [--profile] [--quick]
-  [--repeats <n>] [--duration <s>] [--warmup <s>] [--gateway-workers <n>|auto (default 1)]
+  [--repeats <n>] [--duration <s>] [--warmup <s>] [--jit-warmup <requests>]
+  [--gateway-workers <n>|auto (default 1)]
   [--intra-op-threads <n>] [--instances <n> (default: one per core)] [--max-batch-size <n>]
   [--generation-fixture <fixture>] [--registry auto|live|off] [--out <dir>]
 suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
@@ -78,6 +87,7 @@ suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
 /** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
 const OPTION_USERS: Record<string, readonly Suite[]> = {
   repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa', 'generation', 'image'],
+  'jit-warmup': ['shared', 'worker', 'profile'],
   'gateway-workers': ['shared', 'profile', 'qa', 'generation', 'image'],
   'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa', 'generation', 'image'],
   // The pinned split runs one instance on its one core; generation and image deploy their own model.
@@ -126,6 +136,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
       repeats: { type: 'string' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      'jit-warmup': { type: 'string' },
       quick: { type: 'boolean', default: false },
       'gateway-workers': { type: 'string' },
       'intra-op-threads': { type: 'string' },
@@ -169,6 +180,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
     repeats: numberOption(values.repeats, 'repeats', quick ? 2 : 3, 1, true),
     durationS: numberOption(values.duration, 'duration', quick ? 1.5 : 5, 0.5, false),
     warmupS: numberOption(values.warmup, 'warmup', quick ? 0.5 : 1.5, 0, false),
+    jitWarmupRequests: numberOption(values['jit-warmup'], 'jit-warmup', quick ? 300 : 4000, 0, true),
     quick,
     concurrencies: quick ? [1, 128] : [1, 32, 128],
     batchSizes: quick ? [1, 32] : [1, 8, 32, 64],

@@ -32,12 +32,23 @@ function header(results: BenchResults): string {
       (o.suites.some((suite) => suite !== 'generation')
         ? `${o.durationS} s measured per step after ${o.warmupS} s warm-up`
         : 'fixed request counts per step') +
+      jitWarmupNote(o) +
       `${o.quick ? ' (--quick: a smoke run, not for comparison)' : ''}; ${meta.startedAt} → ${meta.finishedAt ?? '?'}.`,
     ...(minilm ? minilmLines(results) : []),
     `- Control plane: ${meta.controlPlane?.note ?? 'n/a'}.`,
     '- "other cores": CPU used by processes outside the bench during a step (this machine is shared). A step where ' +
       'it exceeded 0.25 cores was measured once more after a quiet moment, keeping the quieter attempt (marked †).',
   ].join('\n');
+}
+
+/** Says what the JIT warm-up did (BenchOptions.jitWarmupRequests), where a suite ran one. */
+function jitWarmupNote(o: BenchResults['meta']['options']): string {
+  const requests = o.jitWarmupRequests;
+  if (requests === 0 || !o.suites.some((suite) => ['shared', 'worker', 'profile'].includes(suite))) return '';
+  return (
+    `; before its first measured step each server (modelgate, the naive server) served ${requests} ` +
+    'requests at c=1, unmeasured (a JIT warm-up: V8 optimises the per-call path only after thousands of calls)'
+  );
 }
 
 /** The header's lines about minilm and its shared-cores deployment. */

@@ -46,6 +46,7 @@ export async function runSharedSuite(
     } else {
       worker = await startWorkerNode(plane, deployment);
     }
+    await warmUpJit(options, { naive, stack, worker, fixtureDir });
     const rounds: SharedRound[] = [];
     for (let index = 0; index < options.repeats; index++) {
       process.stdout.write(`round ${index + 1}/${options.repeats}\n`);
@@ -83,5 +84,29 @@ export async function runSharedSuite(
     await naive?.process.stop();
     if (stack) await stack.stop();
     else await worker?.stop();
+  }
+}
+
+/**
+ * Serves `options.jitWarmupRequests` requests at c=1 through each system before its first measured
+ * step, unmeasured (BenchOptions.jitWarmupRequests says why): modelgate through its gateway (which
+ * warms the worker's call path too), the naive server alike, and the worker over gRPC when no
+ * gateway stands in front of it. Raw session.run needs none: its loop is a few lines.
+ */
+async function warmUpJit(
+  options: BenchOptions,
+  systems: { naive?: NaiveServer; stack?: ModelgateStack; worker: WorkerNode; fixtureDir: string },
+): Promise<void> {
+  const amount = options.jitWarmupRequests;
+  if (amount === 0) return;
+  process.stdout.write(`JIT warm-up: ${amount} requests at c=1 per system, unmeasured\n`);
+  if (systems.naive) await measureNaiveStep(options, systems.naive, 1, amount);
+  if (systems.stack) {
+    await measureModelgateStep(options, systems.stack, 1, { system: 'modelgate (JIT warm-up)', amount });
+  } else {
+    await measureWorkerStep(options, systems.worker, systems.fixtureDir, 1, {
+      system: 'worker (JIT warm-up)',
+      amount,
+    });
   }
 }

@@ -150,10 +150,11 @@ export function measureNaiveStep(
   options: BenchOptions,
   naive: NaiveServer,
   concurrency: number,
+  amount?: number,
 ): Promise<StepResult> {
   return runLoadStep(
     'naive',
-    { kind: 'http', config: httpConfig(options, naive.url, '/classify', concurrency) },
+    { kind: 'http', config: httpConfig(options, naive.url, '/classify', concurrency, amount) },
     { parties: { 'naive server': naive.process.pid } },
   );
 }
@@ -203,6 +204,8 @@ export interface WorkerStepSettings {
   loadCpuList?: string;
   /** The registry pid when one runs (it takes heartbeats during the step). */
   registryPid?: number;
+  /** A fixed number of calls instead of the step duration. */
+  amount?: number;
 }
 
 /** One step straight at a worker: OIP ModelInfer over gRPC with raw_input_contents. */
@@ -221,6 +224,7 @@ export function measureWorkerStep(
     durationS: options.durationS,
     warmupS: options.warmupS,
     sentences: [...(settings.texts ?? SENTENCES)],
+    ...(settings.amount !== undefined ? { amount: settings.amount } : {}),
   };
   const parties: Record<string, number> = { worker: worker.pid };
   if (settings.registryPid !== undefined) parties.registry = settings.registryPid;

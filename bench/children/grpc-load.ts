@@ -20,6 +20,8 @@ export interface GrpcLoadConfig {
   durationS: number;
   warmupS: number;
   sentences: string[];
+  /** Total calls to make instead of a duration (then `durationS` is ignored). */
+  amount?: number;
 }
 
 interface Recorder {
@@ -46,11 +48,13 @@ function parameterMs(response: Message, name: string): number | undefined {
   return typeof micros === 'number' ? micros / 1000 : undefined;
 }
 
-async function load(seconds: number, recorder?: Recorder): Promise<number> {
-  const end = performance.now() + seconds * 1000;
+/** Runs for `limit.seconds`, or until `limit.calls` calls have been made; resolves with the seconds it took. */
+async function load(limit: { seconds: number } | { calls: number }, recorder?: Recorder): Promise<number> {
+  const end = 'seconds' in limit ? performance.now() + limit.seconds * 1000 : Infinity;
+  const calls = 'calls' in limit ? limit.calls : Infinity;
   let next = 0;
   const loop = async (): Promise<void> => {
-    while (performance.now() < end) {
+    while (performance.now() < end && next < calls) {
       const request = requests[next++ % requests.length];
       if (!request) break;
       const started = performance.now();
@@ -81,7 +85,7 @@ async function load(seconds: number, recorder?: Recorder): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-if (config.warmupS > 0) await load(config.warmupS);
+if (config.warmupS > 0) await load({ seconds: config.warmupS });
 const recorder: Recorder = {
   latencies: [],
   okTokens: 0,
@@ -90,7 +94,10 @@ const recorder: Recorder = {
 };
 mark('measuring');
 const cpuBefore = process.cpuUsage();
-const durationS = await load(config.durationS, recorder);
+const durationS = await load(
+  config.amount === undefined ? { seconds: config.durationS } : { calls: config.amount },
+  recorder,
+);
 const cpu = process.cpuUsage(cpuBefore);
 mark('measured');
 client.close();
