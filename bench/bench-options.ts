@@ -41,11 +41,12 @@ export interface BenchOptions {
   /** Unmeasured seconds before each step, same load. @defaultValue 1.5 (0.5 with --quick) */
   warmupS: number;
   /**
-   * Requests each HTTP system of the shared suite (and the profiled stack) serves at c=1 before its
-   * first measured step, unmeasured: V8 optimises a function only after thousands of calls, and at
-   * c=1 (each request its own gRPC call) a fresh gateway and worker run their per-call path
-   * unoptimised for the first few thousand requests, about 2 ms a request slower than a server in
-   * service. @defaultValue 4000 (300 with --quick)
+   * Requests each server serves before its first measured step, unmeasured: the shared suite's and
+   * the profiled stack's at c=1, the pinned split's at its steps' concurrency. V8 optimises a
+   * function only after thousands of calls: at c=1 (each request its own gRPC call) a fresh gateway
+   * and worker run their per-call path unoptimised for the first few thousand requests, about 2 ms
+   * a request slower than a server in service, and on the pinned split's one core a fresh worker
+   * also spends a share of it compiling. @defaultValue 6000 (300 with --quick)
    */
   jitWarmupRequests: number;
   quick: boolean;
@@ -87,7 +88,7 @@ suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
 /** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
 const OPTION_USERS: Record<string, readonly Suite[]> = {
   repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa', 'generation', 'image'],
-  'jit-warmup': ['shared', 'worker', 'profile'],
+  'jit-warmup': ['shared', 'worker', 'pinned', 'profile'],
   'gateway-workers': ['shared', 'profile', 'qa', 'generation', 'image'],
   'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa', 'generation', 'image'],
   // The pinned split runs one instance on its one core; generation and image deploy their own model.
@@ -180,7 +181,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
     repeats: numberOption(values.repeats, 'repeats', quick ? 2 : 3, 1, true),
     durationS: numberOption(values.duration, 'duration', quick ? 1.5 : 5, 0.5, false),
     warmupS: numberOption(values.warmup, 'warmup', quick ? 0.5 : 1.5, 0, false),
-    jitWarmupRequests: numberOption(values['jit-warmup'], 'jit-warmup', quick ? 300 : 4000, 0, true),
+    jitWarmupRequests: numberOption(values['jit-warmup'], 'jit-warmup', quick ? 300 : 6000, 0, true),
     quick,
     concurrencies: quick ? [1, 128] : [1, 32, 128],
     batchSizes: quick ? [1, 32] : [1, 8, 32, 64],

@@ -89,6 +89,7 @@ export async function runPinnedSuite(
       worker: treeAffinities(stack.worker.pid),
       gateway: treeAffinities(stack.gateway.process.child.pid ?? -1),
     };
+    await warmUpJit(options, stack, capacityStack, fixtureDir);
     const rounds: PinnedRound[] = [];
     for (let index = 0; index < options.repeats; index++) {
       process.stdout.write(`round ${index + 1}/${options.repeats}\n`);
@@ -132,6 +133,37 @@ export async function runPinnedSuite(
     await capacityStack?.stop();
     await stack.stop();
   }
+}
+
+/**
+ * Serves `options.jitWarmupRequests` requests through each of the split's paths at its steps'
+ * concurrency before the first round, unmeasured (BenchOptions.jitWarmupRequests says why): on its
+ * one core a fresh worker also spends a share of it compiling, which a server in service does not.
+ */
+async function warmUpJit(
+  options: BenchOptions,
+  stack: ModelgateStack,
+  capacityStack: ModelgateStack,
+  fixtureDir: string,
+): Promise<void> {
+  const amount = options.jitWarmupRequests;
+  if (amount === 0) return;
+  process.stdout.write(`JIT warm-up: ${amount} requests per path, unmeasured\n`);
+  await measureWorkerStep(options, stack.worker, fixtureDir, PINNED_CONCURRENCY, {
+    system: 'worker (JIT warm-up)',
+    loadCpuList: GATEWAY_CPUS,
+    amount,
+  });
+  await measureModelgateStep(options, stack, PINNED_CONCURRENCY, {
+    system: 'modelgate (JIT warm-up)',
+    loadCpuList: GATEWAY_CPUS,
+    amount,
+  });
+  await measureModelgateStep(options, capacityStack, CAPACITY_CONCURRENCY, {
+    system: 'capacity (JIT warm-up)',
+    loadCpuList: WORKER_CPUS,
+    amount,
+  });
 }
 
 /** The gateway process tree's CPU ms per answered request of a step. */

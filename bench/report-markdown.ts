@@ -44,10 +44,12 @@ function header(results: BenchResults): string {
 /** Says what the JIT warm-up did (BenchOptions.jitWarmupRequests), where a suite ran one. */
 function jitWarmupNote(o: BenchResults['meta']['options']): string {
   const requests = o.jitWarmupRequests;
-  if (requests === 0 || !o.suites.some((suite) => ['shared', 'worker', 'profile'].includes(suite))) return '';
+  const warmed = ['shared', 'worker', 'pinned', 'profile'];
+  if (requests === 0 || !o.suites.some((suite) => warmed.includes(suite))) return '';
   return (
-    `; before its first measured step each server (modelgate, the naive server) served ${requests} ` +
-    'requests at c=1, unmeasured (a JIT warm-up: V8 optimises the per-call path only after thousands of calls)'
+    `; before its first measured step each server served ${requests} requests, unmeasured (a JIT ` +
+    'warm-up: V8 optimises the per-call path only after thousands of calls): at c=1 in the shared and ' +
+    "profile suites, at the steps' concurrency in the pinned split"
   );
 }
 
