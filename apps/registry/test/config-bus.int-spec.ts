@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { configChannel } from '@modelgate/config-sync';
+import { waitFor } from '@modelgate/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisConfigBus, highWaterKey } from '../src/outbox/config-bus.js';
 import { TEST_REDIS_URL } from './support/registry-harness.js';
@@ -24,6 +25,9 @@ describe('RedisConfigBus', () => {
       subscriber.once('message', (_channel, message) => resolve(message)),
     );
     await subscriber.subscribe(configChannel(prefix));
+    // The bus queues nothing while it connects (a publish then fails, and the relay retries it):
+    // wait until its connection answers.
+    await waitFor(async () => (await bus.highWater()) === 0);
 
     await bus.publish(7);
     expect(JSON.parse(await heard)).toMatchObject({ revision: 7 });

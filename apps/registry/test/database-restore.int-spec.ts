@@ -56,7 +56,10 @@ describe('a registry database restored from a backup', () => {
   };
   const restore = async (file: string): Promise<void> => {
     await isolation.sql(`DROP SCHEMA "${isolation.schema}" CASCADE`);
-    await run('pg_restore', ['--dbname', TEST_DATABASE_URL, file]);
+    // One transaction: a registry still running sees no schema, then all of the backup. Restored
+    // piece by piece, its revision raise could land between the restored rows and their sequence's
+    // value, and take an audit id the backup's rows hold (the primary key then failed to build).
+    await run('pg_restore', ['--single-transaction', '--dbname', TEST_DATABASE_URL, file]);
   };
   const createEndpoint = async (name: string): Promise<void> => {
     const created = await registry.admin.post('/v1/endpoints', {
