@@ -85,10 +85,13 @@ const USAGE = `usage: npm run bench -- [--suite full|<suite>[,<suite>...]] [--pr
   [--generation-fixture <fixture>] [--registry auto|live|off] [--out <dir>]
 suites: ${SUITES.join(', ')}; full = ${FULL_SUITES.join(',')}`;
 
+/** The suites whose servers serve BenchOptions.jitWarmupRequests before their first measured step. */
+export const JIT_WARMUP_SUITES: readonly Suite[] = ['shared', 'worker', 'pinned', 'profile'];
+
 /** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
 const OPTION_USERS: Record<string, readonly Suite[]> = {
   repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa', 'generation', 'image'],
-  'jit-warmup': ['shared', 'worker', 'pinned', 'profile'],
+  'jit-warmup': JIT_WARMUP_SUITES,
   'gateway-workers': ['shared', 'profile', 'qa', 'generation', 'image'],
   'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa', 'generation', 'image'],
   // The pinned split runs one instance on its one core; generation and image deploy their own model.

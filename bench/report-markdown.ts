@@ -2,6 +2,7 @@
  * The results page: the run, the issue 11 targets, then each suite's tables (shared cores, the
  * pinned split, mixed lengths, where the CPU goes), then costs per request and the chart.
  */
+import { JIT_WARMUP_SUITES } from './bench-options.js';
 import { type BenchResults } from './bench-results.js';
 import { cpuSection, gatewaySection, timeSection } from './report-costs.js';
 import { fmt, table } from './report-format.js';
@@ -44,8 +45,7 @@ function header(results: BenchResults): string {
 /** Says what the JIT warm-up did (BenchOptions.jitWarmupRequests), where a suite ran one. */
 function jitWarmupNote(o: BenchResults['meta']['options']): string {
   const requests = o.jitWarmupRequests;
-  const warmed = ['shared', 'worker', 'pinned', 'profile'];
-  if (requests === 0 || !o.suites.some((suite) => warmed.includes(suite))) return '';
+  if (requests === 0 || !o.suites.some((suite) => JIT_WARMUP_SUITES.includes(suite))) return '';
   return (
     `; before its first measured step each server served ${requests} requests, unmeasured (a JIT ` +
     'warm-up: V8 optimises the per-call path only after thousands of calls): at c=1 in the shared and ' +
