@@ -60,8 +60,15 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
   /** Public HTTP port (DESIGN §4). */
   GATEWAY_PORT: integerFromEnv(0, 65535).default(8080),
-  /** Event loops serving HTTP: `auto` = one per core (Node cluster), or a number. */
+  /** Event loops serving HTTP: `auto` = one per core (Node cluster), or a number; one with GATEWAY_LOCAL_WORKER. */
   GATEWAY_WORKERS: z.union([z.literal('auto'), integerFromEnv(1, 256)]).default('auto'),
+  /**
+   * Co-located mode: a worker runs inside this process, configured by the usual WORKER_* variables
+   * (and REGISTRY_URL, REDIS_URL), serving gRPC and heartbeating like any worker; this gateway
+   * calls it in-process, with no gRPC hop, through the same client as remote workers (which keep
+   * working beside it). One event loop serves HTTP then (GATEWAY_WORKERS `auto` means 1).
+   */
+  GATEWAY_LOCAL_WORKER: booleanFromEnv.default(false),
   /** A ConfigSnapshot JSON file to serve from (static deployments, when REGISTRY_URL is unset). */
   GATEWAY_CONFIG_FILE: z.string().min(1).optional(),
   /** The registry to follow for config snapshots (live sync); not with GATEWAY_CONFIG_FILE. */
@@ -172,7 +179,24 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   refuseRetiredKeys(env, RETIRED_KEYS, 'gateway');
   refuseIdleKeys(env, IDLE_KEY_RULES, 'gateway');
-  return parseEnv(gatewayConfigSchema, env, 'gateway');
+  const config = parseEnv(gatewayConfigSchema, env, 'gateway');
+  if (
+    config.GATEWAY_LOCAL_WORKER &&
+    typeof config.GATEWAY_WORKERS === 'number' &&
+    config.GATEWAY_WORKERS > 1
+  ) {
+    throw new Error(
+      'invalid gateway configuration:\n  GATEWAY_WORKERS: a co-located worker (GATEWAY_LOCAL_WORKER=true) lives in one event loop; ' +
+        'set GATEWAY_WORKERS to 1 or auto, or run the worker as its own process',
+    );
+  }
+  return config;
+}
+
+/** Event loops this gateway runs: GATEWAY_WORKERS, `auto` being one per core, or one with a local worker. */
+export function gatewayEventLoops(config: GatewayConfig, cores: number): number {
+  if (config.GATEWAY_LOCAL_WORKER) return 1;
+  return config.GATEWAY_WORKERS === 'auto' ? cores : config.GATEWAY_WORKERS;
 }
 
 /** The env var names the gateway reads (the Helm chart and compose file are checked against it). */

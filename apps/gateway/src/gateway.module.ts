@@ -13,7 +13,7 @@ import {
   HeartbeatReader,
   registryArtifactAccess,
 } from '@modelgate/config-sync';
-import { InferenceClient } from '@modelgate/inference-client';
+import { InferenceClient, type LocalWorkerEndpoint } from '@modelgate/inference-client';
 import { ModelStore } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
@@ -121,8 +121,14 @@ export class GatewayModule {
    * The gateway's module for one configuration. With `primary` (an event loop of a cluster) the
    * config comes from the primary, the heartbeat goes to it, /metrics is the pod's aggregate, and
    * the BullMQ consumer runs only where the primary says; without, this process does all of it.
+   * With `localWorker` (GATEWAY_LOCAL_WORKER) calls to that worker stay in this process.
    */
-  static forRoot(config: GatewayConfig, logger: Logger, primary?: PrimaryLink): DynamicModule {
+  static forRoot(
+    config: GatewayConfig,
+    logger: Logger,
+    primary?: PrimaryLink,
+    localWorker?: LocalWorkerEndpoint,
+  ): DynamicModule {
     const metrics = new GatewayMetrics();
     const store = new ModelStore({
       cacheDir: config.GATEWAY_CACHE_DIR,
@@ -139,6 +145,7 @@ export class GatewayModule {
     const client = new InferenceClient({
       workerGroups: config.GATEWAY_WORKER_ADDRESSES,
       mergeCalls: config.GATEWAY_MERGE_CALLS,
+      ...(localWorker ? { localWorker } : {}),
     });
     const tables = new EndpointTables(new TokenizerLoader(store), client, logger, {
       staticWorkerGroups: config.GATEWAY_WORKER_ADDRESSES.length > 0,

@@ -5,7 +5,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { serveApiDocs } from '@modelgate/api-docs';
 import { createLogger, toNestLogger } from '@modelgate/observability';
-import { type GatewayConfig, loadGatewayConfig } from './gateway.config.js';
+import { type LocalWorkerEndpoint } from '@modelgate/inference-client';
+import { type GatewayConfig, gatewayEventLoops, loadGatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
 import { type AsyncInference } from './async-jobs/async-inference.js';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
@@ -32,6 +33,7 @@ const PRIMARY_TIMEOUT_MS = 10_000;
  */
 async function serve(config: GatewayConfig): Promise<void> {
   const logger = createLogger({ app: 'gateway', level: config.GATEWAY_LOG_LEVEL });
+  const local = config.GATEWAY_LOCAL_WORKER ? await startLocalWorker() : undefined;
   const primary = cluster.isWorker
     ? await PrimaryLink.connect({
         retryIntervalMs: config.GATEWAY_RECONCILE_INTERVAL_MS,
@@ -48,7 +50,7 @@ async function serve(config: GatewayConfig): Promise<void> {
   });
   installFastifyHooks(adapter.getInstance(), logger);
   const app = await NestFactory.create<NestFastifyApplication>(
-    GatewayModule.forRoot(config, logger, primary),
+    GatewayModule.forRoot(config, logger, primary, local?.endpoint),
     adapter,
     {
       logger: toNestLogger(logger),
@@ -78,6 +80,8 @@ async function serve(config: GatewayConfig): Promise<void> {
     { delayMs: config.GATEWAY_SHUTDOWN_DELAY_MS, drainTimeoutMs: config.GATEWAY_DRAIN_TIMEOUT_MS },
     logger,
     cluster.isWorker ? 'ignore' : 'exit-now',
+    // Once the HTTP server has answered its in-flight requests, the co-located worker drains too.
+    local ? (signal) => local.stop(signal) : undefined,
   );
   if (primary) {
     primary.answerCollectionsFrom(app.get(GatewayMetrics).registry);
@@ -89,8 +93,40 @@ async function serve(config: GatewayConfig): Promise<void> {
   logger.info({ port: config.GATEWAY_PORT, pid: process.pid }, 'gateway listening');
 }
 
+/** What the gateway uses of the worker app's `@modelgate/worker/embedded` entry. */
+interface EmbeddedWorkerModule {
+  startEmbeddedWorker(): Promise<{ endpoint: LocalWorkerEndpoint; stop: (reason: string) => Promise<void> }>;
+}
+
+/** The worker app's embedding entry; a variable, so the gateway's build and image do not depend on it. */
+const EMBEDDED_WORKER = '@modelgate/worker/embedded';
+
+/**
+ * The co-located worker (GATEWAY_LOCAL_WORKER): the worker app started in this process from its
+ * own WORKER_* configuration. The only place the gateway reaches into the worker app, at run time
+ * and only in this mode: the gateway image (no onnxruntime) refuses it, naming what is missing;
+ * `npm start` and an install of both apps have it. The router sees only its in-process endpoint.
+ */
+async function startLocalWorker(): Promise<{
+  endpoint: LocalWorkerEndpoint;
+  stop: (reason: string) => Promise<void>;
+}> {
+  let embedded: EmbeddedWorkerModule;
+  try {
+    embedded = (await import(EMBEDDED_WORKER)) as EmbeddedWorkerModule;
+  } catch (error) {
+    throw new Error(
+      `GATEWAY_LOCAL_WORKER=true needs the worker app (${EMBEDDED_WORKER}) and onnxruntime-node installed beside ` +
+        'the gateway, as `npm start` and a full install have them (the gateway image has neither): ' +
+        `${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  return embedded.startEmbeddedWorker();
+}
+
 const config = loadGatewayConfig();
-const workers = config.GATEWAY_WORKERS === 'auto' ? availableParallelism() : config.GATEWAY_WORKERS;
+const workers = gatewayEventLoops(config, availableParallelism());
 // Forks one event loop per core (GATEWAY_WORKERS); they share the port through Node's cluster.
 if (cluster.isPrimary && workers > 1) new PodPrimary(config, workers).start();
 else await serve(config);

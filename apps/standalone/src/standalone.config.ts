@@ -21,6 +21,11 @@ export const standaloneConfigSchema = z.object({
     .min(1)
     .default('.modelgate')
     .transform((dir) => resolve(dir)),
+  /**
+   * Co-located: the worker runs inside the gateway's process (GATEWAY_LOCAL_WORKER), which calls it
+   * with no gRPC hop; it still serves gRPC on WORKER_GRPC_PORT. false runs it as its own process.
+   */
+  MODELGATE_COLOCATED: booleanFromEnv.default(true),
   /** Register the demo model and endpoint `demo` at start-up (kept if already there). */
   MODELGATE_DEMO: booleanFromEnv.default(true),
   /** How long start-up may take before giving up, in ms (the first start creates the database). */
@@ -66,6 +71,10 @@ function launcherDecided(env: NodeJS.ProcessEnv): string[] {
     ['WORKER_CONFIG_FILE', 'the worker follows the registry here, never a config file'],
     ['GATEWAY_CONFIG_FILE', 'the gateway follows the registry here, never a config file'],
     ['REGISTRY_MIGRATE_ON_START', 'the launcher always migrates the registry database at start-up', 'true'],
+    [
+      'GATEWAY_LOCAL_WORKER',
+      'the launcher co-locates the worker as MODELGATE_COLOCATED says (set that instead)',
+    ],
     ...(env.DATABASE_URL === undefined
       ? ([
           ['DATABASE_SCHEMA', 'the embedded database keeps everything in its public schema', 'public'],

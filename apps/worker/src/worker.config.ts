@@ -77,6 +77,27 @@ export const workerConfigSchema = z.object({
    * sleeping thread per step, and no core is held between requests. false keeps them from spinning.
    */
   WORKER_SOLO_SPINNING: booleanFromEnv.default(true),
+  /**
+   * Whether a CPU encoder model's solo session opens on the worker's event-loop thread (any
+   * instance count) and runs there the lone batches expected to take at most WORKER_INLINE_MAX_MS:
+   * a request that finds its model idle then computes where it arrived, with no hop to a session
+   * thread and back. Under load every batch still goes to the session threads. It costs one more
+   * copy of the model in memory where the model has one instance; false keeps every run on threads.
+   */
+  WORKER_INLINE: booleanFromEnv.default(true),
+  /**
+   * The longest expected run, in ms, that may run inline: the bound on how long one inline run
+   * holds the event loop (the estimate follows the model's measured runs).
+   */
+  WORKER_INLINE_MAX_MS: millisecondsFromEnv(1, 1000).default(10),
+  /**
+   * Whether the inline session's intra-op threads, after a run returns, keep spinning for
+   * onnxruntime's own bounded while before they sleep (as a session with the library's defaults
+   * does), so the next lone request finds them awake. It costs CPU for that while after each lone
+   * request (bench/README.md reports it); false stops them as each run returns. Needs
+   * WORKER_SOLO_SPINNING (the default).
+   */
+  WORKER_INLINE_IDLE_SPIN: booleanFromEnv.default(true),
   /** CUDA device the CUDA and TensorRT providers run on. */
   WORKER_CUDA_DEVICE_ID: integerFromEnv(0).default(0),
   /** Log level. */
@@ -120,6 +141,31 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
   ['WORKER_RECONCILE_INTERVAL_MS', actsOnlyWith(['REGISTRY_URL'], 'paces polling the registry')],
   ['WORKER_HEARTBEAT_TTL_MS', actsOnlyWith(HEARTBEATS_GO_TO, 'heartbeats go to Redis or the registry')],
   ['WORKER_ADVERTISE_ADDRESS', actsOnlyWith(HEARTBEATS_GO_TO, 'the address is advertised in heartbeats')],
+  [
+    'WORKER_INLINE',
+    (env) =>
+      booleanFromEnv.safeParse(env.WORKER_SOLO_SESSION).data === false &&
+      booleanFromEnv.safeParse(env.WORKER_INLINE).data === true
+        ? 'runs the solo session inline, and WORKER_SOLO_SESSION=false opens none: leave one of them out'
+        : undefined,
+  ],
+  [
+    'WORKER_INLINE_MAX_MS',
+    (env) =>
+      booleanFromEnv.safeParse(env.WORKER_INLINE).data === false ||
+      booleanFromEnv.safeParse(env.WORKER_SOLO_SESSION).data === false
+        ? 'bounds inline runs, and inline execution is off (WORKER_INLINE=false or WORKER_SOLO_SESSION=false)'
+        : undefined,
+  ],
+  [
+    'WORKER_INLINE_IDLE_SPIN',
+    (env) =>
+      booleanFromEnv.safeParse(env.WORKER_INLINE).data === false ||
+      booleanFromEnv.safeParse(env.WORKER_SOLO_SESSION).data === false ||
+      booleanFromEnv.safeParse(env.WORKER_SOLO_SPINNING).data === false
+        ? 'sets how the inline session spins, and inline execution or its spinning is off (WORKER_INLINE, WORKER_SOLO_SESSION or WORKER_SOLO_SPINNING false)'
+        : undefined,
+  ],
   [
     'WORKER_SOLO_SPINNING',
     (env) =>

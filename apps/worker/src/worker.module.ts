@@ -30,6 +30,8 @@ import { CONFIG_SOURCE, LOGGER, WORKER_CONFIG } from './worker.tokens.js';
 
 /** Heartbeats of this worker, when Redis is configured. */
 export const HEARTBEAT = Symbol('HEARTBEAT');
+/** The gRPC address this worker heartbeats (advertisedAddress below). */
+export const ADVERTISED_ADDRESS = Symbol('ADVERTISED_ADDRESS');
 
 /**
  * Feeds snapshots from the config source to the model manager once the servers are up, and
@@ -104,6 +106,12 @@ export class WorkerModule {
       },
       soloSession: config.WORKER_SOLO_SESSION,
       soloSpinning: config.WORKER_SOLO_SPINNING,
+      inline: {
+        // WORKER_SOLO_SESSION=false opens no solo session, inline or not (the config refuses both).
+        enabled: config.WORKER_INLINE && config.WORKER_SOLO_SESSION,
+        maxMicros: config.WORKER_INLINE_MAX_MS * 1000,
+        spinAfterRuns: config.WORKER_INLINE_IDLE_SPIN,
+      },
       cores: availableParallelism(),
       fetcher: store,
       metrics,
@@ -156,6 +164,7 @@ export class WorkerModule {
         { provide: ModelManager, useValue: models },
         { provide: CONFIG_SOURCE, useValue: source },
         { provide: HEARTBEAT, useValue: heartbeat },
+        { provide: ADVERTISED_ADDRESS, useValue: address },
         SnapshotApplier,
       ],
     };

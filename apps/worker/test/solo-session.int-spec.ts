@@ -7,24 +7,11 @@ import {
   builtModelManagers,
   builtWorkerMetrics,
   fixtureSnapshot,
+  sentence,
   stopModelManager,
 } from './support/built-model-manager.js';
 
 const RETRY = { baseDelayMs: 20, maxDelayMs: 40, maxAttempts: 1 };
-
-/** One tokenized sentence, [1, 6], as the gateway sends it. */
-const sentence = () => {
-  const row = (values: bigint[]) => ({
-    datatype: 'INT64',
-    dims: [1, values.length],
-    data: BigInt64Array.from(values),
-  });
-  return {
-    input_ids: row([101n, 1045n, 2293n, 2023n, 3185n, 102n]),
-    attention_mask: row([1n, 1n, 1n, 1n, 1n, 1n]),
-    token_type_ids: row([0n, 0n, 0n, 0n, 0n, 0n]),
-  };
-};
 
 // Managers here count two cores (TestManagerOptions.cores), whatever the machine has.
 describe('the solo session (instances sharing two cores, real onnxruntime sessions)', () => {

@@ -6,6 +6,7 @@ export * from './cancel-signal.js';
 export * from './clock.js';
 export * from './concat-batch.js';
 export * from './dynamic-batcher.js';
+export * from './execution-path.js';
 export * from './pack-token-batch.js';
 export * from './split-batch-output.js';
 export * from './sequence-rows.js';

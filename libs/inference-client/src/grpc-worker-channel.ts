@@ -7,7 +7,7 @@ import { type WorkerCallOptions, WorkerCallError, type WorkerChannel } from './w
 
 type UnaryMethod = protoLoader.MethodDefinition<object, object>;
 
-interface InferenceMethods {
+export interface InferenceMethods {
   modelInfer: UnaryMethod;
   modelGenerate: UnaryMethod;
   serverReady: UnaryMethod;
@@ -16,8 +16,11 @@ interface InferenceMethods {
 
 let methods: InferenceMethods | undefined;
 
-/** The three methods the client calls, loaded from the contracts proto once per process. */
-function inferenceMethods(): InferenceMethods {
+/**
+ * The methods the client calls, loaded from the contracts proto once per process: their paths
+ * and the client side's serializers (the in-process transport, local-worker-channel.ts, uses them too).
+ */
+export function inferenceMethods(): InferenceMethods {
   methods ??= loadInferenceMethods();
   return methods;
 }

@@ -19,6 +19,7 @@ export {
 } from './infer-codec.js';
 export { type RowLayout, modelRowLayout } from './merge-calls.js';
 export { GrpcWorkerChannel } from './grpc-worker-channel.js';
+export { type LocalCall, type LocalWorkerEndpoint, LocalWorkerChannel } from './local-worker-channel.js';
 export { type OutlierEjectorOptions, type WorkerHealth, OutlierEjector } from './outlier-ejector.js';
 export { type PickOptions, type WorkerLoad, type WorkerPick, pickWorker } from './pick-worker.js';
 export { type RetryBudgetOptions, type RetryBudgetState, RetryBudget } from './retry-budget.js';

@@ -3,6 +3,7 @@ import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
 import { type GenerateCall, type GenerateRequest, startGeneration } from './generate-call.js';
 import { CallMerger } from './call-merger.js';
 import { GrpcWorkerChannel } from './grpc-worker-channel.js';
+import { type LocalWorkerEndpoint, LocalWorkerChannel } from './local-worker-channel.js';
 import { decodeInferResponse, encodeInferRequest, workerTimings } from './infer-codec.js';
 import {
   type InferRequest,
@@ -40,11 +41,16 @@ export class InferenceClient {
   private readonly healthTimeoutMs: number;
   private readonly now: () => number;
   private readonly merger: CallMerger | undefined;
+  private readonly localWorker: LocalWorkerEndpoint | undefined;
   private turn = 0;
 
   constructor(options: InferenceClientOptions = {}) {
     this.now = options.now ?? (() => performance.now());
-    this.pool = new WorkerPool(options.createChannel ?? ((address) => new GrpcWorkerChannel(address)));
+    const local = (this.localWorker = options.localWorker);
+    const remote = options.createChannel ?? ((address: string) => new GrpcWorkerChannel(address));
+    this.pool = new WorkerPool((address) =>
+      local !== undefined && address === local.address ? new LocalWorkerChannel(local) : remote(address),
+    );
     this.ejector = new OutlierEjector(options.outlierEjection, this.now);
     this.budget = new RetryBudget(options.retryBudget, this.now);
     this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 2));
@@ -52,7 +58,7 @@ export class InferenceClient {
     if (options.mergeCalls !== false) {
       this.merger = new CallMerger((request) => this.inferAlone(request), this.now);
     }
-    if (options.workerGroups !== undefined) this.setWorkerGroups(options.workerGroups);
+    this.setWorkerGroups(options.workerGroups ?? []);
   }
 
   /**
@@ -60,14 +66,29 @@ export class InferenceClient {
    * that stay are kept; the others close once their running calls end.
    */
   setWorkerGroups(groups: Iterable<WorkerGroupAddresses>): void {
-    this.pool.setGroups(groups);
+    const local = this.localWorker;
+    const all = [...groups].map((group) => ({
+      name: group.name,
+      addresses: this.withLocal(group.name, group.addresses),
+    }));
+    if (local !== undefined && !all.some((group) => group.name === local.workerGroup))
+      all.push({ name: local.workerGroup, addresses: [local.address] });
+    this.pool.setGroups(all);
     this.ejector.retain(this.pool.listedAddresses());
   }
 
   /** Sets one group's addresses (an empty list removes it), e.g. from discovery. */
   setWorkerGroup(name: string, addresses: readonly string[]): void {
-    this.pool.setGroup(name, addresses);
+    this.pool.setGroup(name, this.withLocal(name, addresses));
     this.ejector.retain(this.pool.listedAddresses());
+  }
+
+  /** `addresses`, plus the local worker's where `group` is its worker group. */
+  private withLocal(group: string, addresses: readonly string[]): readonly string[] {
+    const local = this.localWorker;
+    if (local === undefined || group !== local.workerGroup || addresses.includes(local.address))
+      return addresses;
+    return [...addresses, local.address];
   }
 
   /** The addresses of a worker group (empty when unknown). */

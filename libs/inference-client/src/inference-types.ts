@@ -4,6 +4,7 @@ import { type DecodedInferResponse, type InferMessageFields, type WorkerTimings 
 import { type RowLayout } from './merge-calls.js';
 import { type OutlierEjectorOptions, type WorkerHealth } from './outlier-ejector.js';
 import { type RetryBudgetOptions } from './retry-budget.js';
+import { type LocalWorkerEndpoint } from './local-worker-channel.js';
 import { type WorkerChannelFactory } from './worker-channel.js';
 import { type WorkerGroupAddresses } from './worker-pool.js';
 
@@ -25,6 +26,13 @@ export interface InferenceClientOptions {
   now?: () => number;
   /** Makes the channel of an address (unit tests pass fakes). @defaultValue a GrpcWorkerChannel */
   createChannel?: WorkerChannelFactory;
+  /**
+   * A worker in this process (a co-located gateway): calls to its address take the in-process
+   * transport (local-worker-channel.ts) instead of gRPC, and its worker group always lists it,
+   * whatever the snapshot or GATEWAY_WORKER_ADDRESSES say of that group. Discovery finds it by
+   * its heartbeat like any worker. @defaultValue none
+   */
+  localWorker?: LocalWorkerEndpoint;
 }
 
 /** One inference call. */

@@ -21,6 +21,8 @@ export function shutDownOnSignals(
   timing: ShutdownTiming,
   logger: Logger,
   repeats: 'exit-now' | 'ignore',
+  /** Runs after the app has closed, before the exit (the co-located worker's drain). */
+  afterClose?: (signal: NodeJS.Signals) => Promise<void>,
 ): void {
   let started = false;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -44,13 +46,15 @@ export function shutDownOnSignals(
             'shutting down: drain timed out; exiting with requests still in flight',
           );
       },
-    ).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutting down failed');
-        process.exit(1);
-      },
-    );
+    )
+      .then(() => afterClose?.(signal))
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutting down failed');
+          process.exit(1);
+        },
+      );
   };
   for (const signal of TERMINATION_SIGNALS) process.on(signal, onSignal);
 }

@@ -17,6 +17,7 @@ import {
   registryEnvironment,
   registryUrl,
   workerEnvironment,
+  colocatedEnvironment,
 } from '../processes/app-environments.js';
 import { AppProcess, type ExitStatus, describeExit, isCleanExit } from '../processes/app-process.js';
 import { assertPortsFree } from '../processes/port-check.js';
@@ -38,7 +39,8 @@ const ADMIN_CALL_TIMEOUT_MS = 120_000;
 const EMBEDDED_MAX_CONNECTIONS = 4;
 
 /**
- * `npm start`: the registry, a worker and a gateway as child processes of this one, an embedded
+ * `npm start`: the registry and a gateway with the worker inside it (MODELGATE_COLOCATED; or the
+ * worker as a third process) as child processes of this one, an embedded
  * Postgres (PGlite) in this process when DATABASE_URL is unset, and the demo model and endpoint.
  * Without Redis the gateway and worker poll the registry every 500 ms for a new config revision.
  * stop() brings everything down in order and resolves `stopped` with the exit code.
@@ -149,8 +151,12 @@ export class StandaloneLauncher {
       signal: this.#abort.signal,
     });
     const nodeToken = await this.#nodeToken(admin);
-    this.#spawn('worker', workerEnvironment(this.env, facts, nodeToken));
-    this.#spawn('gateway', gatewayEnvironment(this.env, facts, nodeToken));
+    if (config.MODELGATE_COLOCATED) {
+      this.#spawn('gateway', colocatedEnvironment(this.env, facts, nodeToken));
+    } else {
+      this.#spawn('worker', workerEnvironment(this.env, facts, nodeToken));
+      this.#spawn('gateway', gatewayEnvironment(this.env, facts, nodeToken));
+    }
 
     if (config.MODELGATE_DEMO) {
       await ensureDemo(admin, this.say, wait, config.WORKER_GROUP);

@@ -3,6 +3,7 @@ import { homeLayout } from '../home/home-layout.js';
 import { loadStandaloneConfig } from '../standalone.config.js';
 import {
   type LaunchFacts,
+  colocatedEnvironment,
   dialHost,
   gatewayEnvironment,
   registryEnvironment,
@@ -44,6 +45,29 @@ describe('app environments', () => {
       GATEWAY_WORKERS: '1',
       GATEWAY_DRAIN_TIMEOUT_MS: '5000',
     });
+  });
+
+  it("co-locates the worker in the gateway by default: one process with both apps' variables, no worker address", () => {
+    const launch = facts({});
+    expect(launch.config.MODELGATE_COLOCATED).toBe(true);
+    const env = colocatedEnvironment({}, launch, 'mgt_node');
+    expect(env).toMatchObject({
+      GATEWAY_LOCAL_WORKER: 'true',
+      GATEWAY_PORT: '8080',
+      GATEWAY_WORKERS: '1',
+      WORKER_GRPC_PORT: '8001',
+      WORKER_HTTP_PORT: '8002',
+      WORKER_GROUP: 'default',
+      REGISTRY_TOKEN: 'mgt_node',
+    });
+    expect(env.GATEWAY_WORKER_ADDRESSES).toBeUndefined();
+    expect(gatewayEnvironment({}, launch, 'mgt_node').GATEWAY_WORKER_ADDRESSES).toBe(
+      'default=127.0.0.1:8001',
+    );
+    expect(facts({ MODELGATE_COLOCATED: 'false' }).config.MODELGATE_COLOCATED).toBe(false);
+    expect(() => facts({ GATEWAY_LOCAL_WORKER: 'true' })).toThrow(
+      /GATEWAY_LOCAL_WORKER: the launcher co-locates/,
+    );
   });
 
   it('gives the embedded database one connection in the public schema, and refuses other settings', () => {

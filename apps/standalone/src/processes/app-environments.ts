@@ -105,12 +105,13 @@ export function workerEnvironment(
 
 /**
  * The gateway's environment. Without Redis there are no heartbeats to discover the worker
- * from, so the gateway is told its address.
+ * from, so the gateway is told its address; a co-located worker needs no address.
  */
 export function gatewayEnvironment(
   env: NodeJS.ProcessEnv,
   facts: LaunchFacts,
   nodeToken: string,
+  colocated = false,
 ): NodeJS.ProcessEnv {
   const { config, layout } = facts;
   const worker = `${dialHost(config.WORKER_HOST)}:${config.WORKER_GRPC_PORT}`;
@@ -127,7 +128,7 @@ export function gatewayEnvironment(
       ...(config.REDIS_URL === undefined
         ? {
             GATEWAY_RECONCILE_INTERVAL_MS: String(POLL_INTERVAL_MS),
-            GATEWAY_WORKER_ADDRESSES: `${config.WORKER_GROUP}=${worker}`,
+            ...(colocated ? {} : { GATEWAY_WORKER_ADDRESSES: `${config.WORKER_GROUP}=${worker}` }),
           }
         : {}),
     },
@@ -139,4 +140,21 @@ export function gatewayEnvironment(
     },
     NODE_HIDDEN,
   );
+}
+
+/**
+ * The environment of a gateway with the worker inside its process (MODELGATE_COLOCATED): the
+ * worker's variables and the gateway's side by side (each app reads its own), and
+ * GATEWAY_LOCAL_WORKER.
+ */
+export function colocatedEnvironment(
+  env: NodeJS.ProcessEnv,
+  facts: LaunchFacts,
+  nodeToken: string,
+): NodeJS.ProcessEnv {
+  return {
+    ...workerEnvironment(env, facts, nodeToken),
+    ...gatewayEnvironment(env, facts, nodeToken, true),
+    GATEWAY_LOCAL_WORKER: 'true',
+  };
 }

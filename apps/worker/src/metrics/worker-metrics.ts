@@ -69,8 +69,19 @@ export class WorkerMetrics {
   /** Batches run on a model's solo session (a thread per core), which takes a batch that finds the model idle. */
   readonly soloBatches = new Counter({
     name: 'modelgate_solo_batches_total',
-    help: 'Batches run on the solo session (a thread per core; taken when every instance is idle and nothing waits).',
+    help: 'Batches run on the solo session (a thread per core, inline or on its own thread; taken when every instance is idle and nothing waits).',
     labelNames: ['model', 'version'] as const,
+    registers: [this.registry],
+  });
+
+  /**
+   * Rows computed on each path: `inline` (the solo session on the worker's event-loop thread),
+   * `solo` (the solo session on its own thread) or `instance` (libs/batching execution-path.ts).
+   */
+  readonly executionPathRows = new Counter({
+    name: 'modelgate_execution_path_rows_total',
+    help: 'Rows computed on each path: inline (on the worker event loop), solo (the solo session thread), instance.',
+    labelNames: ['model', 'version', 'path'] as const,
     registers: [this.registry],
   });
 

@@ -26,3 +26,11 @@ export function resolveSoloThreads(requested: number, instances: number, cores: 
   const whole = Math.max(1, cores);
   return whole > resolveIntraOpThreads(0, instances, whole) ? whole : 0;
 }
+
+/**
+ * Threads of the inline session (the solo session on the event-loop thread, onnx-session.inline.ts):
+ * `requested` when set (> 0), else every core, since it runs only while nothing else computes.
+ */
+export function resolveInlineThreads(requested: number, cores: number): number {
+  return requested > 0 ? requested : Math.max(1, cores);
+}

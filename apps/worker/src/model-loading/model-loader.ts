@@ -24,11 +24,12 @@ import {
   openWithFallback,
   planProviderAttempts,
 } from './execution-providers.js';
-import { resolveIntraOpThreads, resolveSoloThreads } from './intra-op-threads.js';
+import { resolveInlineThreads, resolveIntraOpThreads, resolveSoloThreads } from './intra-op-threads.js';
 import { resolveImageDims } from './image-input.js';
 import { type OnnxSession, type TensorDeclaration, openOnnxSession } from './onnx-session.adapter.js';
+import { openInlineSession } from './onnx-session.inline.js';
 import { type ServedModel } from './served-model.js';
-import { warmUp, warmUpDecoder } from './warm-up.js';
+import { timeWarmRun, warmUp, warmUpDecoder } from './warm-up.js';
 
 /**
  * Fetches a model's files into local, verified files (the model store) and answers the paths
@@ -47,6 +48,12 @@ export interface ModelLoaderDeps {
   soloSession: boolean;
   /** Whether the solo session's threads spin within a run (WORKER_SOLO_SPINNING). */
   soloSpinning: boolean;
+  /**
+   * Inline execution (WORKER_INLINE, WORKER_INLINE_MAX_MS): the solo session of a CPU encoder model
+   * opens on the event-loop thread, for every instance count, and runs the lone batches expected to
+   * take at most `maxMicros` there (libs/batching execution-path.ts).
+   */
+  inline: { enabled: boolean; maxMicros: number; spinAfterRuns?: boolean };
   /** Cores this process may run on (os.availableParallelism()), shared among a model's instances. */
   cores: number;
   fetcher: ArtifactFetcher;
@@ -92,17 +99,34 @@ export async function openModel(
     model.outputs = first.outputs;
     // Only where every instance runs on the CPU: a lone request must not leave a GPU instance idle.
     const onCpuOnly = providers.size === 1 && providers.has('cpu');
-    const soloThreads = resolveSoloThreads(spec.runtime.intraOpThreads, instances, cores);
-    if (deps.soloSession && soloThreads > 0 && onCpuOnly && !isGenerativeTask(spec.task)) {
-      const solo = { threads: soloThreads, spin: deps.soloSpinning };
-      model.soloSession = await openSoloSession(artifact.path, attempts, solo, spec.id, logger);
+    let soloThreads = resolveSoloThreads(spec.runtime.intraOpThreads, instances, cores);
+    if (deps.soloSession && onCpuOnly && !isGenerativeTask(spec.task)) {
+      if (deps.inline.enabled) {
+        const inlineThreads = resolveInlineThreads(spec.runtime.intraOpThreads, cores);
+        const solo = {
+          threads: inlineThreads,
+          spin: deps.soloSpinning,
+          spinAfterRuns: deps.inline.spinAfterRuns === true,
+          inline: true,
+        };
+        model.soloSession = await openSoloSession(artifact.path, attempts, solo, spec.id, logger);
+        if (model.soloSession) soloThreads = inlineThreads;
+      }
+      if (!model.soloSession && soloThreads > 0) {
+        const solo = { threads: soloThreads, spin: deps.soloSpinning, spinAfterRuns: false, inline: false };
+        model.soloSession = await openSoloSession(artifact.path, attempts, solo, spec.id, logger);
+      }
     }
     const warmUpMs = isGenerativeTask(spec.task)
       ? await startGenerator(model, metrics, logger, onSessionLost)
-      : await startBatcher(model, metrics, onSessionLost);
+      : await startBatcher(model, deps, onSessionLost);
     model.state = 'READY';
     metrics.modelLoadDuration.observe({ ...series, outcome: 'loaded' }, loadSeconds());
-    const threads = { intraOpThreads, soloThreads: model.soloSession ? soloThreads : 0 };
+    const threads = {
+      intraOpThreads,
+      soloThreads: model.soloSession ? soloThreads : 0,
+      soloInline: model.soloSession?.runsInline === true,
+    };
     logger.info(
       { model: spec.id, provider: model.provider, ...threads, warmUpMs: Math.round(warmUpMs) },
       'model ready',
@@ -122,20 +146,29 @@ export async function openModel(
 async function openSoloSession(
   path: string,
   attempts: readonly ProviderAttempt[],
-  solo: { threads: number; spin: boolean },
+  solo: { threads: number; spin: boolean; spinAfterRuns: boolean; inline: boolean },
   modelId: string,
   logger: Logger,
 ): Promise<OnnxSession | undefined> {
   const cpu = attempts.find((attempt) => attempt.provider === 'cpu');
   if (!cpu) return undefined;
+  // It runs only while nothing else computes, so its threads may spin within a run (session-options.ts).
+  const settings = {
+    intraOpThreads: solo.threads,
+    spinWithinRuns: solo.spin,
+    spinAfterRuns: solo.spinAfterRuns,
+  };
   try {
-    // It runs only while nothing else computes, so its threads may spin within a run (session-options.ts).
-    return await openOnnxSession(path, cpu, { intraOpThreads: solo.threads, spinWithinRuns: solo.spin });
+    return solo.inline
+      ? await openInlineSession(path, cpu, settings)
+      : await openOnnxSession(path, cpu, settings);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     logger.warn(
       { model: modelId, reason },
-      'the solo session could not be opened; serving on the instances alone',
+      solo.inline
+        ? 'the inline session could not be opened; lone requests go to a session thread'
+        : 'the solo session could not be opened; serving on the instances alone',
     );
     return undefined;
   }
@@ -144,16 +177,20 @@ async function openSoloSession(
 /** Warms an encoder's sessions up and puts the dynamic batcher in front; returns the warm-up ms. */
 async function startBatcher(
   model: ServedModel,
-  metrics: WorkerMetrics,
+  deps: Pick<ModelLoaderDeps, 'metrics' | 'inline'>,
   onSessionLost: (model: ServedModel, reason: string) => void,
 ): Promise<number> {
   const { spec } = model;
+  const { metrics } = deps;
   const series = modelLabels(spec.id);
   const solo = model.soloSession ? [model.soloSession] : [];
   // A spec from WORKER_CONFIG_FILE reaches no preparation: the same refusals as the registry's.
   const problems = encoderBatchingProblems(spec.batching, model.inputs);
   if (problems.length > 0) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, problems.join('; '));
-  const warmUpMs = await warmUp([...model.sessions, ...solo], imageDimsOf(model.inputs, spec));
+  const imageDims = imageDimsOf(model.inputs, spec);
+  const warmUpMs = await warmUp([...model.sessions, ...solo], imageDims);
+  // Seeds the solo session's run-time estimate, which decides what may run inline.
+  const calibration = model.soloSession ? await timeWarmRun(model.soloSession, imageDims) : undefined;
   // A graph with a fixed batch takes no more rows than it: the default maxBatchSize means that many.
   const maxBatchSize = effectiveMaxBatchSize(spec.batching.maxBatchSize, model.inputs);
   const limits = resolveBatchLimits({ ...spec.batching, maxBatchSize });
@@ -168,13 +205,16 @@ async function startBatcher(
         metrics.batchTokens.inc({ ...series, kind: 'real' }, info.tokens);
         metrics.batchTokens.inc({ ...series, kind: 'computed' }, info.paddedTokens);
       },
-      onComputed: ({ computeSeconds, solo }) => {
+      onComputed: ({ rows, computeSeconds, path }) => {
         metrics.computeDuration.observe(series, computeSeconds);
-        if (solo) metrics.soloBatches.inc(series);
+        metrics.executionPathRows.inc({ ...series, path }, rows);
+        if (path !== 'instance') metrics.soloBatches.inc(series);
       },
       onSessionLost: (reason) => onSessionLost(model, reason),
     },
-    model.soloSession,
+    model.soloSession
+      ? { session: model.soloSession, inline: { maxInlineMicros: deps.inline.maxMicros }, calibration }
+      : undefined,
   );
   return warmUpMs;
 }

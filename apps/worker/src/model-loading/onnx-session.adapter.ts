@@ -1,6 +1,6 @@
 /**
- * The session adapter: with its thread (onnx-session.thread.ts) the only code that touches
- * onnxruntime-node. Everything else sees `OnnxSession`: tensors in the Open Inference
+ * The session adapter: with its thread (onnx-session.thread.ts) and its inline twin
+ * (onnx-session.inline.ts) the only code that touches onnxruntime-node. Everything else sees `OnnxSession`: tensors in the Open Inference
  * Protocol's datatypes, plain typed arrays and dims. Each session runs on its own worker thread,
  * because onnxruntime-node's `run` blocks the thread that calls it.
  */
@@ -244,7 +244,8 @@ class ThreadedSession implements OnnxSession {
   }
 }
 
-function toDeclaration(meta: ort.InferenceSession.ValueMetadata): TensorDeclaration {
+/** A graph input or output as the worker declares it (symbolic dims -1). */
+export function toDeclaration(meta: ort.InferenceSession.ValueMetadata): TensorDeclaration {
   if (!meta.isTensor) return { name: meta.name, datatype: 'UNSUPPORTED', dims: [] };
   return {
     name: meta.name,

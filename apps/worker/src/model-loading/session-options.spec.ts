@@ -28,6 +28,19 @@ describe('sessionOptions', () => {
     });
   });
 
+  it('lets the inline session go on spinning after a run, for onnxruntime\'s own bounded while', () => {
+    const options = sessionOptions(CPU, { intraOpThreads: 2, spinWithinRuns: true, spinAfterRuns: true });
+    expect(sessionEntries(options)).toEqual({
+      intra_op: { allow_spinning: '1' },
+      inter_op: { allow_spinning: '0' },
+    });
+    // Without spinning within runs there is nothing to go on with.
+    expect(sessionEntries(sessionOptions(CPU, { intraOpThreads: 2, spinAfterRuns: true }))).toEqual({
+      intra_op: { allow_spinning: '0' },
+      inter_op: { allow_spinning: '0' },
+    });
+  });
+
   it('keeps spinning off for a session of one thread, which has no pool to spin', () => {
     const options = sessionOptions(CPU, { intraOpThreads: 1, spinWithinRuns: true });
     expect(sessionEntries(options)).toEqual({

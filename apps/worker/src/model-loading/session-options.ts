@@ -10,7 +10,9 @@
  * costs tens of microseconds, dozens of times per run. So a session that runs only while nothing
  * else computes (the solo session, serving/session-pool.ts) spins within a run and stops the moment
  * the run returns (`session.force_spinning_stop`): its lone requests run at the model's speed, and
- * no core is held between requests.
+ * no core is held between requests. The inline solo session (onnx-session.inline.ts) may keep
+ * spinning after a run for onnxruntime's own bounded while, as a session with the library's
+ * defaults does (WORKER_INLINE_IDLE_SPIN): the next lone request then finds its threads awake.
  */
 import type * as ort from 'onnxruntime-node';
 import { type ProviderConfig } from './execution-providers.js';
@@ -26,6 +28,12 @@ export interface SessionSettings {
    * @defaultValue false
    */
   spinWithinRuns?: boolean;
+  /**
+   * With `spinWithinRuns`: whether the threads also go on spinning after a run returns, for
+   * onnxruntime's bounded spin before they sleep (no `force_spinning_stop`).
+   * @defaultValue false
+   */
+  spinAfterRuns?: boolean;
 }
 
 /** Whether a session opened with `settings` spins within its runs: asked for, and more than one thread. */
@@ -48,7 +56,7 @@ export function sessionOptions(
         intra_op: { allow_spinning: spin ? '1' : '0' },
         inter_op: { allow_spinning: '0' },
         // Read only with spinning on: the threads stop spinning as soon as the last run returns.
-        ...(spin ? { force_spinning_stop: '1' } : {}),
+        ...(spin && settings.spinAfterRuns !== true ? { force_spinning_stop: '1' } : {}),
       },
     },
     logSeverityLevel: 3,

@@ -21,7 +21,7 @@ export interface TensorDeclaration {
 /** What one run gives back. */
 export interface SessionRun {
   outputs: Record<string, WorkerTensor>;
-  /** Time inside onnxruntime's `run` on the session thread, in µs (no thread hop). */
+  /** Time inside onnxruntime's `run` on the thread that ran it, in µs (no thread hop). */
   runMicros: number;
 }
 
@@ -29,6 +29,11 @@ export interface SessionRun {
 export interface OnnxSession {
   /** Whether its intra-op threads spin within a run (the solo session's, session-options.ts). */
   readonly spinsWithinRuns: boolean;
+  /**
+   * Whether `run` computes on the calling thread (the inline session, onnx-session.inline.ts)
+   * instead of a session thread: the event loop waits for the run. Absent means false.
+   */
+  readonly runsInline?: boolean;
   readonly inputs: readonly TensorDeclaration[];
   readonly outputs: readonly TensorDeclaration[];
   /** image-to-text: the image encoder opened beside the decoder on the same thread. */

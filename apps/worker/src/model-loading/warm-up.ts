@@ -25,6 +25,24 @@ export async function warmUp(
 }
 
 /**
+ * One timed run of the warm-up request on an already warm `session`: its units (rows × sequence
+ * for token models, rows otherwise, as the batcher counts padded tokens) and its µs inside
+ * onnxruntime. Undefined when the graph takes inputs no warm-up request can be made for.
+ */
+export async function timeWarmRun(
+  session: OnnxSession,
+  imageDims?: readonly number[],
+): Promise<{ units: number; micros: number } | undefined> {
+  const feeds = warmUpTensors(session.inputs, imageDims);
+  if (!feeds) return undefined;
+  const mask = feeds.attention_mask;
+  const first = Object.values(feeds)[0];
+  const units = mask ? (mask.dims[0] ?? 1) * (mask.dims[1] ?? 1) : (first?.dims[0] ?? 1);
+  const run = await session.run(feeds);
+  return { units, micros: run.runMicros };
+}
+
+/**
  * Warms a decoder's sessions up the way generation runs them: for image-to-text the image
  * encoder on one blank image first, then a one-token prefill (cache inputs with past_sequence 0,
  * attending to those states), then one decode step on its cache. Returns the slowest session in ms.

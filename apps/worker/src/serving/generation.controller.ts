@@ -14,6 +14,7 @@ import {
   type ModelGenerateResponseMessage,
   decodeGenerateRequest,
 } from './generate-request.js';
+import { type CallContext, grpcCallContext } from './call-context.js';
 import { failureCode } from './failure-code.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { TEST_CRASH_HEADER } from './inference.controller.js';
@@ -45,20 +46,29 @@ export class GenerationController {
     metadata: Metadata,
     call: ServerWritableStream<unknown, unknown>,
   ): Observable<ModelGenerateResponseMessage> {
-    return new Observable((subscriber) => this.run(request, metadata, call, subscriber));
+    return this.generate(request, grpcCallContext(metadata, call));
+  }
+
+  /**
+   * ModelGenerate for any transport: gRPC above, the in-process one (serving/local-endpoint.ts).
+   * Unsubscribing before the last message cancels the sequence.
+   */
+  generate(
+    request: ModelGenerateRequestMessage,
+    context: CallContext,
+  ): Observable<ModelGenerateResponseMessage> {
+    return new Observable((subscriber) => this.run(request, context, subscriber));
   }
 
   /** Starts the sequence; the returned teardown cancels it when the call ends early. */
   private run(
     request: ModelGenerateRequestMessage,
-    metadata: Metadata,
-    call: ServerWritableStream<unknown, unknown>,
+    context: CallContext,
     subscriber: Subscriber<ModelGenerateResponseMessage>,
   ): () => void {
     let series = modelLabels('unknown');
     const receivedAtMs = Date.now();
-    const deadline = call.getDeadline();
-    let deadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
+    let deadlineMs = context.deadlineEpochMs;
     let done = false;
     const fail = (error: unknown): void => {
       done = true;
@@ -94,13 +104,13 @@ export class GenerationController {
       let queueMicros = 0;
       let first = true;
       const hooks = this.config.WORKER_TEST_HOOKS;
-      const pause = hooks ? pauseFrom(metadata) : undefined;
+      const pause = hooks ? pauseFrom(context.header(TEST_GENERATION_PAUSE_HEADER)) : undefined;
       const cancel = model.generator.generate(
         decoded,
         {
           ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
           ...(pause ? { pause } : {}),
-          ...(hooks && metadata.get(TEST_CRASH_HEADER).length > 0 ? { crashSession: true } : {}),
+          ...(hooks && context.header(TEST_CRASH_HEADER) !== undefined ? { crashSession: true } : {}),
         },
         {
           started: (micros) => {
@@ -136,8 +146,7 @@ export class GenerationController {
   }
 }
 
-function pauseFrom(metadata: Metadata): LoopPause | undefined {
-  const value = metadata.get(TEST_GENERATION_PAUSE_HEADER)[0];
+function pauseFrom(value: string | undefined): LoopPause | undefined {
   if (typeof value !== 'string') return undefined;
   const [afterTokens, untilWaiting] = value.split(':').map(Number);
   if (!Number.isInteger(afterTokens) || !Number.isInteger(untilWaiting)) return undefined;

@@ -17,6 +17,7 @@ import { ModelManager } from '../model-loading/model-manager.js';
 import { WorkerMetrics } from '../metrics/worker-metrics.js';
 import { type WorkerConfig } from '../worker.config.js';
 import { WORKER_CONFIG } from '../worker.tokens.js';
+import { type CallContext, grpcCallContext } from './call-context.js';
 import { decodeInferRequest } from './decode-infer-request.js';
 import { failureCode } from './failure-code.js';
 import {
@@ -83,18 +84,23 @@ export class InferenceController {
   }
 
   @GrpcMethod('GRPCInferenceService', 'ModelInfer')
-  async modelInfer(
+  modelInfer(
     request: ModelInferRequestMessage,
     metadata: Metadata,
     call: ServerUnaryCall<unknown, unknown>,
   ): Promise<ModelInferResponseMessage> {
+    return this.infer(request, grpcCallContext(metadata, call));
+  }
+
+  /** ModelInfer for any transport: gRPC above, the in-process one (serving/local-endpoint.ts). */
+  async infer(request: ModelInferRequestMessage, context: CallContext): Promise<ModelInferResponseMessage> {
     // A model this worker does not serve is counted as 'unknown': request names would make the
     // label set as large as whatever clients send.
     let series = modelLabels('unknown');
     const receivedAtMs = Date.now();
-    const deadline = call.getDeadline();
-    const grpcDeadlineMs = deadline instanceof Date ? deadline.getTime() : deadline;
-    let deadlineMs = grpcDeadlineMs;
+    // Where the transport ends the call at its deadline itself (grpc-js), the runner need not.
+    const transportDeadlineMs = context.endsAtDeadline ? context.deadlineEpochMs : Infinity;
+    let deadlineMs = context.deadlineEpochMs;
     try {
       const model = this.models.require(request.model_name, request.model_version || undefined);
       series = modelLabels(model.spec.id);
@@ -115,7 +121,7 @@ export class InferenceController {
       // Node makes an AbortSignal for about 3 µs, and every call needs one.
       const cancelled = new CancelSource();
       let settled = false;
-      call.once('cancelled', () => {
+      context.onCancel(() => {
         if (!settled) cancelled.abort();
       });
       const result = await model.runner
@@ -123,9 +129,12 @@ export class InferenceController {
           signal: cancelled.signal,
           ...(Number.isFinite(deadlineMs) ? { deadlineEpochMs: deadlineMs } : {}),
           // grpc-js ends a call at its own deadline; an earlier one of ours is answered by the runner.
-          answerAtDeadline: deadlineMs < grpcDeadlineMs,
+          answerAtDeadline: deadlineMs < transportDeadlineMs,
           ...(this.config.WORKER_TEST_HOOKS
-            ? { holdMs: holdFrom(metadata), crashSession: metadata.get(TEST_CRASH_HEADER).length > 0 }
+            ? {
+                holdMs: holdFrom(context.header(TEST_HOLD_HEADER)),
+                crashSession: context.header(TEST_CRASH_HEADER) !== undefined,
+              }
             : {}),
         })
         .finally(() => {
@@ -168,8 +177,8 @@ function toMetadata(tensor: { name: string; datatype: string; dims: readonly num
   return { name: tensor.name, datatype: tensor.datatype, shape: [...tensor.dims] };
 }
 
-function holdFrom(metadata: Metadata): number {
-  const value = Number(metadata.get(TEST_HOLD_HEADER)[0] ?? 0);
+function holdFrom(header: string | undefined): number {
+  const value = Number(header ?? 0);
   return Number.isFinite(value) && value > 0 ? Math.min(value, 60_000) : 0;
 }
 

@@ -188,8 +188,8 @@ describe('ModelRunner with a solo session', () => {
       'vit:1',
       instances,
       resolveBatchLimits({ maxBatchSize: 1 }),
-      { onComputed: ({ solo: onSolo }) => computed.push(onSolo) },
-      solo,
+      { onComputed: ({ path }) => computed.push(path !== 'instance') },
+      { session: solo, inline: { maxInlineMicros: 0 } },
     );
     const lone = model.infer({ pixel_values: pixels(1, 0) }, 1, undefined);
     const meanwhile = await model.infer({ pixel_values: pixels(1, 10) }, 1, undefined);
@@ -208,13 +208,118 @@ describe('ModelRunner with a solo session', () => {
   it('decides at dispatch: batches dispatched together take the instances even when a hold delays their runs', async () => {
     const instances = [crossingSession(), crossingSession()];
     const solo = crossingSession();
-    const model = new ModelRunner('vit:1', instances, resolveBatchLimits({ maxBatchSize: 1 }), {}, solo);
+    const model = new ModelRunner(
+      'vit:1',
+      instances,
+      resolveBatchLimits({ maxBatchSize: 1 }),
+      {},
+      {
+        session: solo,
+        inline: { maxInlineMicros: 0 },
+      },
+    );
     // Two rows, one per batch, dispatched in one turn: the first leaves the second queued, the second
     // finds the first in flight. Both are held, so neither has taken a session when the other looks.
     const result = await model.infer({ pixel_values: pixels(2, 0) }, 2, undefined, { holdMs: 5 });
     expect(Array.from(result.outputs.logits?.data as Float32Array)).toEqual([6, 22]);
     expect(solo.batchRows).toEqual([]);
     expect(instances.flatMap((session) => session.batchRows)).toEqual([1, 1]);
+  });
+});
+
+describe('ModelRunner inline execution', () => {
+  /** A solo session that runs inline and reports `runMicros` per row; `hold` keeps its next run waiting. */
+  const inlineSession = (microsPerRow: number) => {
+    const session = crossingSession();
+    const run = session.run.bind(session);
+    const holds: Promise<void>[] = [];
+    session.run = async (feeds) => {
+      const result = await run(feeds);
+      const hold = holds.shift();
+      if (hold) await hold;
+      return { ...result, runMicros: microsPerRow * (feeds.pixel_values?.dims[0] ?? 1) };
+    };
+    return Object.assign(session, {
+      runsInline: true,
+      hold(): () => void {
+        let open!: () => void;
+        holds.push(new Promise<void>((resolve) => (open = resolve)));
+        return () => open();
+      },
+    });
+  };
+
+  const runner = (solo: ReturnType<typeof inlineSession>, calibrated: boolean, paths: string[]) =>
+    new ModelRunner(
+      'vit:1',
+      [crossingSession(), crossingSession()],
+      resolveBatchLimits({ maxBatchSize: 8 }),
+      { onComputed: ({ path }) => paths.push(path) },
+      {
+        session: solo,
+        inline: { maxInlineMicros: 5000 },
+        ...(calibrated ? { calibration: { units: 1, micros: 1000 } } : {}),
+      },
+    );
+
+  it('runs a lone short request inline, with the answer a session thread gives', async () => {
+    const paths: string[] = [];
+    const model = runner(inlineSession(1000), true, paths);
+    const result = await model.infer({ pixel_values: pixels(1, 0) }, 1, undefined);
+    expect(Array.from(result.outputs.logits?.data as Float32Array)).toEqual([6]);
+    expect(paths).toEqual(['inline']);
+  });
+
+  it('sends a request that arrives while an inline run is in progress to the batcher and an instance', async () => {
+    const paths: string[] = [];
+    const solo = inlineSession(1000);
+    const model = runner(solo, true, paths);
+    const release = solo.hold();
+    const first = model.infer({ pixel_values: pixels(1, 0) }, 1, undefined);
+    const meanwhile = await model.infer({ pixel_values: pixels(1, 10) }, 1, undefined);
+    expect(Array.from(meanwhile.outputs.logits?.data as Float32Array)).toEqual([46]);
+    expect(paths).toEqual(['instance']);
+    release();
+    expect(Array.from((await first).outputs.logits?.data as Float32Array)).toEqual([6]);
+    expect(paths).toEqual(['instance', 'inline']);
+  });
+
+  it('keeps a batch expected to run past maxInlineMicros on an instance', async () => {
+    const paths: string[] = [];
+    const model = runner(inlineSession(1000), true, paths);
+    // 6 rows × 1000 µs a row > 5000 µs.
+    await model.infer({ pixel_values: pixels(6, 0) }, 6, undefined);
+    await model.infer({ pixel_values: pixels(4, 0) }, 4, undefined);
+    expect(paths).toEqual(['instance', 'inline']);
+  });
+
+  it('runs nothing inline before the run time is known', async () => {
+    const paths: string[] = [];
+    const model = runner(inlineSession(1000), false, paths);
+    await model.infer({ pixel_values: pixels(1, 0) }, 1, undefined);
+    expect(paths).toEqual(['instance']);
+  });
+
+  it('never runs a session-crash test hook inline', async () => {
+    const paths: string[] = [];
+    const model = runner(inlineSession(1000), true, paths);
+    await model.infer({ pixel_values: pixels(1, 0) }, 1, undefined, { crashSession: true });
+    expect(paths).toEqual(['instance']);
+  });
+
+  it('learns from its runs: a model that slows down past the cap leaves the inline path', async () => {
+    const paths: string[] = [];
+    const solo = inlineSession(1000);
+    const model = runner(solo, true, paths);
+    await model.infer({ pixel_values: pixels(1, 0) }, 1, undefined);
+    solo.run = () =>
+      Promise.resolve({
+        outputs: { logits: { datatype: 'FP32', dims: [1, 1], data: new Float32Array([6]) } },
+        runMicros: 50_000,
+      });
+    for (let i = 0; i < 3; i++) await model.infer({ pixel_values: pixels(1, 0) }, 1, undefined);
+    // 1000 → 10_800 µs after one slow run (weight 0.2): over the cap from then on.
+    expect(paths).toEqual(['inline', 'inline', 'instance', 'instance']);
   });
 });
 

@@ -6,12 +6,21 @@
  * Token models (int64 [batch, sequence] inputs plus an `attention_mask`) batch rows of different
  * lengths by right-padding; padding is exact because the mask hides it. Any other model only
  * batches rows whose non-batch dims match (the batch key).
+ *
+ * Each batch runs where `chooseExecutionPath` (libs/batching execution-path.ts) says: the solo
+ * session when the batch finds the model idle (inline on this thread when the solo session is the
+ * inline one and the batch is short), else an instance.
  */
 import {
   type BatchInfo,
   type BatchLimits,
   type CancelSignal,
   CancelSource,
+  type ExecutionChoice,
+  type ExecutionPath,
+  type InlineLimits,
+  RunTimeEstimator,
+  chooseExecutionPath,
   type NumericArray,
   type TensorData,
   DynamicBatcher,
@@ -32,8 +41,8 @@ import { runFailure } from './failure-code.js';
 
 interface RowResult {
   outputs: Record<string, TensorData>;
-  /** Whether its batch ran on the solo session. */
-  solo?: boolean;
+  /** Where its batch ran. */
+  path?: ExecutionPath;
   /** Set when this row alone failed (its batch-mates were answered). */
   error?: unknown;
   /** Time the row waited for its batch, in µs. */
@@ -55,8 +64,18 @@ export interface InferResult {
 export interface BatchTiming {
   rows: number;
   computeSeconds: number;
-  /** Whether the batch ran on the solo session. */
-  solo: boolean;
+  /** Where it ran: inline (this thread), the solo session's thread, or an instance. */
+  path: ExecutionPath;
+}
+
+/** How the runner treats its solo session. */
+export interface SoloOptions {
+  /** The solo session (a thread per core), inline (`runsInline`) or on a thread of its own. */
+  session: OnnxSession;
+  /** Limits of inline runs (used when the session runs inline). */
+  inline: InlineLimits;
+  /** A timed run of the warm-up request on it, which seeds its run-time estimate. */
+  calibration?: { units: number; micros: number } | undefined;
 }
 
 /** What a runner reports to its owner. */
@@ -118,6 +137,9 @@ export class ModelRunner {
   private readonly batcher: DynamicBatcher<RowItem, RowResult>;
   private readonly pool: SessionPool<OnnxSession>;
   private readonly tokenModel: boolean;
+  /** The solo session's run time per unit (token, or row), from its runs. */
+  private readonly soloRunTime = new RunTimeEstimator();
+  private readonly inlineLimits: InlineLimits;
 
   /** `solo`: a session with a thread per core for batches that find the model idle (session-pool.ts). */
   constructor(
@@ -125,11 +147,13 @@ export class ModelRunner {
     private readonly sessions: readonly OnnxSession[],
     limits: BatchLimits,
     private readonly hooks: RunnerHooks = {},
-    solo?: OnnxSession,
+    solo?: SoloOptions,
   ) {
     const first = sessions[0];
     if (!first) throw new Error(`model ${modelId} has no sessions`);
-    this.pool = new SessionPool(sessions, solo);
+    this.pool = new SessionPool(sessions, solo?.session);
+    this.inlineLimits = solo?.inline ?? { maxInlineMicros: 0 };
+    if (solo?.calibration) this.soloRunTime.observe(solo.calibration.units, solo.calibration.micros);
     this.tokenModel = isTokenModel(first.inputs);
     this.batcher = new DynamicBatcher<RowItem, RowResult>({
       name: modelId,
@@ -137,14 +161,14 @@ export class ModelRunner {
       instances: sessions.length,
       onBatch: hooks.onBatch,
       runBatch: async (items, info) => {
-        // Decided at dispatch: nothing else in flight and nothing left queued (a test hold may
-        // delay the run, not the decision).
-        const alone = info.inFlightBatches === 1 && info.queueDepth === 0;
-        const results = await this.runBatch(items, alone);
+        // Decided at dispatch (a test hold may delay the run, not the decision).
+        const choice = this.choosePath(items, info);
+        const results = await this.runBatch(items, choice, info.paddedTokens);
+        const path = choice.path;
         hooks.onComputed?.({
           rows: items.length,
           computeSeconds: (results[0]?.computeMicros ?? 0) / 1e6,
-          solo: results.some((row) => row.solo === true),
+          path: results[0]?.path ?? path,
         });
         return results;
       },
@@ -250,20 +274,51 @@ export class ModelRunner {
     this.batcher.close();
   }
 
-  /** `alone`: the batch found nothing else running or queued, so it may take the solo session. */
-  private async runBatch(items: readonly RowItem[], alone: boolean): Promise<RowResult[]> {
+  /** Where a batch just dispatched runs (execution-path.ts). */
+  private choosePath(items: readonly RowItem[], info: BatchInfo): ExecutionChoice {
+    const solo = this.pool.soloSession;
+    return chooseExecutionPath(
+      {
+        solo: solo === undefined ? 'none' : this.pool.soloIdle ? 'idle' : 'busy',
+        soloInline: solo?.runsInline === true,
+        otherBatchesRunning: info.inFlightBatches - 1,
+        rowsQueued: info.queueDepth,
+        inlineAllowed: !items.some((item) => item.crashSession),
+        estimatedMicros: this.soloRunTime.estimate(info.paddedTokens),
+      },
+      this.inlineLimits,
+    );
+  }
+
+  /** `units`: the batch's padded tokens (token models) or rows, for the solo session's estimate. */
+  private async runBatch(
+    items: readonly RowItem[],
+    choice: ExecutionChoice,
+    units: number,
+  ): Promise<RowResult[]> {
+    // The solo session is taken at once, so a batch dispatched during this one's hold goes elsewhere.
+    const session = this.pool.take(choice.path !== 'instance');
+    if (!session)
+      throw new ModelgateError(ErrorCode.INTERNAL, `model ${this.modelId}: no idle session instance`);
     const holdMs = Math.max(...items.map((item) => item.holdMs));
     if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
     try {
-      return await this.runOnce(items, alone);
+      const results = await this.runOnce(items, session);
+      // The solo session's runs teach its estimate; so does a lone batch kept off it as too long (an
+      // instance has at most its threads, so the estimate errs long), or it would never come back.
+      if (this.pool.isSolo(session) || choice.reason === 'too-long')
+        this.soloRunTime.observe(units, results[0]?.computeMicros ?? NaN);
+      return results;
     } catch (error) {
       if (items.length === 1 || !RUN_FAILURES.has(error as object)) throw error;
       // onnxruntime refused the batch (an index out of range, a value it cannot take): one bad row
       // must not fail its batch-mates, so each runs alone and only the failing ones fail.
       const results: RowResult[] = [];
       for (const item of items) {
+        const alone = this.pool.take(false);
+        if (!alone) throw error;
         try {
-          results.push(...(await this.runOnce([item], false)));
+          results.push(...(await this.runOnce([item], alone)));
         } catch (alone) {
           results.push({ outputs: {}, queueMicros: 0, computeMicros: 0, error: alone });
         }
@@ -272,12 +327,17 @@ export class ModelRunner {
     }
   }
 
-  private async runOnce(items: readonly RowItem[], alone: boolean): Promise<RowResult[]> {
+  /** Runs `items` on `session`, taken from the pool by the caller and given back here. */
+  private async runOnce(items: readonly RowItem[], session: OnnxSession): Promise<RowResult[]> {
     const startedAt = performance.now();
-    const { feeds, layout } = this.tokenModel ? packRows(items) : concatRows(items);
-    const session = this.pool.take(alone);
-    if (!session)
-      throw new ModelgateError(ErrorCode.INTERNAL, `model ${this.modelId}: no idle session instance`);
+    let packed: ReturnType<typeof packRows>;
+    try {
+      packed = this.tokenModel ? packRows(items) : concatRows(items);
+    } catch (error) {
+      this.pool.give(session);
+      throw error;
+    }
+    const { feeds, layout } = packed;
     let run: SessionRun;
     try {
       if (items.some((item) => item.crashSession)) session.crashForTest();
@@ -293,10 +353,14 @@ export class ModelRunner {
       else this.hooks.onSessionLost?.(session.lostReason);
     }
 
-    const solo = this.pool.isSolo(session);
+    const path: ExecutionPath = !this.pool.isSolo(session)
+      ? 'instance'
+      : session.runsInline === true
+        ? 'inline'
+        : 'solo';
     const perRow: RowResult[] = items.map((item) => ({
       outputs: {},
-      solo,
+      path,
       queueMicros: Math.round((startedAt - item.enqueuedAtMs) * 1000),
       computeMicros: run.runMicros,
     }));

@@ -10,23 +10,34 @@
  */
 export class SessionPool<TSession> {
   private readonly idle: TSession[];
-  private soloIdle: boolean;
+  private soloFree: boolean;
 
   constructor(
     private readonly instances: readonly TSession[],
     private readonly solo?: TSession,
   ) {
     this.idle = [...instances];
-    this.soloIdle = solo !== undefined;
+    this.soloFree = solo !== undefined;
+  }
+
+  /** The solo session, if the model has one. */
+  get soloSession(): TSession | undefined {
+    return this.solo;
+  }
+
+  /** Whether the solo session exists and runs no batch now. */
+  get soloIdle(): boolean {
+    return this.soloFree;
   }
 
   /**
    * The session for a batch about to start, taken out of the pool, or undefined when none is idle;
-   * `alone`: the batch found no other batch running and no row queued when it was dispatched.
+   * `solo`: the batch runs on the solo session (execution-path.ts chose it: the batch found no
+   * other batch running and no row queued when it was dispatched), else on an instance.
    */
-  take(alone: boolean): TSession | undefined {
-    if (alone && this.soloIdle && this.idle.length === this.instances.length) {
-      this.soloIdle = false;
+  take(solo: boolean): TSession | undefined {
+    if (solo && this.soloFree && this.idle.length === this.instances.length) {
+      this.soloFree = false;
       return this.solo;
     }
     return this.idle.pop();
@@ -39,7 +50,7 @@ export class SessionPool<TSession> {
 
   /** Puts back a session `take` gave. A session whose thread died is never put back. */
   give(session: TSession): void {
-    if (this.isSolo(session)) this.soloIdle = true;
+    if (this.isSolo(session)) this.soloFree = true;
     else this.idle.push(session);
   }
 }

@@ -17,9 +17,14 @@ export type ModelManager = Manager.ModelManager;
 
 export type WorkerMetrics = Metrics.WorkerMetrics;
 
-/** Settings a test may change; by default a solo session (as the worker's default), two cores and metrics of its own. */
+/**
+ * Settings a test may change; by default a solo session on its own thread (the worker runs it
+ * inline by default: `inline` opts in), two cores and metrics of its own.
+ */
 export interface TestManagerOptions {
   soloSession?: boolean;
+  /** WORKER_INLINE and WORKER_INLINE_MAX_MS (as µs). @defaultValue off */
+  inline?: { maxMicros: number };
   /** WORKER_SOLO_SPINNING. @defaultValue true, as the worker's default */
   soloSpinning?: boolean;
   cores?: number;
@@ -44,6 +49,7 @@ export async function builtModelManagers(): Promise<ModelManagerFactory> {
       gpu: { deviceId: 0 },
       soloSession: options.soloSession ?? true,
       soloSpinning: options.soloSpinning ?? true,
+      inline: { enabled: options.inline !== undefined, maxMicros: options.inline?.maxMicros ?? 0 },
       cores: options.cores ?? 2,
       fetcher,
       metrics: options.metrics ?? new WorkerMetrics(),
@@ -76,3 +82,17 @@ export async function fixtureSnapshot(
   const base = parseConfigSnapshot(JSON.parse(await readFile(path, 'utf8')));
   return { base, modelPath: base.models[0]!.artifact.uri.replace('file://', '') };
 }
+
+/** One tokenized sentence, [1, 6], as the gateway sends it. */
+export const sentence = () => {
+  const row = (values: bigint[]) => ({
+    datatype: 'INT64',
+    dims: [1, values.length],
+    data: BigInt64Array.from(values),
+  });
+  return {
+    input_ids: row([101n, 1045n, 2293n, 2023n, 3185n, 102n]),
+    attention_mask: row([1n, 1n, 1n, 1n, 1n, 1n]),
+    token_type_ids: row([0n, 0n, 0n, 0n, 0n, 0n]),
+  };
+};
