@@ -50,7 +50,7 @@ export interface BenchOptions {
    */
   jitWarmupRequests: number;
   quick: boolean;
-  /** Concurrency ladder of the HTTP comparison. @defaultValue [1, 32, 128] ([1, 128] with --quick) */
+  /** Concurrency curve of the HTTP comparison. @defaultValue [1, 2, 4, 8, 16, 32, 64, 128] ([1, 8, 128] with --quick) */
   concurrencies: number[];
   /** Batch sizes of the raw session.run sweeps. @defaultValue [1, 8, 32, 64] ([1, 32] with --quick) */
   batchSizes: number[];
@@ -186,7 +186,7 @@ export function parseBenchOptions(argv: string[], defaultOutDir: string): BenchO
     warmupS: numberOption(values.warmup, 'warmup', quick ? 0.5 : 1.5, 0, false),
     jitWarmupRequests: numberOption(values['jit-warmup'], 'jit-warmup', quick ? 300 : 6000, 0, true),
     quick,
-    concurrencies: quick ? [1, 128] : [1, 32, 128],
+    concurrencies: quick ? [1, 8, 128] : [1, 2, 4, 8, 16, 32, 64, 128],
     batchSizes: quick ? [1, 32] : [1, 8, 32, 64],
     cpuRequests: quick ? 200 : 1000,
     gatewayWorkers,

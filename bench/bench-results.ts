@@ -64,7 +64,10 @@ export type RawLimit = RawSessionRunResult & {
 export interface SharedRound {
   raw: RawLimit;
   naive?: StepResult[];
+  /** modelgate distributed: gateway and worker processes. */
   modelgate?: StepResult[];
+  /** modelgate co-located: the worker inside the gateway's process (GATEWAY_LOCAL_WORKER). */
+  colocated?: StepResult[];
   workerOnly?: StepResult[];
 }
 

@@ -4,9 +4,13 @@
  * run alone (measured over gRPC); the gateway can be restarted with another GATEWAY_WORKERS (the
  * multi-core comparison). Parts can be pinned to cores and started with extra node flags.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type RunningGateway,
   type RunningWorker,
+  findRepoRoot,
   freePort,
   metricValue,
   startGateway,
@@ -51,17 +55,23 @@ export interface WorkerNode {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** A running gateway + worker. */
-export interface ModelgateStack {
+/** A gateway serving /serve/<endpoint> of one deployment, and the counters of the worker behind it. */
+export interface ServingStack {
   readonly deployment: Deployment;
+  readonly worker: Pick<WorkerNode, 'counters'>;
+  readonly gateway: RunningGateway;
+  /** Root pid per party (gateway, worker, registry) for CPU meters. */
+  parties(): Record<string, number>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** A running gateway + worker, each its own process. */
+export interface ModelgateStack extends ServingStack {
   readonly worker: WorkerNode;
   gateway: RunningGateway;
   gatewayWorkers: string;
   /** Replaces the gateway with one running `workers` event loops. */
   restartGateway(workers: string): Promise<void>;
-  /** Root pid per party (gateway, worker, registry) for CPU meters. */
-  parties(): Record<string, number>;
-  stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 const QUIET_LOGS = { GATEWAY_LOG_LEVEL: 'warn', WORKER_LOG_LEVEL: 'warn' };
@@ -99,32 +109,34 @@ export async function startWorkerNode(
     running,
     pid,
     node,
-    async counters() {
-      const text = await running.metrics();
-      const labels = { model: deployment.model, version: '1' };
-      const tokens = (kind: string) =>
-        text.includes('modelgate_batch_tokens_total{')
-          ? metricValue(text, 'modelgate_batch_tokens_total', { ...labels, kind })
-          : undefined;
-      const realTokens = tokens('real');
-      const computedTokens = tokens('computed');
-      const soloBatches = text.includes('# TYPE modelgate_solo_batches_total ')
-        ? metricValue(text, 'modelgate_solo_batches_total', labels)
-        : undefined;
-      return {
-        requests: metricValue(text, 'modelgate_inference_requests_total', { ...labels, status: 'ok' }),
-        batches: metricValue(text, 'modelgate_batch_size_count', labels),
-        rows: metricValue(text, 'modelgate_batch_size_sum', labels),
-        queueSeconds: metricValue(text, 'modelgate_queue_duration_seconds_sum', labels),
-        computeSeconds: metricValue(text, 'modelgate_compute_duration_seconds_sum', labels),
-        ...(realTokens !== undefined ? { realTokens } : {}),
-        ...(computedTokens !== undefined ? { computedTokens } : {}),
-        ...(soloBatches !== undefined ? { soloBatches } : {}),
-      };
-    },
+    counters: async () => workerCounters(await running.metrics(), deployment),
     async stop(signal) {
       await running.stop(signal);
     },
+  };
+}
+
+/** The worker-side totals of `deployment`'s model in a worker's /metrics text. */
+function workerCounters(text: string, deployment: Deployment): WorkerCounters {
+  const labels = { model: deployment.model, version: '1' };
+  const tokens = (kind: string) =>
+    text.includes('modelgate_batch_tokens_total{')
+      ? metricValue(text, 'modelgate_batch_tokens_total', { ...labels, kind })
+      : undefined;
+  const realTokens = tokens('real');
+  const computedTokens = tokens('computed');
+  const soloBatches = text.includes('# TYPE modelgate_solo_batches_total ')
+    ? metricValue(text, 'modelgate_solo_batches_total', labels)
+    : undefined;
+  return {
+    requests: metricValue(text, 'modelgate_inference_requests_total', { ...labels, status: 'ok' }),
+    batches: metricValue(text, 'modelgate_batch_size_count', labels),
+    rows: metricValue(text, 'modelgate_batch_size_sum', labels),
+    queueSeconds: metricValue(text, 'modelgate_queue_duration_seconds_sum', labels),
+    computeSeconds: metricValue(text, 'modelgate_compute_duration_seconds_sum', labels),
+    ...(realTokens !== undefined ? { realTokens } : {}),
+    ...(computedTokens !== undefined ? { computedTokens } : {}),
+    ...(soloBatches !== undefined ? { soloBatches } : {}),
   };
 }
 
@@ -202,4 +214,60 @@ export async function startModelgate(
     },
   };
   return stack;
+}
+
+/**
+ * modelgate co-located: one gateway process with the worker inside it (GATEWAY_LOCAL_WORKER), the
+ * gateway calling it in-process; `deployment` must be one of its own (model, endpoint and worker
+ * group), or the distributed stack's gateway would discover this worker too.
+ */
+export async function startColocated(
+  plane: ControlPlane,
+  deployment: Deployment,
+  options: Pick<StackOptions, 'warmUpBody'> = {},
+): Promise<ServingStack> {
+  const endpoint = deployment.endpoint;
+  if (endpoint === undefined) throw new Error(`deployment ${deployment.model} has no endpoint to serve`);
+  const [grpcPort, httpPort] = [await freePort(), await freePort()];
+  const node = await plane.publish(deployment, `127.0.0.1:${grpcPort}`);
+  const cacheDir = await mkdtemp(join(tmpdir(), 'bench-colocated-'));
+  const gateway = await startGateway(node.snapshotPath, {
+    GATEWAY_LOCAL_WORKER: 'true',
+    GATEWAY_LOG_LEVEL: QUIET_LOGS.GATEWAY_LOG_LEVEL,
+    GATEWAY_DOCS: 'false',
+    WORKER_HOST: '127.0.0.1',
+    WORKER_GRPC_PORT: String(grpcPort),
+    WORKER_HTTP_PORT: String(httpPort),
+    WORKER_CACHE_DIR: join(cacheDir, 'worker-cache'),
+    WORKER_ARTIFACT_ROOTS: join(findRepoRoot(), '.cache'),
+    WORKER_LOG_LEVEL: QUIET_LOGS.WORKER_LOG_LEVEL,
+    // A node following a registry reads no snapshot file (startGateway passes it to the gateway only).
+    ...(node.gatewayEnv.REGISTRY_URL === undefined ? { WORKER_CONFIG_FILE: node.snapshotPath } : {}),
+    ...node.workerEnv,
+    ...node.gatewayEnv,
+  });
+  try {
+    await waitFor(
+      async () =>
+        (await gateway.post(`/serve/${endpoint}`, options.warmUpBody ?? { text: 'warm up' })).status === 200,
+      { timeoutMs: 120_000, intervalMs: 200, describe: () => gateway.process.output().slice(-2000) },
+    );
+  } catch (error) {
+    await gateway.stop();
+    throw error;
+  }
+  const metricsUrl = `http://127.0.0.1:${httpPort}/metrics`;
+  return {
+    deployment,
+    gateway,
+    worker: { counters: async () => workerCounters(await (await fetch(metricsUrl)).text(), deployment) },
+    parties() {
+      const parties: Record<string, number> = { 'gateway + worker': gateway.process.child.pid ?? -1 };
+      if (plane.registryPid !== undefined) parties.registry = plane.registryPid;
+      return parties;
+    },
+    async stop(signal) {
+      await gateway.stop(signal);
+    },
+  };
 }

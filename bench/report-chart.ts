@@ -47,7 +47,7 @@ function seriesOf(results: BenchResults): Series[] {
   const naive = medianSteps(rounds, (r) => r.naive);
   if (naive.length > 0) {
     series.push({
-      name: 'naive: Fastify + transformers.js pipeline',
+      name: 'naive: node:http + transformers.js pipeline',
       color: '#d62728',
       dashed: false,
       points: stepPoints(naive),
@@ -60,6 +60,15 @@ function seriesOf(results: BenchResults): Series[] {
       color: '#1f77b4',
       dashed: false,
       points: stepPoints(modelgate),
+    });
+  }
+  const colocated = medianSteps(rounds, (r) => r.colocated);
+  if (colocated.length > 0) {
+    series.push({
+      name: 'modelgate co-located: worker inside the gateway (GATEWAY_LOCAL_WORKER)',
+      color: '#9467bd',
+      dashed: false,
+      points: stepPoints(colocated),
     });
   }
   const worker = medianSteps(rounds, (r) => r.workerOnly);

@@ -103,7 +103,9 @@ export function renderMarkdown(results: BenchResults, chartFile: string): string
     imageSection(results),
     profileSection(results),
     cpuSection(results),
-    results.shared?.rounds.some((r) => r.naive ?? r.modelgate) ? `![throughput vs p99](${chartFile})` : '',
+    results.shared?.rounds.some((r) => r.naive ?? r.modelgate)
+      ? `![concurrency curve](${chartFile.replace(/\.svg$/, '-curve.svg')})\n\n![throughput vs p99](${chartFile})`
+      : '',
   ];
   return `${sections.filter((s) => s.length > 0).join('\n\n')}\n`;
 }

@@ -113,12 +113,14 @@ export function ladderSection(results: BenchResults): string {
   const rounds = results.shared?.rounds ?? [];
   const naive: SeriesOf = (r) => r.naive;
   const modelgate: SeriesOf = (r) => r.modelgate;
+  const colocated: SeriesOf = (r) => r.colocated;
   if (!rounds.some((r) => r.naive ?? r.modelgate)) return '';
   const best = (r: SharedRound) => r.raw.best.inferPerSec;
   const rows: string[][] = [];
   for (const [name, series] of [
     ['naive', naive],
-    ['modelgate', modelgate],
+    ['modelgate distributed', modelgate],
+    ['modelgate co-located', colocated],
   ] as const) {
     for (const step of medianSteps(rounds, series)) {
       const c = step.load.concurrency;
@@ -131,7 +133,7 @@ export function ladderSection(results: BenchResults): string {
         name === 'naive'
           ? '1.00×'
           : spreadCell(ratioOverRounds(rounds, series, c, throughputAt(naive, c)), 2, '×'),
-        fmt(step.load.latency.p50),
+        spreadCell(overRounds(rounds, (r) => atConcurrency(series(r), c)?.load.latency.p50)),
         fmt(step.load.latency.p90),
         fmt(step.load.latency.p99),
         spreadCell(
@@ -178,10 +180,12 @@ export function ladderSection(results: BenchResults): string {
     ],
   );
   return [
-    '## Concurrency ladder on shared cores: (b) naive vs (c) modelgate, load from a separate autocannon process',
+    '## Concurrency curve on shared cores: (b) naive vs (c) modelgate distributed and co-located, load from a separate autocannon process',
     '',
-    `infer/s and ratios: median (min–max) over ${rounds.length} interleaved rounds, each ratio within its round; ` +
-      'latencies: the repeat with the median throughput; failed: all repeats; other cores: the worst repeat.',
+    `infer/s, ratios and p50: median (min–max) over ${rounds.length} interleaved rounds, each ratio within its round; ` +
+      'p90 and p99: the repeat with the median throughput; failed: all repeats; other cores: the worst repeat. ' +
+      'Co-located: the worker inside the gateway process (GATEWAY_LOCAL_WORKER), one event loop; distributed: ' +
+      `gateway (GATEWAY_WORKERS=${results.shared?.gatewayWorkers ?? '?'}) and worker processes.`,
     '',
     table(
       [

@@ -22,6 +22,7 @@ import { waitForQuietMachine } from './process-cpu.js';
 import { runProfileSuite } from './profile-suite.js';
 import { runQaSuite } from './qa-suite.js';
 import { renderChartSvg } from './report-chart.js';
+import { renderCurveSvg } from './report-curve.js';
 import { renderMarkdown } from './report-markdown.js';
 import { gitCommit, onnxruntimeVersion } from './run-facts.js';
 import { runSharedSuite } from './shared-suite.js';
@@ -131,8 +132,10 @@ async function main(): Promise<void> {
   const markdown = renderMarkdown(results, `${name}.svg`);
   await writeFile(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`);
   await writeFile(`${base}.svg`, renderChartSvg(results));
+  const curve = renderCurveSvg(results);
+  if (curve !== undefined) await writeFile(`${base}-curve.svg`, curve);
   await writeFile(`${base}.md`, markdown);
-  process.stdout.write(`\n${markdown}\nwrote ${base}.md, .json, .svg\n`);
+  process.stdout.write(`\n${markdown}\nwrote ${base}.md, .json, .svg${curve ? ', -curve.svg' : ''}\n`);
 }
 
 await main();

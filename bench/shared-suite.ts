@@ -7,7 +7,14 @@
 import { type BenchOptions } from './bench-options.js';
 import { type SharedResult, type SharedRound } from './bench-results.js';
 import { type ControlPlane, type Deployment } from './control-plane.js';
-import { type ModelgateStack, type WorkerNode, startModelgate, startWorkerNode } from './modelgate-stack.js';
+import {
+  type ModelgateStack,
+  type ServingStack,
+  type WorkerNode,
+  startColocated,
+  startModelgate,
+  startWorkerNode,
+} from './modelgate-stack.js';
 import {
   type NaiveServer,
   measureModelgateStep,
@@ -37,16 +44,18 @@ export async function runSharedSuite(
   );
   let naive: NaiveServer | undefined;
   let stack: ModelgateStack | undefined;
+  let colocated: ServingStack | undefined;
   let worker: WorkerNode | undefined;
   try {
     if (full) {
       naive = await startNaiveServer(fixtureDir);
       stack = await startModelgate(plane, deployment, { gatewayWorkers: options.gatewayWorkers });
       worker = stack.worker;
+      colocated = await startColocated(plane, colocatedDeployment(deployment));
     } else {
       worker = await startWorkerNode(plane, deployment);
     }
-    await warmUpJit(options, { naive, stack, worker, fixtureDir });
+    await warmUpJit(options, { naive, stack, colocated, worker, fixtureDir });
     const rounds: SharedRound[] = [];
     for (let index = 0; index < options.repeats; index++) {
       process.stdout.write(`round ${index + 1}/${options.repeats}\n`);
@@ -68,6 +77,14 @@ export async function runSharedSuite(
           round.modelgate.push(await measureModelgateStep(options, stack, c, { system: 'modelgate' }));
         }
       }
+      if (colocated) {
+        round.colocated = [];
+        for (const c of options.concurrencies) {
+          round.colocated.push(
+            await measureModelgateStep(options, colocated, c, { system: 'modelgate co-located' }),
+          );
+        }
+      }
       round.workerOnly = [];
       for (const c of WORKER_ONLY_CONCURRENCIES) {
         round.workerOnly.push(
@@ -82,6 +99,7 @@ export async function runSharedSuite(
     return { gatewayWorkers: stack?.gatewayWorkers ?? 'n/a', rounds };
   } finally {
     await naive?.process.stop();
+    await colocated?.stop();
     if (stack) await stack.stop();
     else await worker?.stop();
   }
@@ -95,7 +113,13 @@ export async function runSharedSuite(
  */
 async function warmUpJit(
   options: BenchOptions,
-  systems: { naive?: NaiveServer; stack?: ModelgateStack; worker: WorkerNode; fixtureDir: string },
+  systems: {
+    naive?: NaiveServer;
+    stack?: ModelgateStack;
+    colocated?: ServingStack | undefined;
+    worker: WorkerNode;
+    fixtureDir: string;
+  },
 ): Promise<void> {
   const amount = options.jitWarmupRequests;
   if (amount === 0) return;
@@ -103,10 +127,29 @@ async function warmUpJit(
   if (systems.naive) await measureNaiveStep(options, systems.naive, 1, amount);
   if (systems.stack) {
     await measureModelgateStep(options, systems.stack, 1, { system: 'modelgate (JIT warm-up)', amount });
+    if (systems.colocated) {
+      await measureModelgateStep(options, systems.colocated, 1, {
+        system: 'modelgate co-located (JIT warm-up)',
+        amount,
+      });
+    }
   } else {
     await measureWorkerStep(options, systems.worker, systems.fixtureDir, 1, {
       system: 'worker (JIT warm-up)',
       amount,
     });
   }
+}
+
+/**
+ * The co-located stack's deployment: the shared one under names of its own (model, endpoint,
+ * worker group), so neither gateway discovers the other's worker.
+ */
+function colocatedDeployment(deployment: Deployment): Deployment {
+  return {
+    ...deployment,
+    model: `${deployment.model}-co`,
+    workerGroup: `${deployment.workerGroup}-co`,
+    ...(deployment.endpoint === undefined ? {} : { endpoint: `${deployment.endpoint}-co` }),
+  };
 }

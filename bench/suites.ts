@@ -16,7 +16,7 @@ import {
   type RawSessionRunResult,
 } from './children/raw-session-run.js';
 import { type StepResult, runLoadStep } from './load-step.js';
-import { type ModelgateStack, type WorkerNode } from './modelgate-stack.js';
+import { type ServingStack, type WorkerNode } from './modelgate-stack.js';
 import {
   resolveIntraOpThreads,
   resolveSoloThreads,
@@ -175,7 +175,7 @@ export interface ModelgateStepSettings {
 /** One HTTP step against modelgate's /serve/<endpoint>. */
 export function measureModelgateStep(
   options: BenchOptions,
-  stack: ModelgateStack,
+  stack: ServingStack,
   concurrency: number,
   settings: ModelgateStepSettings,
 ): Promise<StepResult> {

@@ -1,11 +1,12 @@
 /**
- * (b) What a user would write instead of modelgate: one Fastify process that calls a
- * transformers.js `pipeline('text-classification')` per request. No batching, no tuning: the
- * library's defaults are the point of the comparison.
+ * (b) What a user would write instead of modelgate: a `node:http` server that calls a
+ * transformers.js `pipeline('text-classification')` per request. No batching, no tuning, no web
+ * framework: the library's defaults (onnxruntime's intra-op spinning included) are the point of
+ * the comparison.
  */
+import { createServer } from 'node:http';
 import { basename, dirname } from 'node:path';
 import { env, pipeline } from '@huggingface/transformers';
-import Fastify from 'fastify';
 import { readChildConfig } from '../child-process.js';
 
 /** Settings from the parent. */
@@ -23,20 +24,35 @@ const classify = await pipeline('text-classification', basename(config.fixtureDi
   local_files_only: true,
 });
 
-const app = Fastify({ logger: false });
-app.get('/health', () => ({ ok: true }));
-app.post<{ Body: { text?: unknown } }>('/classify', async (request, reply) => {
-  const text = request.body?.text;
-  if (typeof text !== 'string') return reply.code(400).send({ error: 'text must be a string' });
-  return { predictions: [await classify(text)] };
+const server = createServer((request, response) => {
+  const answer = (status: number, body: unknown): void => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
+  if (request.method === 'GET' && request.url === '/health') return answer(200, { ok: true });
+  if (request.method !== 'POST' || request.url !== '/classify') return answer(404, { error: 'not found' });
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    let text: unknown;
+    try {
+      text = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { text?: unknown }).text;
+    } catch {
+      return answer(400, { error: 'the body is not JSON' });
+    }
+    if (typeof text !== 'string') return answer(400, { error: 'text must be a string' });
+    classify(text).then(
+      (predictions) => answer(200, { predictions: [predictions] }),
+      (error: unknown) => answer(500, { error: String(error) }),
+    );
+  });
 });
-await app.listen({ port: config.port, host: '127.0.0.1' });
+server.keepAliveTimeout = 60_000;
+server.listen(config.port, '127.0.0.1');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    void app
-      .close()
-      .then(() => classify.dispose())
-      .finally(() => process.exit(0));
+    server.close();
+    void classify.dispose().finally(() => process.exit(0));
   });
 }
