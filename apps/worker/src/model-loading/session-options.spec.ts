@@ -28,7 +28,7 @@ describe('sessionOptions', () => {
     });
   });
 
-  it('lets the inline session go on spinning after a run, for onnxruntime\'s own bounded while', () => {
+  it("lets the inline session go on spinning after a run, for onnxruntime's own bounded while", () => {
     const options = sessionOptions(CPU, { intraOpThreads: 2, spinWithinRuns: true, spinAfterRuns: true });
     expect(sessionEntries(options)).toEqual({
       intra_op: { allow_spinning: '1' },
