@@ -3,6 +3,7 @@ import { dialableHost } from '@modelgate/config-sync';
 import { parseConfigSnapshot } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { gatewayEventLoops, loadGatewayConfig } from '../../../apps/gateway/src/gateway.config.js';
 import { loadWorkerConfig } from '../../../apps/worker/src/worker.config.js';
 import { parseDockerfile } from './support/dockerfile.js';
 import { APP_ENV_KEYS, type AppName, readRepoFile, repoPath, sourceOfBuiltFile } from './support/repo.js';
@@ -51,11 +52,20 @@ const dockerfileStages = new Set(
   parseDockerfile(readRepoFile('docker', 'Dockerfile')).stages.map((stage) => stage.name),
 );
 
-/** The app whose config schema a service's environment must match, from the image it builds. */
-function appOf(service: ComposeService): AppName | undefined {
+/** The apps whose config schemas a service's environment must match, from the image it builds. */
+function appsOf(service: ComposeService): AppName[] {
   const target = service.build?.target ?? '';
-  if (target === 'registry' || target === 'gateway') return target;
-  return target.startsWith('worker') ? 'worker' : undefined;
+  if (target === 'registry' || target === 'gateway') return [target];
+  if (target === 'gateway-colocated') return ['gateway', 'worker'];
+  return target.startsWith('worker') ? ['worker'] : [];
+}
+
+/** The compose profiles services name; a service without profiles runs under every one. */
+const profiles = [...new Set(services.flatMap(([, service]) => service.profiles ?? []))];
+
+/** The services `docker compose up` starts with COMPOSE_PROFILES=`profile`. */
+function servicesUnder(profile: string): [string, ComposeService][] {
+  return services.filter(([, service]) => (service.profiles ?? [profile]).includes(profile));
 }
 
 /** Services that run until stopped (the one-shot migration exits). */
@@ -142,11 +152,44 @@ describe('docker-compose.yml', () => {
     expect(readRepoFile('docker', 'compose', 'edge.conf')).toMatch(/set \$gateway http:\/\/gateway:8080;/);
   });
 
-  it('publishes no host port twice', () => {
-    const hostPorts = services.flatMap(([, service]) =>
-      (service.ports ?? []).map((port) => withDefaults(port).split(':').slice(0, -1).join(':')),
-    );
-    expect(new Set(hostPorts).size).toBe(hostPorts.length);
+  it('publishes no host port twice under any profile', () => {
+    expect(profiles.sort()).toEqual(['cpu', 'gpu', 'small']);
+    for (const profile of profiles) {
+      const hostPorts = servicesUnder(profile).flatMap(([, service]) =>
+        (service.ports ?? []).map((port) => withDefaults(port).split(':').slice(0, -1).join(':')),
+      );
+      expect(new Set(hostPorts).size, profile).toBe(hostPorts.length);
+    }
+  });
+
+  it('runs one co-located gateway and no separate worker or edge under profile small', () => {
+    expect(servicesUnder('small').map(([name]) => name).sort()).toEqual([
+      'gateway-colocated',
+      'migrate',
+      'postgres',
+      'redis',
+      'registry',
+    ]);
+    for (const profile of ['gpu', 'cpu'])
+      expect(servicesUnder(profile).map(([name]) => name), profile).not.toContain('gateway-colocated');
+    const colocated = compose.services['gateway-colocated'];
+    expect(colocated?.build?.target).toBe('gateway-colocated');
+    expect(colocated?.ports).toEqual(['${GATEWAY_PUBLISHED_PORT:-8080}:8080']);
+    const env = containerEnv(colocated);
+    const gatewayConfig = loadGatewayConfig(env);
+    expect(gatewayConfig.GATEWAY_LOCAL_WORKER).toBe(true);
+    expect(gatewayEventLoops(gatewayConfig, 2)).toBe(1);
+    // The worker in its process reads the same environment: the registry's live config, its own
+    // container hostname advertised (the `worker` alias serves the static snapshot's group).
+    const workerConfig = loadWorkerConfig(env);
+    expect(workerConfig.WORKER_GROUP).toBe('default');
+    expect(workerConfig.WORKER_ADVERTISE_ADDRESS).toBeUndefined();
+    expect(workerConfig.REGISTRY_URL).toBe('http://registry:8081');
+    expect(colocated?.networks?.default?.aliases).toEqual(['worker']);
+    expect(colocated?.volumes).toContain('worker-cache:/var/cache/modelgate/worker');
+    // The gateway drains first, then its worker: the grace period outlasts both.
+    const drains = gatewayConfig.GATEWAY_DRAIN_TIMEOUT_MS + workerConfig.WORKER_DRAIN_TIMEOUT_MS;
+    expect(seconds(colocated?.stop_grace_period ?? '10s') * 1000).toBeGreaterThan(drains);
   });
 
   it('reserves one NVIDIA GPU for the worker (profile gpu) and runs the same worker without one under profile cpu', () => {
@@ -162,7 +205,7 @@ describe('docker-compose.yml', () => {
     expect(workerCpu?.environment).toEqual(worker?.environment);
     expect(workerCpu?.networks?.default?.aliases).toContain('worker');
     expect(worker?.networks?.default?.aliases).toContain('worker');
-    expect(['gpu', 'cpu']).toContain(exampleEnv.get('COMPOSE_PROFILES'));
+    expect(['gpu', 'cpu', 'small']).toContain(exampleEnv.get('COMPOSE_PROFILES'));
   });
 
   it('gives workers a stop grace period longer than their drain timeout', () => {
@@ -184,10 +227,12 @@ describe('docker-compose.yml', () => {
 
   it('sets only environment variables that each app’s config schema reads', () => {
     for (const [name, service] of services) {
-      const app = appOf(service);
-      if (app === undefined) continue;
-      const unknown = Object.keys(service.environment ?? {}).filter((key) => !APP_ENV_KEYS[app].has(key));
-      expect(unknown, `${name} (${app})`).toEqual([]);
+      const apps = appsOf(service);
+      if (apps.length === 0) continue;
+      const unknown = Object.keys(service.environment ?? {}).filter(
+        (key) => !apps.some((app) => APP_ENV_KEYS[app].has(key)),
+      );
+      expect(unknown, `${name} (${apps.join(', ')})`).toEqual([]);
     }
   });
 
@@ -247,7 +292,7 @@ describe('docker-compose.yml', () => {
     }
     const snapshot = parseConfigSnapshot(JSON.parse(readRepoFile('docker', 'compose', 'snapshot.json')));
     expect(snapshot.workerGroups).toEqual([{ name: 'default', addresses: ['dns:///worker:8001'] }]);
-    for (const name of ['gateway', 'worker']) {
+    for (const name of ['gateway', 'gateway-colocated', 'worker']) {
       expect(compose.services[name]?.volumes).toContain(
         './docker/compose/snapshot.json:/etc/modelgate/snapshot.json:ro',
       );
@@ -280,11 +325,12 @@ describe('docker-compose.yml', () => {
       '${REGISTRY_PUBLISHED_ADDRESS:-127.0.0.1}:${REGISTRY_PUBLISHED_PORT:-8081}:8081',
     ]);
     expect(exampleEnv.get('REGISTRY_PUBLISHED_ADDRESS')).toBe('127.0.0.1');
-    // Every other published port is the edge proxy's, the public face.
+    // Every other published port is the public face: the edge proxy's, or the co-located gateway's
+    // under profile small.
     const published = services
       .filter(([, service]) => (service.ports ?? []).length > 0)
       .map(([name]) => name);
-    expect(published.sort()).toEqual(['edge', 'registry']);
+    expect(published.sort()).toEqual(['edge', 'gateway-colocated', 'registry']);
   });
 
   it('lets workers scale with --scale: no fixed name, host port, hostname or address, and each replica advertises its own', () => {
@@ -318,7 +364,7 @@ describe('docker-compose.yml', () => {
 
   it('runs the modelgate services with a read-only root filesystem', () => {
     for (const [name, service] of services) {
-      if (appOf(service) !== undefined) expect(service.read_only, name).toBe(true);
+      if (appsOf(service).length > 0) expect(service.read_only, name).toBe(true);
     }
   });
 });

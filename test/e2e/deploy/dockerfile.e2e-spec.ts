@@ -24,14 +24,15 @@ import {
 const dockerfile = parseDockerfile(readRepoFile('docker', 'Dockerfile'));
 const ignorePatterns = dockerIgnorePatterns(readRepoFile('.dockerignore'));
 
-/** Image targets, the workspace each one runs, and the app whose config schema its ENV must match. */
+/** Image targets, the workspace each one runs, and the apps whose config schemas its ENV must match. */
 const TARGETS = {
-  gateway: { workspace: 'apps/gateway', app: 'gateway' },
-  registry: { workspace: 'apps/registry', app: 'registry' },
-  cli: { workspace: 'apps/cli', app: undefined },
-  'worker-cpu': { workspace: 'apps/worker', app: 'worker' },
-  'worker-gpu': { workspace: 'apps/worker', app: 'worker' },
-} as const satisfies Record<string, { workspace: string; app: AppName | undefined }>;
+  gateway: { workspace: 'apps/gateway', apps: ['gateway'] },
+  'gateway-colocated': { workspace: 'apps/gateway', apps: ['gateway', 'worker'] },
+  registry: { workspace: 'apps/registry', apps: ['registry'] },
+  cli: { workspace: 'apps/cli', apps: [] },
+  'worker-cpu': { workspace: 'apps/worker', apps: ['worker'] },
+  'worker-gpu': { workspace: 'apps/worker', apps: ['worker'] },
+} as const satisfies Record<string, { workspace: string; apps: readonly AppName[] }>;
 
 /** Runtime-only variables an image may set besides its app's own. */
 const RUNTIME_ENV = new Set(['NODE_ENV', 'NODE_OPTIONS', 'NVIDIA_DRIVER_CAPABILITIES']);
@@ -174,11 +175,11 @@ describe('docker/Dockerfile', () => {
     expect(users.at(-1)?.args).toMatch(/^[1-9]\d*:[1-9]\d*$/);
   });
 
-  it.each(Object.entries(TARGETS))('sets only variables the %s image’s app reads', (target, { app }) => {
+  it.each(Object.entries(TARGETS))('sets only variables the %s image’s apps read', (target, { apps }) => {
     const names = effectiveInstructions(stage(target))
       .filter((instruction) => instruction.keyword === 'ENV')
       .flatMap(envNames);
-    const allowed = app === undefined ? new Set<string>() : APP_ENV_KEYS[app];
+    const allowed = new Set(apps.flatMap((app) => [...APP_ENV_KEYS[app]]));
     expect(names.filter((name) => !RUNTIME_ENV.has(name) && !allowed.has(name))).toEqual([]);
   });
 
@@ -200,6 +201,23 @@ describe('docker/Dockerfile', () => {
       expect(installs[0]).toContain(`--workspace ${name}`);
     },
   );
+
+  it('installs the worker app beside the gateway in the co-located image, whose embedded entry the gateway imports', () => {
+    const installs = effectiveInstructions(stage('gateway-colocated-deps'))
+      .filter((instruction) => instruction.keyword === 'RUN' && instruction.args.includes('npm ci'))
+      .map((instruction) => instruction.args);
+    expect(installs).toHaveLength(1);
+    expect(installs[0]).toContain('--workspace @modelgate/worker');
+    expect(installs[0]).toContain('prune-onnxruntime.sh');
+    const exports = (readManifest('apps/worker') as { exports?: Record<string, unknown> }).exports ?? {};
+    expect(Object.keys(exports)).toContain('./embedded');
+    expect(readRepoFile('apps', 'gateway', 'src', 'main.ts')).toContain("'@modelgate/worker/embedded'");
+    const envs = effectiveInstructions(stage('gateway-colocated'))
+      .filter((instruction) => instruction.keyword === 'ENV')
+      .map((instruction) => instruction.args)
+      .join(' ');
+    expect(envs).toMatch(/GATEWAY_LOCAL_WORKER=true/);
+  });
 
   it('keeps onnxruntime-node out of the gateway image: nothing the gateway depends on needs it', () => {
     const closure = productionClosure('apps/gateway');
