@@ -45,6 +45,9 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     WORKER_CUDA_DEVICE_ID: 0,
     WORKER_SOLO_SESSION: true,
     WORKER_SOLO_SPINNING: false,
+    WORKER_INLINE: true,
+    WORKER_INLINE_MAX_MS: 5,
+    WORKER_INLINE_IDLE_SPIN: false,
     WORKER_LOG_LEVEL: 'debug',
   },
   registry: {
@@ -103,6 +106,10 @@ const RENDERS: readonly [string, ValuesInput][] = [
   ['production-like values', { files: ['ci/production-values.yaml'] }],
   ['static-snapshot values', { files: ['ci/production-values.yaml', 'ci/static-values.yaml'] }],
   [
+    'a worker in the gateway’s process',
+    onDefaults({ values: { gateway: { localWorker: { enabled: true }, env: { GATEWAY_WORKERS: 1 } } } }),
+  ],
+  [
     'every env var the values accept',
     onDefaults({
       values: {
@@ -132,9 +139,11 @@ describe('env var names the chart sets', () => {
       if (app === undefined) throw new Error(`no app known for component ${componentOf(workload)}`);
       for (const { container, names } of envNamesOf(objects, workload)) {
         expect(names.length, `${workload.metadata.name}/${container} gets no env at all`).toBeGreaterThan(0);
+        // A co-located gateway also runs the worker app, which reads the WORKER_* settings.
+        const apps: AppName[] = names.includes('GATEWAY_LOCAL_WORKER') ? [app, 'worker'] : [app];
         unknown.push(
           ...names
-            .filter((name) => !APP_ENV_KEYS[app].has(name))
+            .filter((name) => !apps.some((reader) => APP_ENV_KEYS[reader].has(name)))
             .map((name) => `${workload.metadata.name}/${container}: ${name}`),
         );
       }

@@ -163,15 +163,16 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs one co-located gateway and no separate worker or edge under profile small', () => {
-    expect(servicesUnder('small').map(([name]) => name).sort()).toEqual([
-      'gateway-colocated',
-      'migrate',
-      'postgres',
-      'redis',
-      'registry',
-    ]);
+    expect(
+      servicesUnder('small')
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['gateway-colocated', 'migrate', 'postgres', 'redis', 'registry']);
     for (const profile of ['gpu', 'cpu'])
-      expect(servicesUnder(profile).map(([name]) => name), profile).not.toContain('gateway-colocated');
+      expect(
+        servicesUnder(profile).map(([name]) => name),
+        profile,
+      ).not.toContain('gateway-colocated');
     const colocated = compose.services['gateway-colocated'];
     expect(colocated?.build?.target).toBe('gateway-colocated');
     expect(colocated?.ports).toEqual(['${GATEWAY_PUBLISHED_PORT:-8080}:8080']);
