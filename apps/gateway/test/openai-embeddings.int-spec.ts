@@ -39,6 +39,12 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
             ],
           },
           {
+            name: 'raw-embedder',
+            task: 'feature-extraction',
+            routes: [{ model: 'embed:1', weight: 100, role: 'primary' }],
+            postprocessing: { pooling: 'mean', normalize: false },
+          },
+          {
             name: 'sentiment',
             task: 'text-classification',
             routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
@@ -140,18 +146,48 @@ describe('gateway: OpenAI-compatible POST /v1/embeddings, called with the offici
     vector.forEach((value, j) => expect(value).toBeCloseTo(full![j]! / norm, 5));
   });
 
-  it('only shortens with `dimensions` on an endpoint that does not normalize its embeddings', async () => {
+  it('answers unit-length embeddings where the endpoint leaves normalize unset, as OpenAI does', async () => {
     const served = await gateway.post(
       '/serve/split-embedder',
       { text: 'short' },
       { 'x-modelgate-route-key': 'k' },
     );
+    // /serve answers the pooled vector as the endpoint says (not normalized: its norm is far from 1).
     const full = (served.body as { predictions: { embedding: number[] }[] }).predictions[0]!.embedding;
+    const norm = Math.hypot(...full);
+    expect(Math.abs(norm - 1)).toBeGreaterThan(0.1);
     const answer = await client.embeddings.create(
-      { model: 'split-embedder', input: 'short', dimensions: 8, encoding_format: 'float' },
+      { model: 'split-embedder', input: 'short', encoding_format: 'float' },
       { headers: { 'x-modelgate-route-key': 'k' } },
     );
     const vector = answer.data[0]!.embedding;
+    expect(Math.hypot(...vector)).toBeCloseTo(1, 5);
+    vector.forEach((value, j) => expect(value).toBeCloseTo(full[j]! / norm, 5));
+    const shortened = await client.embeddings.create(
+      { model: 'split-embedder', input: 'short', dimensions: 8, encoding_format: 'float' },
+      { headers: { 'x-modelgate-route-key': 'k' } },
+    );
+    const shortNorm = Math.hypot(...full.slice(0, 8));
+    shortened.data[0]!.embedding.forEach((value, j) => expect(value).toBeCloseTo(full[j]! / shortNorm, 5));
+  });
+
+  it('answers the pooled vectors, and only shortens with `dimensions`, where the endpoint opts out (normalize false)', async () => {
+    const served = await gateway.post('/serve/raw-embedder', { text: 'short' });
+    const full = (served.body as { predictions: { embedding: number[] }[] }).predictions[0]!.embedding;
+    const whole = await client.embeddings.create({
+      model: 'raw-embedder',
+      input: 'short',
+      encoding_format: 'float',
+    });
+    whole.data[0]!.embedding.forEach((value, j) => expect(value).toBeCloseTo(full[j]!, 5));
+    const answer = await client.embeddings.create({
+      model: 'raw-embedder',
+      input: 'short',
+      dimensions: 8,
+      encoding_format: 'float',
+    });
+    const vector = answer.data[0]!.embedding;
+    expect(vector).toHaveLength(8);
     vector.forEach((value, j) => expect(value).toBeCloseTo(full[j]!, 5));
   });
 

@@ -92,7 +92,8 @@ export class EmbeddingsController {
       parsed,
       Array.isArray(parsed.input) ? answer.body.predictions : answer.body.predictions.slice(0, 1),
       answer.promptTokens,
-      endpoint?.postprocessing.normalize === true,
+      // Unit length unless the endpoint opts out, as OpenAI and TEI answer; /serve keeps the endpoint's own choice.
+      endpoint?.postprocessing.normalize !== false,
     );
     this.metrics.recordRequest(answer.body.endpoint, answer.modelId, answer.body.route, 200, started);
     return response;

@@ -30,12 +30,12 @@ describe('parseOpenAiEmbeddingsRequest', () => {
 describe('toOpenAiEmbeddings', () => {
   const predictions = [{ embedding: [3, 4, 12] }, { embedding: [1, 0, 0] }];
 
-  it('lists one embedding per input with usage', () => {
+  it('lists one unit-length embedding per input with usage', () => {
     const request = parseOpenAiEmbeddingsRequest({ model: 'embed', input: ['a', 'b'] });
-    expect(toOpenAiEmbeddings(request, predictions, 9, false)).toEqual({
+    expect(toOpenAiEmbeddings(request, predictions, 9, true)).toEqual({
       object: 'list',
       data: [
-        { object: 'embedding', index: 0, embedding: [3, 4, 12] },
+        { object: 'embedding', index: 0, embedding: [3 / 13, 4 / 13, 12 / 13] },
         { object: 'embedding', index: 1, embedding: [1, 0, 0] },
       ],
       model: 'embed',
@@ -43,11 +43,18 @@ describe('toOpenAiEmbeddings', () => {
     });
   });
 
-  it('truncates to `dimensions`, re-normalized only where the endpoint normalizes (Matryoshka)', () => {
+  it('answers the pooled vectors as they are where the endpoint opts out of normalizing', () => {
+    const request = parseOpenAiEmbeddingsRequest({ model: 'embed', input: ['a', 'b'] });
+    expect(toOpenAiEmbeddings(request, predictions, 9, false).data.map((item) => item.embedding)).toEqual([
+      [3, 4, 12],
+      [1, 0, 0],
+    ]);
+  });
+
+  it('truncates to `dimensions` and re-normalizes the shortened vector, only shortening where the endpoint opts out (Matryoshka)', () => {
     const request = parseOpenAiEmbeddingsRequest({ model: 'embed', input: ['a', 'b'], dimensions: 2 });
     const [normalized] = toOpenAiEmbeddings(request, predictions, 9, true).data;
     expect(normalized?.embedding).toEqual([0.6, 0.8]);
-    // An endpoint that answers raw vectors answers raw shortened ones: `dimensions` only shortens.
     const [raw] = toOpenAiEmbeddings(request, predictions, 9, false).data;
     expect(raw?.embedding).toEqual([3, 4]);
   });
@@ -61,7 +68,7 @@ describe('toOpenAiEmbeddings', () => {
       user: null,
     });
     expect(request).toEqual({ model: 'embed', input: 'a', encoding_format: 'float' });
-    expect(toOpenAiEmbeddings(request, [{ embedding: [3, 4, 12] }], 1, true).data[0]?.embedding).toEqual([
+    expect(toOpenAiEmbeddings(request, [{ embedding: [3, 4, 12] }], 1, false).data[0]?.embedding).toEqual([
       3, 4, 12,
     ]);
   });

@@ -1,9 +1,10 @@
 /**
  * The OpenAI embeddings contract (`POST /v1/embeddings`), as TEI and vLLM offer it: the request
- * checked, and a feature-extraction answer shaped as OpenAI's list. `dimensions` truncates each
- * embedding (Matryoshka), re-normalized where the endpoint normalizes its embeddings (so that a
- * shortened embedding is what the endpoint would answer at that size); `encoding_format: base64` sends little-endian
- * float32 bytes. Pure: no I/O.
+ * checked, and a feature-extraction answer shaped as OpenAI's list. Embeddings are unit length, as
+ * OpenAI's and TEI's are, unless the endpoint opts out (postprocessing.normalize false): then they
+ * are the model's pooled vectors. `dimensions` truncates each embedding (Matryoshka) and
+ * re-normalizes the shortened one (only shortens where the endpoint opted out);
+ * `encoding_format: base64` sends little-endian float32 bytes. Pure: no I/O.
  */
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { normalizeL2 } from '@modelgate/processing';
@@ -22,7 +23,7 @@ export const openAiEmbeddingsRequestSchema = z
       .nullish()
       .transform((dimensions) => dimensions ?? undefined)
       .describe(
-        'Keep the first N dimensions of each embedding (Matryoshka), re-normalized when the endpoint normalizes (postprocessing.normalize); null: all',
+        'Keep the first N dimensions of each embedding (Matryoshka), re-normalized to unit length unless the endpoint opts out of normalizing (postprocessing.normalize false); null: all',
       ),
     encoding_format: z
       .enum(['float', 'base64'])
@@ -69,8 +70,11 @@ export function toOpenAiEmbeddings(
   request: OpenAiEmbeddingsRequest,
   predictions: readonly unknown[],
   promptTokens: number,
-  /** The endpoint L2-normalizes its embeddings (postprocessing.normalize). */
-  normalized: boolean,
+  /**
+   * Answer unit-length embeddings, L2-normalized after any truncation (the default); false where
+   * the endpoint opts out (postprocessing.normalize false).
+   */
+  unitLength: boolean,
 ): OpenAiEmbeddingsResponse {
   const data = predictions.map((prediction, index) => {
     let vector = [...(prediction as { embedding: number[] }).embedding];
@@ -83,8 +87,9 @@ export function toOpenAiEmbeddings(
         );
       }
       vector = vector.slice(0, request.dimensions);
-      if (normalized) normalizeL2(vector);
     }
+    // Idempotent on an endpoint that normalizes already (within float rounding).
+    if (unitLength) normalizeL2(vector);
     const embedding = request.encoding_format === 'base64' ? toBase64Float32(vector) : vector;
     return { object: 'embedding' as const, index, embedding };
   });
