@@ -7,7 +7,9 @@ import {
 } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
 import { asArgParser, type ContextFactory, withWideColumns } from '../cli-context.js';
+import { UsageError } from '../cli-errors.js';
 import { formatDetails, formatTable } from '../output/table.js';
+import { collectPair, parseSettings, settingsKeys, settingsUpdate } from './endpoint-settings.js';
 import { warnAboutWorkerGroups } from './fleet-warnings.js';
 import { parseModelRef, parsePositiveInt, parseResourceName } from './parse-arguments.js';
 
@@ -16,11 +18,36 @@ interface EndpointAddOptions {
   task?: ModelTask;
   maxTokens?: number;
   timeoutMs?: number;
+  preprocessing?: string[];
+  postprocessing?: string[];
 }
 
-/** `modelgate endpoint add|list|show|remove`. */
+interface EndpointSetOptions {
+  preprocessing?: string[];
+  postprocessing?: string[];
+  /** `none` clears it (commander stores a parser's null as ''). */
+  timeoutMs?: number | 'none';
+  stickyHeader?: string;
+}
+
+const PREPROCESSING_HELP = `an input limit, KEY=VALUE (repeatable): ${settingsKeys('preprocessing').join(', ')}`;
+const POSTPROCESSING_HELP = `an answer option, KEY=VALUE (repeatable): ${settingsKeys('postprocessing').join(', ')}`;
+
+/** `none` (back to the default) or a positive integer. */
+function parseTimeoutOrNone(text: string): number | 'none' {
+  return text === 'none' ? 'none' : parsePositiveInt(text);
+}
+
+/** An option's value with `none` as null: the PATCH body's "back to the default". */
+function noneAsNull<T>(value: T | 'none'): T | null {
+  return value === 'none' ? null : value;
+}
+
+/** `modelgate endpoint add|set|list|show|remove`. */
 export function registerEndpointCommands(program: Command, contextOf: ContextFactory): void {
-  const endpoint = program.command('endpoint').description('create, list, inspect and remove endpoints');
+  const endpoint = program
+    .command('endpoint')
+    .description('create, change, list, inspect and remove endpoints');
 
   endpoint
     .command('add')
@@ -38,18 +65,61 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
       "request deadline in ms (default: the model's)",
       asArgParser(parsePositiveInt),
     )
+    .option('--preprocessing <key=value>', PREPROCESSING_HELP, collectPair)
+    .option('--postprocessing <key=value>', POSTPROCESSING_HELP, collectPair)
     .action(async (name: string, options: EndpointAddOptions, command: Command) => {
       const { client, output } = contextOf(command);
+      const preprocessing = {
+        ...parseSettings('preprocessing', options.preprocessing ?? [], { allowNull: false }),
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      };
+      const postprocessing = parseSettings('postprocessing', options.postprocessing ?? [], {
+        allowNull: false,
+      });
       const task = options.task ?? (await client.getModel(parseModelRef(options.model))).task;
       const created = await client.createEndpoint({
         name,
         task,
         model: options.model,
-        ...(options.maxTokens === undefined ? {} : { preprocessing: { maxTokens: options.maxTokens } }),
+        ...(Object.keys(preprocessing).length === 0 ? {} : { preprocessing }),
+        ...(Object.keys(postprocessing).length === 0 ? {} : { postprocessing }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       });
       output.result(created, () => renderEndpoint(created));
       await warnAboutWorkerGroups(client, output, [parseModelRef(options.model)]);
+    });
+
+  endpoint
+    .command('set')
+    .argument('<name>', 'endpoint name', asArgParser(parseResourceName))
+    .description(
+      "change an endpoint's limits and options; keys not given keep their value, KEY=null puts one back to its default",
+    )
+    .option('--preprocessing <key=value>', PREPROCESSING_HELP, collectPair)
+    .option('--postprocessing <key=value>', POSTPROCESSING_HELP, collectPair)
+    .option(
+      '--timeout-ms <ms>',
+      "request deadline in ms, or none for the model's",
+      asArgParser(parseTimeoutOrNone),
+    )
+    .option(
+      '--sticky-header <header>',
+      'request header pinning a client to one route, or none for x-modelgate-route-key',
+    )
+    .action(async (name: string, options: EndpointSetOptions, command: Command) => {
+      const { client, output } = contextOf(command);
+      const update = {
+        ...settingsUpdate(options.preprocessing, options.postprocessing),
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: noneAsNull(options.timeoutMs) }),
+        ...(options.stickyHeader === undefined ? {} : { stickyHeader: noneAsNull(options.stickyHeader) }),
+      };
+      if (Object.keys(update).length === 0) {
+        throw new UsageError(
+          'endpoint set: nothing to change; give --preprocessing, --postprocessing, --timeout-ms or --sticky-header',
+        );
+      }
+      const updated = await client.updateEndpoint(name, update);
+      output.result(updated, () => renderEndpoint(updated));
     });
 
   withWideColumns(endpoint.command('list'))
