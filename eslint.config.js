@@ -42,6 +42,7 @@ export default tseslint.config(
   {
     files: [
       'libs/batching/src/**/*.ts',
+      'libs/contracts/src/**/*.ts',
       'libs/generation/src/**/*.ts',
       'libs/routing/src/**/*.ts',
       'libs/processing/src/**/*.ts',
