@@ -20,6 +20,15 @@ export interface GlobalOptions {
   output?: OutputFormat;
 }
 
+/** The commands whose answers are named resources, so `-o name` lists them (see withNameOutput). */
+const NAME_COMMANDS = new WeakSet<Command>();
+
+/** Marks `command` as one whose answer is one named resource or a list of them; elsewhere `-o name` is refused. */
+export function withNameOutput(command: Command): Command {
+  NAME_COMMANDS.add(command);
+  return command;
+}
+
 /** The commands whose table has columns that only `-o wide` shows (see withWideColumns). */
 const WIDE_COMMANDS = new WeakSet<Command>();
 
@@ -43,6 +52,12 @@ export function commandOutputFormat(command: Command): OutputFormat {
     throw new UsageError(
       `-o wide adds columns to the tables of model list, endpoint list and status; ` +
         `'${commandPath(command)}' has no wider form: use -o table, json or yaml`,
+    );
+  }
+  if (format === 'name' && !NAME_COMMANDS.has(command)) {
+    throw new UsageError(
+      `-o name lists the resources of model add, list and show, endpoint add, set, list and show, and token list; ` +
+        `'${commandPath(command)}' answers none: use -o table, json or yaml`,
     );
   }
   return format;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { sampleEndpointView } from '@modelgate/testing';
+import { sampleEndpointView, sampleModelView } from '@modelgate/testing';
 import { answer, run, stubRegistry } from '../test/support/in-process-cli.js';
 
 describe('modelgate command line', () => {
@@ -112,6 +112,33 @@ describe('modelgate command line', () => {
     const result = await run('route', 'set', '--help');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: modelgate route set [options] <endpoint> <routes...>');
+  });
+
+  it('prints one resource name per line with -o name: name:version for a model version', async () => {
+    fetchMock.mockResolvedValueOnce(
+      answer(200, [sampleEndpointView({ name: 'sentiment' }), sampleEndpointView({ name: 'embed' })]),
+    );
+    const list = await run('endpoint', 'list', '-o', 'name');
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toBe('sentiment\nembed\n');
+    fetchMock.mockResolvedValueOnce(answer(200, sampleModelView({ name: 'sst2', version: '3' })));
+    const model = await run('-o', 'name', 'model', 'show', 'sst2:3');
+    expect(model.stdout).toBe('sst2:3\n');
+    fetchMock.mockResolvedValueOnce(answer(200, []));
+    expect((await run('endpoint', 'list', '-o', 'name')).stdout).toBe('');
+  });
+
+  it('exits 2 for -o name on a command that answers no named resources, before any call', async () => {
+    for (const args of [
+      ['-o', 'name', 'status'],
+      ['-o', 'name', 'token', 'create', 'ci', '--role', 'viewer'],
+      ['endpoint', 'remove', 'sentiment', '-o', 'name'],
+    ]) {
+      const result = await run(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('-o name lists the resources of model add, list and show');
+    }
+    expect(fetchMock).not.toHaveBeenCalled();
   });
 
   it('sends the token and route specs to the registry and prints the raw API JSON with --json', async () => {

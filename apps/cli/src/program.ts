@@ -36,7 +36,7 @@ export function buildProgram(streams: OutputStreams): Command {
     .addOption(
       new Option(
         '-o, --output <format>',
-        'table (default), wide (more columns: model list, endpoint list, status), json or yaml',
+        'table (default), wide (more columns: model list, endpoint list, status), json, yaml, or name (one resource name per line)',
       ).choices(OUTPUT_FORMATS),
     )
     .option('--json', 'print the raw API JSON on stdout, nothing else (for scripts); same as -o json')

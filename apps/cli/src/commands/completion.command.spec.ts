@@ -51,7 +51,7 @@ describe('modelgate completion', () => {
     expect(complete('modelgate model add --task ')).toEqual(
       expect.arrayContaining(['text-classification', 'feature-extraction', 'raw']),
     );
-    expect(complete('modelgate model list -o ')).toEqual(['json', 'table', 'wide', 'yaml']);
+    expect(complete('modelgate model list -o ')).toEqual(['json', 'name', 'table', 'wide', 'yaml']);
   });
 
   it('writes a zsh script that loads the same function through bashcompinit', () => {

@@ -6,7 +6,7 @@ import {
   type Route,
 } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
-import { asArgParser, type ContextFactory, withWideColumns } from '../cli-context.js';
+import { asArgParser, type ContextFactory, withNameOutput, withWideColumns } from '../cli-context.js';
 import { UsageError } from '../cli-errors.js';
 import { formatDetails, formatTable } from '../output/table.js';
 import { collectPair, parseSettings, settingsKeys, settingsUpdate } from './endpoint-settings.js';
@@ -49,8 +49,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
     .command('endpoint')
     .description('create, change, list, inspect and remove endpoints');
 
-  endpoint
-    .command('add')
+  withNameOutput(endpoint.command('add'))
     .argument('<name>', 'endpoint name: clients call POST /serve/<name>', asArgParser(parseResourceName))
     .description('create an endpoint (POST /serve/<name>) serving one READY model')
     .requiredOption('--model <name:version>', 'the model serving 100% of traffic', asArgParser(validModelRef))
@@ -89,8 +88,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
       await warnAboutWorkerGroups(client, output, [parseModelRef(options.model)]);
     });
 
-  endpoint
-    .command('set')
+  withNameOutput(endpoint.command('set'))
     .argument('<name>', 'endpoint name', asArgParser(parseResourceName))
     .description(
       "change an endpoint's limits and options; keys not given keep their value, KEY=null puts one back to its default",
@@ -122,7 +120,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
       output.result(updated, () => renderEndpoint(updated));
     });
 
-  withWideColumns(endpoint.command('list'))
+  withNameOutput(withWideColumns(endpoint.command('list')))
     .description('list endpoints and their routes')
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
@@ -148,8 +146,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
       );
     });
 
-  endpoint
-    .command('show')
+  withNameOutput(endpoint.command('show'))
     .argument('<name>', 'endpoint name', asArgParser(parseResourceName))
     .description('show one endpoint: routes, limits and options')
     .action(async (name: string, _options: unknown, command: Command) => {

@@ -1,7 +1,13 @@
 import { type ModelUploadSettings } from '@modelgate/admin-client';
 import { type ExecutionProvider, MODEL_TASKS, type ModelTask, type ModelView } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
-import { asArgParser, type CommandContext, type ContextFactory, withWideColumns } from '../cli-context.js';
+import {
+  asArgParser,
+  type CommandContext,
+  type ContextFactory,
+  withNameOutput,
+  withWideColumns,
+} from '../cli-context.js';
 import { CliFailure } from '../cli-errors.js';
 import { renderModel, renderModelTable } from '../output/model-render.js';
 import { checkUploadSettings, refuseInertBatchingOptions } from './model-add-checks.js';
@@ -45,8 +51,7 @@ interface ModelAddOptions extends ModelFileOptions {
 export function registerModelCommands(program: Command, contextOf: ContextFactory): void {
   const model = program.command('model').description('register, list, inspect and remove model versions');
 
-  model
-    .command('add')
+  withNameOutput(model.command('add'))
     .argument('<name>', 'model name; versions of one name share it', asArgParser(parseResourceName))
     .description(
       'register a model: upload an export directory (--path) or point at its files (--uri, --sha256); ' +
@@ -163,7 +168,7 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       await addModel(contextOf(command), name, options);
     });
 
-  withWideColumns(model.command('list'))
+  withNameOutput(withWideColumns(model.command('list')))
     .description('list model versions')
     .option('--name <name>', 'only the versions of this model', asArgParser(parseResourceName))
     .action(async (options: { name?: string }, command: Command) => {
@@ -172,8 +177,7 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       output.result(models, (wide) => renderModelTable(models, wide));
     });
 
-  model
-    .command('show <name:version>')
+  withNameOutput(model.command('show <name:version>'))
     .description('show one model version: status, inputs and outputs, batching, runtime')
     .action(async (id: string, _options: unknown, command: Command) => {
       const key = parseModelRef(id);

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { type TokenRole } from '@modelgate/contracts';
-import { asArgParser, type ContextFactory } from '../cli-context.js';
+import { asArgParser, type ContextFactory, withNameOutput } from '../cli-context.js';
 import { formatTable } from '../output/table.js';
 import { parseResourceName } from './parse-arguments.js';
 
@@ -31,8 +31,7 @@ export function registerTokenCommands(program: Command, contextOf: ContextFactor
       output.result(created, () => created.token);
     });
 
-  token
-    .command('list')
+  withNameOutput(token.command('list'))
     .description('list tokens (never their secrets)')
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);

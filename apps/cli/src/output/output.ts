@@ -6,8 +6,11 @@ export interface OutputStreams {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
-/** `-o`: a human table (`wide` adds columns to lists), or the API's answer as JSON or YAML. */
-export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
+/**
+ * `-o`: a human table (`wide` adds columns to lists), the API's answer as JSON or YAML, or the
+ * names of the resources it holds, one per line (`name`: `sst2:1` for a model version).
+ */
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
 
 /** One of OUTPUT_FORMATS. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -23,9 +26,9 @@ export class Output {
     readonly streams: OutputStreams,
   ) {}
 
-  /** True for -o json and -o yaml: stdout holds the API's answer only. */
+  /** True for -o json, yaml and name: stdout holds the API's answer (or its names) only. */
   get json(): boolean {
-    return this.format === 'json' || this.format === 'yaml';
+    return this.format === 'json' || this.format === 'yaml' || this.format === 'name';
   }
 
   /**
@@ -37,6 +40,11 @@ export class Output {
       if (apiJson === undefined) return;
       const text = this.format === 'json' ? `${JSON.stringify(apiJson, null, 2)}\n` : stringifyYaml(apiJson);
       this.streams.stdout.write(text);
+      return;
+    }
+    if (this.format === 'name') {
+      const names = resourceNames(apiJson);
+      if (names.length > 0) this.streams.stdout.write(`${names.join('\n')}\n`);
       return;
     }
     const text = human(this.format === 'wide');
@@ -52,4 +60,18 @@ export class Output {
   get interactive(): boolean {
     return this.streams.stderr.isTTY === true;
   }
+}
+
+/**
+ * The names in an API answer (one resource or a list): `name:version` for a model version, else
+ * `name`. Only commands whose answers are named resources take `-o name` (cli-context.ts).
+ */
+export function resourceNames(apiJson: unknown): string[] {
+  if (apiJson === undefined) return [];
+  const items: unknown[] = Array.isArray(apiJson) ? apiJson : [apiJson];
+  return items.map((item) => {
+    const { name, version } = (item ?? {}) as { name?: unknown; version?: unknown };
+    if (typeof name !== 'string') throw new TypeError('-o name: the answer holds a resource without a name');
+    return typeof version === 'string' || typeof version === 'number' ? `${name}:${version}` : name;
+  });
 }
