@@ -18,6 +18,31 @@ export interface GlobalOptions {
   registry?: string;
   json?: boolean;
   output?: OutputFormat;
+  /** false with `--no-headers`. */
+  headers?: boolean;
+}
+
+/** The list commands whose table `--no-headers` prints without its header line (see withListTable). */
+const LIST_COMMANDS = new WeakSet<Command>();
+
+/** Marks `command` as one that prints a list table; elsewhere `--no-headers` is refused. */
+export function withListTable(command: Command): Command {
+  LIST_COMMANDS.add(command);
+  return command;
+}
+
+/** Whether `command`'s table keeps its header line; `--no-headers` where it means nothing is a usage error. */
+export function commandHeaders(command: Command, format: OutputFormat): boolean {
+  if (command.optsWithGlobals<GlobalOptions>().headers !== false) return true;
+  if (!LIST_COMMANDS.has(command)) {
+    throw new UsageError(
+      `--no-headers drops the header line of the tables of model list, endpoint list and token list; '${commandPath(command)}' prints none`,
+    );
+  }
+  if (format !== 'table' && format !== 'wide') {
+    throw new UsageError(`--no-headers applies to tables; -o ${format} prints none`);
+  }
+  return false;
 }
 
 /** The commands whose answers are named resources, so `-o name` lists them (see withNameOutput). */
@@ -67,7 +92,8 @@ export function commandOutputFormat(command: Command): OutputFormat {
 export function contextFactory(streams: OutputStreams): ContextFactory {
   return (command) => {
     const options = command.optsWithGlobals<GlobalOptions>();
-    const output = new Output(commandOutputFormat(command), streams);
+    const format = commandOutputFormat(command);
+    const output = new Output(format, streams, commandHeaders(command, format));
     let client: AdminClient | undefined;
     return {
       output,

@@ -128,6 +128,36 @@ describe('modelgate command line', () => {
     expect((await run('endpoint', 'list', '-o', 'name')).stdout).toBe('');
   });
 
+  it('prints list tables without their header line with --no-headers, and nothing for an empty list', async () => {
+    fetchMock.mockResolvedValueOnce(
+      answer(200, [
+        sampleEndpointView({
+          name: 'sentiment',
+          routes: [{ model: 'sst2:1', weight: 100, role: 'primary' }],
+        }),
+      ]),
+    );
+    const list = await run('endpoint', 'list', '--no-headers');
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^sentiment +text-classification +sst2:1 100% primary/);
+    expect(list.stdout).not.toContain('ENDPOINT');
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(1);
+    fetchMock.mockResolvedValueOnce(answer(200, []));
+    expect((await run('--no-headers', 'model', 'list')).stdout).toBe('');
+  });
+
+  it('exits 2 for --no-headers where no list table is printed, before any call', async () => {
+    const status = await run('--no-headers', 'status');
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain(
+      "--no-headers drops the header line of the tables of model list, endpoint list and token list; 'status' prints none",
+    );
+    const json = await run('endpoint', 'list', '--no-headers', '-o', 'json');
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('--no-headers applies to tables; -o json prints none');
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
   it('exits 2 for -o name on a command that answers no named resources, before any call', async () => {
     for (const args of [
       ['-o', 'name', 'status'],

@@ -40,6 +40,7 @@ export function buildProgram(streams: OutputStreams): Command {
       ).choices(OUTPUT_FORMATS),
     )
     .option('--json', 'print the raw API JSON on stdout, nothing else (for scripts); same as -o json')
+    .option('--no-headers', 'list tables without their header line (model list, endpoint list, token list)')
     .addHelpText(
       'after',
       '\nAuthentication: the Bearer token in env MODELGATE_TOKEN (admin for changes, viewer for reads).',

@@ -6,7 +6,13 @@ import {
   type Route,
 } from '@modelgate/contracts';
 import { type Command, Option } from 'commander';
-import { asArgParser, type ContextFactory, withNameOutput, withWideColumns } from '../cli-context.js';
+import {
+  asArgParser,
+  type ContextFactory,
+  withListTable,
+  withNameOutput,
+  withWideColumns,
+} from '../cli-context.js';
 import { UsageError } from '../cli-errors.js';
 import { formatDetails, formatTable } from '../output/table.js';
 import { collectPair, parseSettings, settingsKeys, settingsUpdate } from './endpoint-settings.js';
@@ -120,7 +126,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
       output.result(updated, () => renderEndpoint(updated));
     });
 
-  withNameOutput(withWideColumns(endpoint.command('list')))
+  withListTable(withNameOutput(withWideColumns(endpoint.command('list'))))
     .description('list endpoints and their routes')
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
@@ -141,7 +147,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
             { header: 'STICKY HEADER', cell: (e) => e.stickyHeader ?? DEFAULT_STICKY_HEADER, wide: true },
             { header: 'UPDATED', cell: (e) => e.updatedAt, wide: true },
           ],
-          { empty: '(no endpoints)', wide },
+          { empty: '(no endpoints)', wide, headers: output.headers },
         ),
       );
     });

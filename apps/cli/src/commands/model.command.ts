@@ -5,6 +5,7 @@ import {
   asArgParser,
   type CommandContext,
   type ContextFactory,
+  withListTable,
   withNameOutput,
   withWideColumns,
 } from '../cli-context.js';
@@ -168,13 +169,13 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       await addModel(contextOf(command), name, options);
     });
 
-  withNameOutput(withWideColumns(model.command('list')))
+  withListTable(withNameOutput(withWideColumns(model.command('list'))))
     .description('list model versions')
     .option('--name <name>', 'only the versions of this model', asArgParser(parseResourceName))
     .action(async (options: { name?: string }, command: Command) => {
       const { client, output } = contextOf(command);
       const models = await client.listModels(options.name);
-      output.result(models, (wide) => renderModelTable(models, wide));
+      output.result(models, (wide) => renderModelTable(models, wide, output.headers));
     });
 
   withNameOutput(model.command('show <name:version>'))

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { type TokenRole } from '@modelgate/contracts';
-import { asArgParser, type ContextFactory, withNameOutput } from '../cli-context.js';
+import { asArgParser, type ContextFactory, withListTable, withNameOutput } from '../cli-context.js';
 import { formatTable } from '../output/table.js';
 import { parseResourceName } from './parse-arguments.js';
 
@@ -31,7 +31,7 @@ export function registerTokenCommands(program: Command, contextOf: ContextFactor
       output.result(created, () => created.token);
     });
 
-  withNameOutput(token.command('list'))
+  withListTable(withNameOutput(token.command('list')))
     .description('list tokens (never their secrets)')
     .action(async (_options: unknown, command: Command) => {
       const { client, output } = contextOf(command);
@@ -45,7 +45,7 @@ export function registerTokenCommands(program: Command, contextOf: ContextFactor
             { header: 'CREATED', cell: (t) => t.createdAt },
             { header: 'REVOKED', cell: (t) => t.revokedAt ?? '-' },
           ],
-          { empty: '(no tokens)' },
+          { empty: '(no tokens)', headers: output.headers },
         ),
       );
     });

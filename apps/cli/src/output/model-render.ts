@@ -2,8 +2,8 @@
 import { type ModelTask, type ModelView, isGenerativeTask } from '@modelgate/contracts';
 import { formatDetails, formatTable } from './table.js';
 
-/** The table of `model list` (`wide`: more columns). */
-export function renderModelTable(models: readonly ModelView[], wide: boolean): string {
+/** The table of `model list` (`wide`: more columns; `headers` false: the rows alone). */
+export function renderModelTable(models: readonly ModelView[], wide: boolean, headers = true): string {
   return formatTable(
     models,
     [
@@ -18,7 +18,7 @@ export function renderModelTable(models: readonly ModelView[], wide: boolean): s
       { header: 'REASON', cell: (m) => m.statusReason ?? '-', wide: true },
       { header: 'CREATED', cell: (m) => m.createdAt },
     ],
-    { empty: '(no models)', wide },
+    { empty: '(no models)', wide, headers },
   );
 }
 

@@ -24,6 +24,8 @@ export class Output {
   constructor(
     readonly format: OutputFormat,
     readonly streams: OutputStreams,
+    /** false with `--no-headers`: list tables print their rows alone. */
+    readonly headers = true,
   ) {}
 
   /** True for -o json, yaml and name: stdout holds the API's answer (or its names) only. */

@@ -40,6 +40,18 @@ describe('formatTable', () => {
     expect(formatTable<Row>([], columns, { empty: '(none)' })).toBe('NAME  COUNT\n(none)');
   });
 
+  it('prints the rows alone without headers, still as wide as the header, and nothing for no rows', () => {
+    const rows = [
+      { name: 'a', count: 1 },
+      { name: 'bb', count: 22 },
+    ];
+    expect(formatTable<Row>(rows, columns, { headers: false }).split('\n')).toEqual([
+      'a         1',
+      'bb       22',
+    ]);
+    expect(formatTable<Row>([], columns, { empty: '(none)', headers: false })).toBe('');
+  });
+
   it('counts accented and symbol characters once, and flattens line breaks so rows stay one line', () => {
     const text = formatTable(
       [

@@ -37,7 +37,8 @@ function flatten(text: string): string {
 export function formatTable<Row>(
   rows: readonly Row[],
   allColumns: readonly Column<Row>[],
-  options: { empty?: string; wide?: boolean } = {},
+  /** `headers` false (`--no-headers`): the rows alone, nothing at all for none. */
+  options: { empty?: string; wide?: boolean; headers?: boolean } = {},
 ): string {
   const columns = allColumns.filter((column) => options.wide === true || column.wide !== true);
   const cells = rows.map((row) => columns.map((column) => flatten(column.cell(row))));
@@ -49,6 +50,7 @@ export function formatTable<Row>(
       .map((text, index) => pad(text, widths[index] ?? 0, columns[index]?.align ?? 'left'))
       .join(GUTTER)
       .trimEnd();
+  if (options.headers === false) return cells.map(render).join('\n');
   const lines = [render(columns.map((column) => column.header)), ...cells.map(render)];
   if (rows.length === 0 && options.empty !== undefined) lines.push(options.empty);
   return lines.join('\n');
