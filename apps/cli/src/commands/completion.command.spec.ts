@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../program.js';
@@ -58,5 +61,41 @@ describe('modelgate completion', () => {
     const zsh = completionScript('zsh', 'modelgate', completionTree(program));
     expect(zsh).toContain('autoload -U +X bashcompinit && bashcompinit');
     expect(zsh).toContain('complete -F _modelgate_complete modelgate');
+  });
+});
+
+describe('modelgate completion fish', () => {
+  const fish = completionScript('fish', 'modelgate', completionTree(program));
+
+  const file = join(mkdtempSync(join(tmpdir(), 'modelgate-fish-')), 'modelgate.fish');
+  writeFileSync(file, fish);
+
+  /** What fish offers for `line`, running the script in a real fish (Debian's package; .ci/run installs it). */
+  function completeInFish(line: string): string[] {
+    const command = `source ${JSON.stringify(file)}; complete -C ${JSON.stringify(line)}`;
+    return execFileSync('fish', ['--no-config', '-c', command], { encoding: 'utf8' })
+      .split('\n')
+      .map((entry) => entry.split('\t')[0] ?? '')
+      .filter(Boolean)
+      .sort();
+  }
+
+  it('offers the top-level commands and a command’s subcommands', () => {
+    expect(completeInFish('modelgate ')).toEqual(
+      expect.arrayContaining(['model', 'endpoint', 'route', 'status', 'token', 'version', 'completion']),
+    );
+    expect(completeInFish('modelgate mo')).toEqual(['model']);
+    expect(completeInFish('modelgate model ')).toEqual(['add', 'list', 'policy', 'remove', 'show']);
+    expect(completeInFish('modelgate --json model li')).toEqual(['list']);
+  });
+
+  it('offers a command’s options, global ones included, and an option’s choices after it', () => {
+    expect(completeInFish('modelgate model add --ta')).toEqual(['--task']);
+    expect(completeInFish('modelgate endpoint set x --post')).toEqual(['--postprocessing']);
+    expect(completeInFish('modelgate model list --reg')).toEqual(['--registry']);
+    expect(completeInFish('modelgate model add --task ')).toEqual(
+      expect.arrayContaining(['text-classification', 'feature-extraction', 'raw']),
+    );
+    expect(completeInFish('modelgate model list -o ')).toEqual(['json', 'name', 'table', 'wide', 'yaml']);
   });
 });

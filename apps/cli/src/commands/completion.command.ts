@@ -2,14 +2,14 @@ import { type Command, type Option } from 'commander';
 import { UsageError } from '../cli-errors.js';
 
 /** The shells `modelgate completion` writes a script for. */
-export const COMPLETION_SHELLS = ['bash', 'zsh'] as const;
+export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 /** One command of the tree as completion sees it: its words and its options' flags and choices. */
 export interface CompletionNode {
   /** Subcommand names from the root, e.g. ['model', 'add']; [] for the program itself. */
   path: string[];
   subcommands: string[];
-  options: { flags: string[]; choices?: readonly string[] }[];
+  options: { flags: string[]; choices?: readonly string[]; takesValue?: boolean }[];
 }
 
 /** Every command of `program`, depth first, with the program's own options on each (they are global). */
@@ -31,7 +31,12 @@ export function completionTree(program: Command): CompletionNode[] {
 
 function describeOption(option: Option): CompletionNode['options'][number] {
   const flags = [option.short, option.long].filter((flag): flag is string => flag !== undefined);
-  return option.argChoices ? { flags, choices: option.argChoices } : { flags };
+  const takesValue = option.required || option.optional;
+  return {
+    flags,
+    ...(option.argChoices ? { choices: option.argChoices } : {}),
+    ...(takesValue ? { takesValue } : {}),
+  };
 }
 
 /**
@@ -44,6 +49,7 @@ export function completionScript(
   name: string,
   tree: CompletionNode[],
 ): string {
+  if (shell === 'fish') return fishCompletionScript(name, tree);
   const fn = `_${name.replace(/[^a-zA-Z0-9_]/g, '_')}_complete`;
   const key = (path: string[]) => quote(path.join(' '));
   const known = tree.filter((node) => node.path.length > 0).map((node) => key(node.path));
@@ -89,6 +95,57 @@ export function completionScript(
   return lines.join('\n');
 }
 
+/**
+ * A fish completion script: `__<name>_path` finds the command typed so far the way the bash
+ * script does (known command words only, options and their values skipped), and one `complete`
+ * line per command offers its subcommands, and per option its flags, with its choices after it.
+ */
+function fishCompletionScript(name: string, tree: CompletionNode[]): string {
+  const fn = `__${name.replace(/[^a-zA-Z0-9_]/g, '_')}`;
+  const known = tree.filter((node) => node.path.length > 0).map((node) => fishQuote(node.path.join(' ')));
+  const lines = [
+    `# ${name} completion for fish: \`${name} completion fish | source\`, or save it as ~/.config/fish/completions/${name}.fish.`,
+    `function ${fn}_path`,
+    `    set -l known ${known.join(' ')}`,
+    "    set -l path ''",
+    '    for word in (commandline -opc)[2..-1]',
+    "        string match -q -- '-*' $word; and continue",
+    '        set -l candidate (string trim -- "$path $word")',
+    '        contains -- $candidate $known; and set path $candidate',
+    '    end',
+    '    echo $path',
+    'end',
+    `function ${fn}_at`,
+    `    set -l path (${fn}_path)`,
+    '    test "$path" = "$argv[1]"',
+    'end',
+    `complete -c ${name} -f`,
+  ];
+  for (const node of tree) {
+    const at = `-n ${fishQuote(`${fn}_at ${fishQuote(node.path.join(' '))}`)}`;
+    if (node.subcommands.length > 0)
+      lines.push(`complete -c ${name} ${at} -a ${fishQuote(node.subcommands.join(' '))}`);
+    for (const option of node.options) {
+      const flags = option.flags
+        .map((flag) => (flag.startsWith('--') ? `-l ${flag.slice(2)}` : `-s ${flag.slice(1)}`))
+        .join(' ');
+      const value = option.choices
+        ? ` -x -a ${fishQuote(option.choices.join(' '))}`
+        : option.takesValue
+          ? ' -r'
+          : '';
+      lines.push(`complete -c ${name} ${at} ${flags}${value}`);
+    }
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+/** `'text'` for fish: single quotes, with backslashes and single quotes escaped. */
+function fishQuote(text: string): string {
+  return `'${text.replace(/[\\']/g, (char) => `\\${char}`)}'`;
+}
+
 /** `'text'` for the shell: single quotes, with any single quote closed, escaped and reopened. */
 function quote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
@@ -99,6 +156,7 @@ const GLOBAL_OPTIONS = [
   ['registry', '--registry'],
   ['output', '--output'],
   ['json', '--json'],
+  ['headers', '--no-headers'],
 ] as const;
 
 /** `modelgate completion bash|zsh`. */
@@ -107,7 +165,7 @@ export function registerCompletionCommand(program: Command): void {
     .command('completion')
     .argument('<shell>', COMPLETION_SHELLS.join(' | '))
     .description(
-      'print a shell completion script: `source <(modelgate completion bash)`, or add that line to ~/.bashrc (~/.zshrc for zsh)',
+      'print a shell completion script: `source <(modelgate completion bash)`, or add that line to ~/.bashrc (~/.zshrc for zsh); fish: `modelgate completion fish | source`',
     )
     .action((shell: string, _options: unknown, command: Command) => {
       if (!(COMPLETION_SHELLS as readonly string[]).includes(shell)) {
