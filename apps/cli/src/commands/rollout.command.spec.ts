@@ -136,6 +136,39 @@ describe('modelgate rollout', () => {
   });
 });
 
+describe('modelgate rollout status --watch', () => {
+  const fetchMock = stubRegistry();
+
+  it('prints the rollout each time it moves and exits 0 once it completed', async () => {
+    fetchMock
+      .mockResolvedValueOnce(answer(200, view))
+      .mockResolvedValueOnce(answer(200, view))
+      .mockResolvedValueOnce(answer(200, { ...view, state: 'COMPLETED', phase: 'done', percent: 100 }));
+    const result = await run('rollout', 'status', 'sentiment', '--watch', '--interval', '1ms');
+    expect(result.code, result.stderr).toBe(0);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+    expect(result.stdout.match(/^rollout: sentiment: sst2:1 → sst2:2/gm)).toHaveLength(2);
+    expect(result.stdout).toMatch(/\n\nrollout: sentiment/);
+  });
+
+  it('exits 1 saying how it ended when the rollout rolled back', async () => {
+    fetchMock.mockResolvedValueOnce(answer(200, { ...view, state: 'ROLLED_BACK', phase: 'done' }));
+    const result = await run('rollout', 'status', 'sentiment', '--watch');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: the rollout of sentiment ended rolled back');
+  });
+
+  it('refuses --interval without --watch, and --watch with -o json, before any call', async () => {
+    const interval = await run('rollout', 'status', 'sentiment', '--interval', '1s');
+    expect(interval.code).toBe(2);
+    expect(interval.stderr).toContain('--interval paces --watch');
+    const json = await run('rollout', 'status', 'sentiment', '--watch', '-o', 'json');
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('--watch prints the rollout as it moves; -o json is one answer');
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+});
+
 describe('renderRollout', () => {
   it('shows the step, the window’s numbers against the thresholds, and the history', () => {
     const text = renderRollout(view, Date.parse('2026-11-22T12:01:00.000Z'));

@@ -6,8 +6,18 @@ import {
 } from '@modelgate/contracts';
 import { type Command } from 'commander';
 import { asArgParser, type ContextFactory } from '../cli-context.js';
-import { UsageError } from '../cli-errors.js';
+import { CliFailure, UsageError } from '../cli-errors.js';
+import { parseDurationMs } from './duration-argument.js';
 import { parseModelRef, parsePositiveInt, parseResourceName } from './parse-arguments.js';
+import { watchRollout } from './rollout-watch.js';
+
+interface RolloutStatusOptions {
+  watch?: boolean;
+  interval?: number;
+}
+
+/** How often `rollout status --watch` reads the rollout when --interval is not given. */
+const DEFAULT_WATCH_INTERVAL_MS = 2000;
 import {
   formatDuration,
   parseDuration,
@@ -129,10 +139,40 @@ export function registerRolloutCommands(program: Command, contextOf: ContextFact
     .description(
       "the endpoint's latest rollout: state, step, the running window's numbers against the thresholds, and its decision history",
     )
-    .action(async (endpoint: string, _options: unknown, command: Command) => {
+    .option('--watch', 'keep printing as the rollout moves, until it ends; exit 1 unless it completed')
+    .option(
+      '--interval <duration>',
+      'with --watch, how often to read the rollout (e.g. 2s, 500ms)',
+      asArgParser(parseDurationMs),
+    )
+    .action(async (endpoint: string, options: RolloutStatusOptions, command: Command) => {
       const { client, output } = contextOf(command);
-      const view = await client.getRollout(endpoint);
-      output.result(view, () => renderRollout(view));
+      if (options.interval !== undefined && options.watch !== true) {
+        throw new UsageError('--interval paces --watch: give --watch too, or drop --interval');
+      }
+      if (options.watch !== true) {
+        const view = await client.getRollout(endpoint);
+        output.result(view, () => renderRollout(view));
+        return;
+      }
+      if (output.json) {
+        throw new UsageError(
+          `--watch prints the rollout as it moves; -o ${output.format} is one answer: drop one of them`,
+        );
+      }
+      let printed = 0;
+      const final = await watchRollout({
+        read: () => client.getRollout(endpoint),
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        intervalMs: options.interval ?? DEFAULT_WATCH_INTERVAL_MS,
+        // A blank line between the views printed as it moves.
+        onChange: (view) => output.result(view, () => `${printed++ > 0 ? '\n' : ''}${renderRollout(view)}`),
+      });
+      if (final.state !== 'COMPLETED') {
+        throw new CliFailure(
+          `the rollout of ${endpoint} ended ${final.state.toLowerCase().replace('_', ' ')}`,
+        );
+      }
     });
 
   for (const [move, description] of Object.entries(MOVES) as [keyof typeof MOVES, string][]) {
