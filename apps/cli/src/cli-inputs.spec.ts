@@ -50,6 +50,38 @@ describe('modelgate command line: settings and inputs it cannot act on', () => {
     expect(missing.stderr).toMatch(/succeeded at concurrency 1 \(HTTP 404 ×\d+\)/);
   });
 
+  it('perf sends the bodies of --input-data in turn, and refuses a file it cannot use before any call', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'modelgate-perf-'));
+    try {
+      const file = join(dir, 'bodies.jsonl');
+      await writeFile(
+        file,
+        '{"question": "Who?", "context": "Ada wrote it."}\n{"question": "What?", "context": "A note."}\n',
+      );
+      fetchMock.mockImplementation(() => Promise.resolve(answer(200, { predictions: [] })));
+      const result = await run('perf', 'qa', '--duration', '100ms', '--input-data', file);
+      expect(result.code, result.stderr).toBe(0);
+      const sent = fetchMock.mock.calls.map(([, init]) => init?.body);
+      expect(sent.slice(0, 2)).toEqual([
+        '{"question":"Who?","context":"Ada wrote it."}',
+        '{"question":"What?","context":"A note."}',
+      ]);
+      expect(new Set(sent).size).toBe(2);
+
+      fetchMock.mockReset();
+      await writeFile(file, '["not a body"]');
+      const bad = await run('perf', 'qa', '--duration', '100ms', '--input-data', file);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('entry 1 is not a JSON object');
+      const missing = await run('perf', 'qa', '--duration', '100ms', '--input-data', join(dir, 'nope.json'));
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('cannot read it (ENOENT)');
+      expect(fetchMock).not.toHaveBeenCalled();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('runs `modelgate version` for --version anywhere among the global options, and refuses -V with a format', async () => {
     const version = { component: 'registry', version: '9.9.9', api: 'v1' };
     fetchMock.mockImplementation(() => Promise.resolve(answer(200, version)));

@@ -4,6 +4,7 @@ import { CliFailure, UsageError } from '../cli-errors.js';
 import { parseGatewayUrl, parseResourceName } from './parse-arguments.js';
 import { type PerfStep, formatStep, parseConcurrencyRange } from '../perf/perf-stats.js';
 import { parseDurationMs } from './duration-argument.js';
+import { readInputData } from '../perf/input-data.js';
 import { runPerfStep } from '../perf/run-perf-step.js';
 
 /** `--duration`: any CLI duration longer than zero. */
@@ -64,10 +65,14 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
         .argParser(asArgParser(parsePerfDuration))
         .default(10_000, '10s'),
     )
+    .option(
+      '--input-data <file>',
+      'request bodies to send in turn: a JSON array of /serve bodies, or JSON Lines (default: built-in sentences as {"text": …})',
+    )
     .action(
       async (
         endpoint: string,
-        options: { gateway: string; concurrencyRange: number[]; duration: number },
+        options: { gateway: string; concurrencyRange: number[]; duration: number; inputData?: string },
         command: Command,
       ) => {
         // perf talks to a gateway, never to the registry: a --registry given here would do nothing.
@@ -75,10 +80,16 @@ export function registerPerfCommand(program: Command, contextOf: ContextFactory)
           throw new UsageError('perf drives a gateway (--gateway), not the registry: drop --registry');
         }
         const { output } = contextOf(command);
+        const bodies = options.inputData === undefined ? undefined : await readInputData(options.inputData);
         const url = `${options.gateway}/serve/${endpoint}`;
         const steps: PerfStep[] = [];
         for (const concurrency of options.concurrencyRange) {
-          const step = await runPerfStep({ url, concurrency, durationMs: options.duration });
+          const step = await runPerfStep({
+            url,
+            concurrency,
+            durationMs: options.duration,
+            ...(bodies === undefined ? {} : { bodies }),
+          });
           steps.push(step);
           if (!output.json) output.result(step, () => formatStep(step));
           // A level where nothing was answered measures nothing: stop the sweep and say why.

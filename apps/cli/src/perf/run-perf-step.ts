@@ -22,10 +22,14 @@ export interface StepOptions {
   concurrency: number;
   durationMs: number;
   headers?: Record<string, string>;
+  /** Serialized request bodies, cycled through; the PERF_SENTENCES as `{"text": …}` when absent. */
+  bodies?: readonly string[];
 }
 
+const SENTENCE_BODIES = PERF_SENTENCES.map((text) => JSON.stringify({ text }));
+
 /**
- * Runs `concurrency` closed loops of `POST <url>` with `{"text": sentence}` for `durationMs`,
+ * Runs `concurrency` closed loops of `POST <url>` with each body in turn (default `{"text": sentence}`) for `durationMs`,
  * timing each request and averaging the Server-Timing stages the gateway reports.
  */
 export async function runPerfStep(options: StepOptions): Promise<PerfStep> {
@@ -35,18 +39,19 @@ export async function runPerfStep(options: StepOptions): Promise<PerfStep> {
   const stageCounts: Record<string, number> = {};
   const started = performance.now();
   const stopAt = started + options.durationMs;
+  const bodies = options.bodies ?? SENTENCE_BODIES;
   let next = 0;
   await Promise.all(
     Array.from({ length: options.concurrency }, async () => {
       while (performance.now() < stopAt) {
-        const text = PERF_SENTENCES[next++ % PERF_SENTENCES.length];
+        const body = bodies[next++ % bodies.length];
         const sent = performance.now();
         let status: string;
         try {
           const response = await fetch(options.url, {
             method: 'POST',
             headers: { 'content-type': 'application/json', ...options.headers },
-            body: JSON.stringify({ text }),
+            body,
           });
           await response.arrayBuffer();
           status = String(response.status);
