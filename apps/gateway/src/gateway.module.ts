@@ -37,7 +37,7 @@ import { generationCalls } from './serving/generation/serve-generation.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
 import { ServeService } from './serving/serve.service.js';
 import { ConcurrencyGate } from './serving/concurrency-gate.js';
-import { IMAGE_DECODE_CONCURRENCY } from './serving/image-classification.js';
+import { IMAGE_DECODE_CONCURRENCY } from './serving/image-input.js';
 import {
   type Heartbeat,
   createGatewayConfigSource,

@@ -4,7 +4,7 @@ import { type Logger } from '@modelgate/observability';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type ServeAnswer, type ServeCall, type ServeService } from '../serving/serve.service.js';
-import { asJsonBody } from '../serving/image-classification.js';
+import { asJsonBody } from '../serving/image-input.js';
 import { JOB_BACKOFF_TYPE, JOB_MAX_ATTEMPTS, mayRetry, retryDelayMs } from './job-retry.js';
 
 /** The BullMQ queue of `Prefer: respond-async` requests (DESIGN §3.6). */

@@ -1,6 +1,6 @@
 // Raw image bodies (`curl --data-binary @cat.jpg -H 'content-type: image/jpeg'`) on the serve
 // routes: Fastify reads them as bytes, under the same body limit as JSON, and the image
-// endpoints' own parsing checks the type against the bytes (serving/image-classification.ts).
+// endpoints' own parsing checks the type against the bytes (serving/tasks/image-classification.ts).
 import { mediaTypeOf } from '@modelgate/processing';
 import { type FastifyInstance } from 'fastify';
 

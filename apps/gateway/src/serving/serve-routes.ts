@@ -10,7 +10,7 @@ import { sendErrorReply } from '../http/http-exception.filter.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { type GenerationService } from './generation/generation.service.js';
 import { parseServeGenerationCall } from './generation/serve-generation-body.js';
-import { mayReadImages, refuseRawImage } from './image-classification.js';
+import { mayReadImages, refuseRawImage } from './image-input.js';
 import { streamServeGeneration } from './generation/serve-generation-stream.js';
 import { type ServeAnswer, type ServeCall, type ServeService } from './serve.service.js';
 import { stickyRouteKey } from './sticky-key.js';

@@ -6,25 +6,19 @@ import {
   isGenerativeTask,
   rawEndpointRefusal,
 } from '@modelgate/contracts';
-import { type InferRequest, type InferResult, type InferenceClient } from '@modelgate/inference-client';
+import { type InferResult, type InferenceClient } from '@modelgate/inference-client';
 import { type StageTimings, formatServerTiming } from '@modelgate/observability';
-import { type ImageClassificationRequest, type ServeRequest, parseServeRequest } from '@modelgate/processing';
 import { type EndpointTable, type ServableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
 import { type RouteChoice, chooseRoute } from './choose-route.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
-import { encodeText } from './encode-text.js';
-import {
-  IMAGE_DECODE_CONCURRENCY,
-  imageInputs,
-  parseImageCall,
-  refuseRawImage,
-} from './image-classification.js';
-import { postProcess } from './post-process.js';
+import { IMAGE_DECODE_CONCURRENCY, refuseRawImage } from './image-input.js';
 import { requestTimeoutMs } from './request-timeout.js';
 import { type ShadowMirror } from './shadow-mirror.js';
+import { type TaskCall, type TaskTools } from './tasks/task-module.js';
+import { taskModule } from './tasks/task-table.js';
 import { type InferOptions, callWorker } from './worker-call.js';
 
 /** One /serve call as the serve routes (or an async job) hand it over. */
@@ -67,10 +61,13 @@ export interface GenerationCalls {
 }
 
 /**
- * POST /serve/:endpoint: validate → pick a route → tokenize → ModelInfer on a worker →
- * post-process, timing each stage for Server-Timing and the stage histogram.
+ * POST /serve/:endpoint, one straight line for every task: pick a route → parse the body with the
+ * routed model's task module → its rows (tokenize, or decode an image) → ModelInfer on a worker →
+ * the module's answer → mirrors, timing each stage for Server-Timing and the stage histogram.
  */
 export class ServeService {
+  private readonly tools: TaskTools;
+
   constructor(
     private readonly tables: EndpointTables,
     private readonly client: InferenceClient,
@@ -78,8 +75,10 @@ export class ServeService {
     private readonly shadows: ShadowMirror,
     private readonly generation?: GenerationCalls,
     /** Image decodes of this process at once (serving/concurrency-gate.ts), shared with generation's. */
-    private readonly imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY),
-  ) {}
+    imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY),
+  ) {
+    this.tools = { imageDecodes };
+  }
 
   /**
    * Checks a call as far as it can be checked without running it (endpoint, version, body, and a
@@ -97,8 +96,7 @@ export class ServeService {
       this.requireGeneration().validate(call, endpoint, model);
       return;
     }
-    const request = parseCall(call, endpoint, model);
-    if (!('image' in request)) encodeText(model, endpoint, request);
+    parseCall(call, endpoint, model).check(model);
   }
 
   /**
@@ -142,18 +140,13 @@ export class ServeService {
   ): Promise<{ answer: ServeAnswer; doneAt: number }> {
     const spec = model.spec;
     const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint, spec);
-    const request = parseCall(call, endpoint, model);
+    const parsed = parseCall(call, endpoint, model);
     onRouted?.({ modelId: spec.id, route: role });
-    const { predictions, result, tokenizedAt, inferredAt, promptTokens } = await this.predict(
-      model,
-      endpoint,
-      request,
-      {
-        deadlineEpochMs,
-        requestId: call.requestId,
-        ...(call.signal ? { signal: call.signal } : {}),
-      },
-    );
+    const { predictions, result, tokenizedAt, inferredAt, promptTokens } = await this.predict(model, parsed, {
+      deadlineEpochMs,
+      requestId: call.requestId,
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
     const done = performance.now();
 
     const tokenizeMs = tokenizedAt - started;
@@ -178,8 +171,9 @@ export class ServeService {
         task: spec.task,
         shadowTask: shadow.spec.task,
         primary: predictions,
+        // A shadow of another task (behind a raw endpoint) reads the body as its own task does.
         predict: () =>
-          this.predict(shadow, endpoint, request, {
+          this.predict(shadow, shadow.spec.task === spec.task ? parsed : parseCall(call, endpoint, shadow), {
             deadlineEpochMs: Date.now() + requestTimeoutMs(endpoint, shadow.spec),
             requestId: call.requestId,
           }).then((answer) => answer.predictions),
@@ -200,48 +194,14 @@ export class ServeService {
     return { answer, doneAt: done };
   }
 
-  /**
-   * Tokenizes `request` (an image request: decodes and preprocesses its image) for `model`, runs it
-   * on a worker and post-processes the answer.
-   */
-  private async predict(
-    model: ServableModel,
-    endpoint: EndpointSpec,
-    request: ServeRequest | ImageClassificationRequest,
-    options: InferOptions,
-  ): Promise<Prediction> {
-    if ('image' in request) {
-      const inputs = await imageInputs(model, endpoint, request.image, this.imageDecodes);
-      const preparedAt = performance.now();
-      const result = await this.infer(model, inputs, options);
-      const inferredAt = performance.now();
-      const topK = request.topK === undefined ? {} : { topK: request.topK };
-      const predictions = postProcess(model, endpoint, result.outputs, {}, { texts: [], ...topK });
-      return { predictions, result, tokenizedAt: preparedAt, inferredAt, promptTokens: 0 };
-    }
-    const { questions, encoded } = encodeText(model, endpoint, request);
+  /** The rows of `model` for a parsed call, run on a worker of its group, read back by the call's task. */
+  private async predict(model: ServableModel, parsed: TaskCall, options: InferOptions): Promise<Prediction> {
+    const rows = await parsed.rows(model, this.tools);
     const tokenizedAt = performance.now();
-    const inputs = model.inputNames.map((name) => {
-      const tensor = encoded.tensors[name];
-      if (!tensor) throw new ModelgateError(ErrorCode.INTERNAL, `input ${name} was not built`);
-      return { name, datatype: tensor.datatype, dims: tensor.dims, data: tensor.data };
-    });
-    const result = await this.infer(model, inputs, options);
+    const result: InferResult = await callWorker(this.client, model, rows.inputs, options);
     const inferredAt = performance.now();
-    const predictions = questions
-      ? questions.answer(result.outputs)
-      : postProcess(model, endpoint, result.outputs, encoded.tensors, request);
-    const promptTokens = encoded.lengths.reduce((sum, length) => sum + length, 0);
-    return { predictions, result, tokenizedAt, inferredAt, promptTokens };
-  }
-
-  /** ModelInfer of `inputs` on a worker of `model`'s group. */
-  private infer(
-    model: ServableModel,
-    inputs: InferRequest['inputs'],
-    options: InferOptions,
-  ): Promise<InferResult> {
-    return callWorker(this.client, model, inputs, options);
+    const predictions = rows.answer(result.outputs);
+    return { predictions, result, tokenizedAt, inferredAt, promptTokens: rows.promptTokens };
   }
 
   /** The route a call resolves to (for metrics labels even when the call then fails), and the shadows it mirrors to. */
@@ -270,7 +230,7 @@ export class ServeService {
   }
 }
 
-/** What one model answered a call, and when each stage ended (`tokenizedAt`: inputs built). */
+/** What one model answered a call, and when each stage ended (`tokenizedAt`: rows built). */
 interface Prediction {
   predictions: unknown[];
   result: InferResult;
@@ -279,14 +239,9 @@ interface Prediction {
   promptTokens: number;
 }
 
-/** The validated body of `call` for `model`: an image request on image-classification, else text. */
-function parseCall(
-  call: ServeCall,
-  endpoint: EndpointSpec,
-  model: ServableModel,
-): ServeRequest | ImageClassificationRequest {
-  if (model.spec.task === 'image-classification') return parseImageCall(endpoint, call.body);
-  return parseServeRequest(call.body, endpoint.preprocessing, { task: model.spec.task });
+/** The body of `call`, validated by the task module of `model` (a raw endpoint answers as its model does). */
+function parseCall(call: ServeCall, endpoint: EndpointSpec, model: ServableModel): TaskCall {
+  return taskModule(model.spec.task).parse(call.body, endpoint, model);
 }
 
 /** The endpoint `name`, after checking the name's shape before any lookup (no `..%2f`; 404 for anything else). */

@@ -6,7 +6,7 @@ import { type GenerationParams } from '@modelgate/generation';
 import { type ImageInput, type PixelValues } from '@modelgate/processing';
 import { type ServableModel } from '../../endpoints/endpoint-table.js';
 import { type ConcurrencyGate } from '../concurrency-gate.js';
-import { preprocessImage } from '../image-classification.js';
+import { preprocessImage } from '../image-input.js';
 import { decodeSkippingSpecial, fitPrompt } from './prompt-limits.js';
 
 /** What a generation continues: a text prompt (text-generation), or an image to caption (image-to-text). */

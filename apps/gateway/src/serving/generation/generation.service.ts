@@ -10,7 +10,7 @@ import { findV2Model } from '../../kserve/v2-models.js';
 import { type GatewayMetrics, type RoutedTo } from '../../metrics/gateway-metrics.js';
 import { chooseRoute } from '../choose-route.js';
 import { ConcurrencyGate } from '../concurrency-gate.js';
-import { IMAGE_DECODE_CONCURRENCY } from '../image-classification.js';
+import { IMAGE_DECODE_CONCURRENCY } from '../image-input.js';
 import { requestTimeoutMs } from '../request-timeout.js';
 import { requireEndpoint } from '../serve.service.js';
 import { publicWorkerError } from '../worker-call.js';

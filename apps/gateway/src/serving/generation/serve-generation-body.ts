@@ -7,7 +7,7 @@ import {
   textGenerationRequestSchema,
 } from '@modelgate/processing';
 import { RawImageBody } from '../../http/image-body.js';
-import { imageLimitsOf, imageSourceOf } from '../image-classification.js';
+import { imageLimitsOf, imageSourceOf } from '../image-input.js';
 import { type GenerationInput } from './generation-input.js';
 
 /** The `/serve/<endpoint>` body of a text-generation endpoint (one schema, also in the OpenAPI document). */

@@ -1,23 +1,14 @@
-// image-classification on /serve: the body (JSON with a base64 or data-URL `image`, or the raw
-// image) is checked against the endpoint's image limits, decoded and preprocessed by the routed
-// model's preprocessor_config.json, a few decodes at a time, into FP32 pixel_values [1, 3, H, W]:
-// one row, which the worker's batcher stacks with other requests' rows. image-to-text shares the
-// body checks and the preprocessing (serving/generation/generation-input.ts).
-import {
-  type EndpointSpec,
-  ErrorCode,
-  type ModelTask,
-  ModelgateError,
-  PIXEL_VALUES,
-} from '@modelgate/contracts';
+// Images on /serve, for the tasks that read one (image-classification: serving/tasks/
+// image-classification.ts; image-to-text: serving/generation/generation-input.ts): which endpoints
+// take a raw image body, the endpoint's image limits, and the decode and preprocessing by the
+// routed model's preprocessor_config.json, a few decodes at a time.
+import { type EndpointSpec, ErrorCode, type ModelTask, ModelgateError } from '@modelgate/contracts';
 import {
   DEFAULT_IMAGE_LIMITS,
-  type ImageClassificationRequest,
   type ImageInput,
   type ImageLimits,
   type ImageRequestSource,
   type PixelValues,
-  parseImageClassificationRequest,
 } from '@modelgate/processing';
 import { type EndpointTable, type ServableModel } from '../endpoints/endpoint-table.js';
 import { RawImageBody } from '../http/image-body.js';
@@ -45,11 +36,6 @@ export function imageSourceOf(body: unknown): ImageRequestSource {
   return body instanceof RawImageBody
     ? { contentType: body.contentType, body: body.bytes }
     : { contentType: undefined, body };
-}
-
-/** Validates the body of a call of an image-classification endpoint (400, 413, 415). */
-export function parseImageCall(endpoint: EndpointSpec, body: unknown): ImageClassificationRequest {
-  return parseImageClassificationRequest(imageSourceOf(body), imageLimitsOf(endpoint));
 }
 
 /**
@@ -103,15 +89,4 @@ export function preprocessImage(
   }
   const processor = files.processorFor(imageLimitsOf(endpoint));
   return gate.run(() => processor.process(image.bytes));
-}
-
-/** The FP32 pixel_values [1, 3, H, W] of `image` for `model`, decoded within `gate`. */
-export async function imageInputs(
-  model: ServableModel,
-  endpoint: EndpointSpec,
-  image: ImageInput,
-  gate: ConcurrencyGate,
-): Promise<{ name: string; datatype: 'FP32'; dims: number[]; data: Float32Array }[]> {
-  const pixels = await preprocessImage(model, endpoint, image, gate);
-  return [{ name: PIXEL_VALUES, datatype: 'FP32', dims: [1, ...pixels.dims], data: pixels.data }];
 }

@@ -4,22 +4,14 @@
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type InferOutput } from '@modelgate/inference-client';
 import {
-  type AnswerSpan,
-  type EncodedQuestions,
   type QuestionAnsweringRequest,
-  type TextTokenizer,
   answerQuestions,
   encodeQuestions,
+  parseQuestionAnsweringRequest,
 } from '@modelgate/processing';
-import { type ServableModel } from '../endpoints/endpoint-table.js';
-
-/** The rows of a question-answering request and how to read the worker's answer. */
-export interface PreparedQuestions {
-  tensors: EncodedQuestions['tensors'];
-  lengths: number[];
-  /** Answers per pair, best first, from the worker's start_logits and end_logits. */
-  answer(outputs: Record<string, InferOutput>): AnswerSpan[][];
-}
+import { type ServableModel } from '../../endpoints/endpoint-table.js';
+import { type TaskModule, type TaskRows } from './task-module.js';
+import { requireTokenizer, workerInputs } from './text-rows.js';
 
 function spanOutput(
   outputs: Record<string, InferOutput>,
@@ -36,23 +28,25 @@ function spanOutput(
   return output;
 }
 
-/** Tokenizes and windows `request` for `model` on `endpoint` (window length: the endpoint's maxTokens, at most 384). */
-export function prepareQuestions(
+/**
+ * Tokenizes and windows `request` for `model` on `endpoint` (window length: the endpoint's
+ * maxTokens, at most 384); the answers of each pair, best first, come from start_logits and end_logits.
+ */
+function questionRows(
   model: ServableModel,
   endpoint: EndpointSpec,
-  tokenizer: TextTokenizer,
   request: QuestionAnsweringRequest,
-): PreparedQuestions {
+): TaskRows {
   const encoded = encodeQuestions({
     request,
-    tokenizer,
+    tokenizer: requireTokenizer(model, endpoint),
     inputNames: model.inputNames,
     maxTokens: endpoint.preprocessing.maxTokens,
     maxRows: model.spec.batching.maxQueueSize,
   });
   return {
-    tensors: encoded.tensors,
-    lengths: encoded.lengths,
+    inputs: workerInputs(model, encoded.tensors),
+    promptTokens: encoded.lengths.reduce((sum, length) => sum + length, 0),
     answer: (outputs) => {
       const rows = encoded.lengths.length;
       const start = spanOutput(outputs, 'start_logits', rows);
@@ -71,3 +65,13 @@ export function prepareQuestions(
     },
   };
 }
+
+export const questionAnswering: TaskModule = {
+  parse(body, endpoint) {
+    const request = parseQuestionAnsweringRequest(body, endpoint.preprocessing);
+    return {
+      check: (model) => void questionRows(model, endpoint, request),
+      rows: (model) => questionRows(model, endpoint, request),
+    };
+  },
+};
