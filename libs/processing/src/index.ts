@@ -6,6 +6,12 @@ export {
   loadTokenizer,
   tokenizerMaxLength,
 } from './tokenizer/text-tokenizer.js';
+export {
+  type ChatMessage,
+  type ChatTemplate,
+  chatTemplateText,
+  loadChatTemplate,
+} from './tokenizer/chat-template.js';
 export { TOKENIZER_FILES, loadTokenizerFromDir } from './tokenizer/load-tokenizer-dir.js';
 export { type ModelConfigFacts, readModelConfig } from './tokenizer/model-config.js';
 export {

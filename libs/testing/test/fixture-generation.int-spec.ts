@@ -58,6 +58,14 @@ const GOLDEN_HASHES: Record<string, Record<string, string>> = {
     'tokenizer.json': 'b2e23a591052f88296470e6408df34c3c343f7634eb2b344dc3ae0bcabeca562',
     'onnx/model.onnx': '4e6ebc82f84969b1fff308422fbc4233dd00d1840c2724e827f792627b819295',
   },
+  // tiny-gpt2's shape with ChatML's two added tokens (two more embedding rows: other weights).
+  'tiny-gpt2-chat': {
+    'config.json': 'a88fb996607eda5ab66794bfd7bae1722b523692704144ad3c0efcbe7edd4976',
+    'generation_config.json': '2041bdd55a83dad86767e894f1ddceb7158765ddce25bc3b33754aa3d9114cc0',
+    'tokenizer.json': '8da0dad6ce5325e7f2d497d2b02e0209d25347354608b3ee7f9465bafa604c5a',
+    'tokenizer_config.json': '538473657c709c7a90a8cf8022caebfcd0c127056a6b25528f64e5db05008dbf',
+    'onnx/model.onnx': 'bad667d716bd8f296eeb43253ab85586d96a78386fcae2546d4de4883e8fcd1c',
+  },
   'tiny-vit-gpt2': {
     'config.json': '296dd1bca655c045389d680d79bec4108480f7b5a0004c03f63d5665262b9fc9',
     'generation_config.json': 'f0480b69cb6f08becd29f345fafa3d77627f84164cbc1c8bad4c8967a016c5f8',

@@ -2,6 +2,7 @@
 // special-token template around it (so truncation can keep [CLS] … [SEP]), and the limits and
 // padding id that tokenizer_config.json and config.json give.
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type ChatTemplate, loadChatTemplate } from './chat-template.js';
 import { type ContentTokenizer, createHfTokenizer } from './hf-tokenizer.js';
 import { type ModelConfigFacts, readModelConfig } from './model-config.js';
 import {
@@ -55,6 +56,8 @@ export interface TextTokenizer {
    * tokenizers decode): generated text drops the space before punctuation and contractions.
    */
   readonly cleanUpTokenizationSpaces: boolean;
+  /** tokenizer_config.json's chat_template, when it has one (chat-template.ts). */
+  readonly chatTemplate: ChatTemplate | undefined;
 }
 
 /** The files of a tokenizer bundle, as JSON text or parsed. */
@@ -197,6 +200,7 @@ export function loadTokenizer(files: TokenizerFiles): TextTokenizer {
     continuingSubwordPrefix: content.continuingSubwordPrefix,
     asciiFastPath: content.asciiFastPath,
     cleanUpTokenizationSpaces: tokenizerConfig.clean_up_tokenization_spaces !== false,
+    chatTemplate: loadChatTemplate(tokenizerConfig),
     encode: (text, pair) =>
       applySpecialTokensTemplate(
         template,
