@@ -5,6 +5,7 @@
 // template writes them (apply_chat_template tokenizes with add_special_tokens=False).
 import { Template } from '@huggingface/jinja';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { addedTokenContent } from './added-token.js';
 
 /** One turn of a conversation, as the OpenAI chat API and chat templates read it. */
 export interface ChatMessage {
@@ -34,20 +35,6 @@ const SPECIAL_TOKEN_KEYS = [
   'cls_token',
   'mask_token',
 ] as const;
-
-/** Token text of a tokenizer_config.json entry: a string, or an AddedToken object `{content}`. */
-function tokenContent(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    'content' in value &&
-    typeof value.content === 'string'
-  ) {
-    return value.content;
-  }
-  return undefined;
-}
 
 /**
  * The template text tokenizer_config.json names: `chat_template` as a string, or as a list of
@@ -85,7 +72,7 @@ export function loadChatTemplate(tokenizerConfig: Record<string, unknown>): Chat
   if (text === undefined) return undefined;
   const specialTokens: Record<string, string> = {};
   for (const key of SPECIAL_TOKEN_KEYS) {
-    const content = tokenContent(tokenizerConfig[key]);
+    const content = addedTokenContent(tokenizerConfig[key]);
     if (content !== undefined) specialTokens[key] = content;
   }
   let compiled: Template | undefined;

@@ -2,6 +2,7 @@
 // special-token template around it (so truncation can keep [CLS] … [SEP]), and the limits and
 // padding id that tokenizer_config.json and config.json give.
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { addedTokenContent } from './added-token.js';
 import { type ChatTemplate, loadChatTemplate } from './chat-template.js';
 import { type ContentTokenizer, createHfTokenizer } from './hf-tokenizer.js';
 import { type ModelConfigFacts, readModelConfig } from './model-config.js';
@@ -94,20 +95,6 @@ function positiveInt(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
-/** Token text of a special token entry: a string, or an AddedToken object `{content}`. */
-function tokenText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    'content' in value &&
-    typeof value.content === 'string'
-  ) {
-    return value.content;
-  }
-  return undefined;
-}
-
 /**
  * The longest input, in tokens, a model with these files takes: what {@link loadTokenizer} gives
  * as `maxLength` (tokenizer_config.json's model_max_length, capped by config.json's positions), read
@@ -140,7 +127,7 @@ function padIdOf(
     const id = padding.pad_id;
     if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return id;
   }
-  const padToken = tokenText(tokenizerConfig.pad_token);
+  const padToken = addedTokenContent(tokenizerConfig.pad_token);
   const fromToken = padToken === undefined ? undefined : tokenToId(padToken);
   if (fromToken !== undefined) return fromToken;
   const fromConfig = config.pad_token_id;
