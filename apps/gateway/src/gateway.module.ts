@@ -30,8 +30,10 @@ import { V2GenerateController } from './kserve/v2-generate.controller.js';
 import { V2InferController } from './kserve/v2-infer.controller.js';
 import { V2RestController } from './kserve/v2-rest.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { ChatCompletionsController } from './openai/chat-completions.controller.js';
 import { CompletionsController } from './openai/completions.controller.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
+import { ModelsController } from './openai/models.controller.js';
 import { GenerationService } from './serving/generation/generation.service.js';
 import { generationCalls } from './serving/generation/serve-generation.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
@@ -111,6 +113,8 @@ export const GATEWAY_CONTROLLERS = [
   V2RestController,
   EmbeddingsController,
   CompletionsController,
+  ChatCompletionsController,
+  ModelsController,
   JobsController,
   HealthController,
 ];

@@ -111,6 +111,7 @@ export {
   type GreedyCaption,
   type GreedyGeneration,
   transformersCaption,
+  transformersChatGreedy,
   transformersGreedy,
   transformersPixelValues,
 } from './harness/transformers-greedy.js';

@@ -16,6 +16,12 @@ export const completionUsageSchema = z
   })
   .describe('Token counts');
 
+/** A stream chunk's `usage`: with include_usage null, and the counts on the last chunk. */
+export const streamUsageField = completionUsageSchema
+  .nullable()
+  .optional()
+  .describe('With include_usage: null, and the counts on the last chunk');
+
 /** The fields every completion and chunk has. */
 const identity = {
   id: z.string().describe('`cmpl-…`, the same on every chunk of a stream'),
@@ -56,10 +62,7 @@ export const completionChunkSchema = z.object({
       }),
     )
     .describe('The choice this chunk continues; none on the usage chunk'),
-  usage: completionUsageSchema
-    .nullable()
-    .optional()
-    .describe('With include_usage: null, and the counts on the last chunk'),
+  usage: streamUsageField,
 });
 
 /** Token counts of a completion. */

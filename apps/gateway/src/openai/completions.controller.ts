@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
@@ -8,8 +7,7 @@ import { LOGGER } from '../gateway.tokens.js';
 import { clientGoneSignal } from '../http/client-gone.js';
 import { noteEndUser } from '../http/end-user.js';
 import { type GenerationSseFormat, renameErrorFields, sendGenerationSse } from '../http/generation-answer.js';
-import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
-import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
+import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import {
   type GenerationStream,
   GenerationService,
@@ -28,15 +26,18 @@ import {
   usageChunk,
 } from './openai-completions.js';
 import { toOpenAiErrorBody } from './openai-errors.js';
+import {
+  type Reached,
+  noteEndpoint,
+  cancelled,
+  closeEvents,
+  recordOpenAiFailure,
+  recordOpenAiSuccess,
+  requireGenerator,
+} from './openai-traffic.js';
 
 /** The /serve field names the generation service's errors use, as this API names them. */
 const OPENAI_FIELDS = { text: 'prompt', 'parameters.max_new_tokens': 'max_tokens' };
-
-/** How far a request got: the endpoint it names, when configured, and the model it was routed to. */
-interface Reached {
-  endpoint?: string;
-  routed?: RoutedTo;
-}
 
 /**
  * `POST /v1/completions`: OpenAI's (legacy) completions API over a text-generation endpoint
@@ -65,7 +66,7 @@ export class CompletionsController {
     try {
       await this.complete(body, request, reply, started, reached);
     } catch (error) {
-      this.recordFailure(error, started, reached);
+      recordOpenAiFailure(this.metrics, error, started, reached);
       throw error;
     }
   }
@@ -77,19 +78,10 @@ export class CompletionsController {
     started: number,
     reached: Reached,
   ): Promise<void> {
-    // The endpoint is known before the body is checked, so a refused option counts against it.
-    const named = (body as { model?: unknown } | null)?.model;
-    const endpoint = typeof named === 'string' ? this.tables.current?.endpoints.get(named) : undefined;
-    if (endpoint) reached.endpoint = endpoint.name;
+    const endpoint = noteEndpoint(this.tables, body, reached);
     const parsed = parseOpenAiCompletionsRequest(body);
     noteEndUser(request, parsed.user);
-    if (endpoint && endpoint.task !== 'text-generation') {
-      throw new ModelgateError(
-        ErrorCode.INVALID_ARGUMENT,
-        `model: endpoint '${parsed.model}' serves ${endpoint.task}; /v1/completions needs a text-generation endpoint`,
-        { field: 'model' },
-      );
-    }
+    requireGenerator(endpoint, '/v1/completions');
     const identity: CompletionIdentity = {
       id: `cmpl-${randomBytes(12).toString('base64url')}`,
       created: Math.floor(Date.now() / 1000),
@@ -117,7 +109,7 @@ export class CompletionsController {
         text: parsed.echo ? parsed.prompts[index]! + end.text : end.text,
         finishReason: toOpenAiFinishReason(end.finishReason),
       }));
-      this.recordSuccess(started, reached, first.route);
+      recordOpenAiSuccess(this.metrics, started, reached, first.route);
       await reply
         .header('x-modelgate-model', modelId)
         .header('server-timing', generationServerTiming(ends[0]!.timings))
@@ -131,8 +123,14 @@ export class CompletionsController {
       { 'x-modelgate-model': modelId },
       this.logger,
     );
-    if (sent.outcome === 'ended') this.recordSuccess(started, reached, first.route);
-    else this.recordFailure(sent.outcome === 'failed' ? sent.error : cancelled(), started, reached);
+    if (sent.outcome === 'ended') recordOpenAiSuccess(this.metrics, started, reached, first.route);
+    else
+      recordOpenAiFailure(
+        this.metrics,
+        sent.outcome === 'failed' ? sent.error : cancelled(),
+        started,
+        reached,
+      );
   }
 
   /**
@@ -172,41 +170,6 @@ export class CompletionsController {
     }
     return started.map((result) => (result as PromiseFulfilledResult<GenerationStream>).value);
   }
-
-  private recordSuccess(started: number, reached: Reached, route: string): void {
-    const { endpoint = 'unknown', routed } = reached;
-    if (!routed) return;
-    this.metrics.traffic.recordServed(endpoint, routed.modelId, false, (performance.now() - started) / 1000);
-    this.metrics.recordRequest(endpoint, routed.modelId, route, 200, started);
-  }
-
-  /** A failure after routing counts against the routed model (rollouts judge it), `none` before. */
-  private recordFailure(error: unknown, started: number, reached: Reached): void {
-    const endpoint = reached.endpoint ?? 'unknown';
-    if (reached.routed) {
-      const seconds = (performance.now() - started) / 1000;
-      this.metrics.traffic.recordServed(
-        endpoint,
-        reached.routed.modelId,
-        countsAsModelFailure(error),
-        seconds,
-      );
-    }
-    const code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
-    this.metrics.recordFailure(endpoint, code, started, reached.routed);
-  }
-}
-
-/** Ends a started generation nobody will read: its worker call is cancelled and its slot freed. */
-async function closeEvents(stream: GenerationStream): Promise<void> {
-  await stream.events[Symbol.asyncIterator]()
-    .return?.()
-    ?.catch(() => undefined);
-}
-
-/** The client went away before the end of a stream. */
-function cancelled(): ModelgateError {
-  return new ModelgateError(ErrorCode.CANCELLED, 'the client went away before the end of the generation');
 }
 
 /** The stream's chunks: the prompts when echoed, the deltas, each choice's last chunk, the usage, [DONE]. */

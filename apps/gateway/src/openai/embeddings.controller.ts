@@ -4,7 +4,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { noteEndUser } from '../http/end-user.js';
 import { renameErrorFields } from '../http/generation-answer.js';
-import { GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
+import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { ServeService } from '../serving/serve.service.js';
 import { stickyRouteKey } from '../serving/sticky-key.js';
 import {
@@ -12,12 +12,7 @@ import {
   parseOpenAiEmbeddingsRequest,
   toOpenAiEmbeddings,
 } from './openai-embeddings.js';
-
-/** How far a request got: the endpoint it names, when configured, and the model it was routed to. */
-interface Reached {
-  endpoint?: string;
-  routed?: RoutedTo;
-}
+import { type Reached } from './openai-traffic.js';
 
 /** `POST /v1/embeddings`: OpenAI's embeddings API over a feature-extraction endpoint (`model`). */
 @Controller('v1')

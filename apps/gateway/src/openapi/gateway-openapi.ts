@@ -10,6 +10,7 @@ import {
 } from '@modelgate/contracts';
 import { z } from 'zod';
 import { openAiEmbeddingsRequestSchema } from '../openai/openai-embeddings.js';
+import { chatRoutes } from './chat-openapi.js';
 import { generationRoutes, openAiErrors } from './generation-openapi.js';
 import { kserveRoutes } from './kserve-openapi.js';
 import {
@@ -165,7 +166,7 @@ export const gatewayApi: ApiDescription = {
   description:
     "`POST /serve/{endpoint}` with text (the body depends on the endpoint's task; text generation may " +
     "stream Server-Sent Events); KServe v2 REST for raw tensors and Triton's generate extension; " +
-    'OpenAI-compatible embeddings and completions. Errors are `{"error": {code, message, request_id}}` ' +
+    'OpenAI-compatible embeddings, completions, chat completions and model list. Errors are `{"error": {code, message, request_id}}` ' +
     '(`{"error": "<message>"}` on /v2; with OpenAI\'s `type` and `param` added on /v1).',
   tags: [
     { name: 'serving', description: 'Inference by endpoint, synchronous or as a job' },
@@ -180,6 +181,7 @@ export const gatewayApi: ApiDescription = {
     ...serveRoutes,
     ...otherRoutes,
     ...generationRoutes.openai,
+    ...chatRoutes,
     ...kserveRoutes,
     ...generationRoutes.kserve,
   ],

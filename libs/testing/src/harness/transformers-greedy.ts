@@ -70,6 +70,39 @@ export async function transformersGreedy(
   return { tokenIds: all.slice(promptLength).map(Number), text: output?.generated_text ?? '' };
 }
 
+/**
+ * Runs transformers.js `pipeline('text-generation')` greedily on a conversation: the pipeline
+ * renders `messages` with the fixture's chat template (add_generation_prompt) and answers the
+ * assistant's reply. Returns the reply's text (special tokens skipped) and the generated ids
+ * (ending with an eos id when generation stopped on one), and the prompt's length in tokens.
+ */
+export async function transformersChatGreedy(
+  fixtureDir: string,
+  messages: readonly { role: string; content: string }[],
+  maxNewTokens: number,
+): Promise<GreedyGeneration & { promptTokens: number }> {
+  const generator = await pipelineFor('text-generation', fixtureDir);
+  const options = { do_sample: false, max_new_tokens: maxNewTokens };
+  const chat = messages.map((message) => ({ ...message }));
+  const [output] = (await generator(chat, options)) as {
+    generated_text: { role: string; content: string }[];
+  }[];
+  const reply = output?.generated_text.at(-1);
+  // The pipeline returns the conversation only: the ids come from the same generate call it makes.
+  const inputs = generator.tokenizer.apply_chat_template(chat, {
+    add_generation_prompt: true,
+    return_dict: true,
+  }) as Record<string, unknown>;
+  const sequences = await generator.model.generate({ ...inputs, ...options });
+  const all = (sequences as { tolist(): (number | bigint)[][] }).tolist()[0] ?? [];
+  const promptTokens = (inputs.input_ids as { dims: number[] }).dims.at(-1) ?? 0;
+  return {
+    tokenIds: all.slice(promptTokens).map(Number),
+    text: reply?.role === 'assistant' ? reply.content : '',
+    promptTokens,
+  };
+}
+
 /** The fixture's own image processor (preprocessor_config.json) applied to one image: pixel_values [channels, size, size]. */
 export async function transformersPixelValues(fixtureDir: string, image: RgbImage): Promise<Float32Array> {
   const captioner = await pipelineFor('image-to-text', fixtureDir);

@@ -1,9 +1,10 @@
 // What a generation starts from, made ready for the worker: a text prompt (text-generation:
-// tokenized, fitted to the endpoint's and the model's limits) or an image (image-to-text: decoded
-// and preprocessed into pixel_values, the decoder starting from its decoder_start_token_id).
+// tokenized, fitted to the endpoint's and the model's limits), a chat (text-generation: rendered by
+// the model's chat template, then tokenized as it stands), or an image (image-to-text: decoded and
+// preprocessed into pixel_values, the decoder starting from its decoder_start_token_id).
 import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type GenerationParams } from '@modelgate/generation';
-import { type ImageInput, type PixelValues } from '@modelgate/processing';
+import { type ChatMessage, type ImageInput, type PixelValues } from '@modelgate/processing';
 import { type ServableModel } from '../../endpoints/endpoint-table.js';
 import { type ConcurrencyGate } from '../concurrency-gate.js';
 import { preprocessImage } from '../image-input.js';
@@ -12,12 +13,18 @@ import { decodeSkippingSpecial, fitPrompt } from './prompt-limits.js';
 /** What a generation continues: a text prompt (text-generation), or an image to caption (image-to-text). */
 export type GenerationInput =
   | { kind: 'text'; prompt: string }
+  /**
+   * A conversation, which the model's chat template turns into the prompt (the assistant's turn
+   * opened). `lengthGiven` false: the reply may take the rest of the model's context (at most
+   * params.maxNewTokens), as vLLM's chat does when max_tokens is absent.
+   */
+  | { kind: 'chat'; messages: ChatMessage[]; lengthGiven: boolean }
   /** `lengthGiven`: the request named max_new_tokens (else the model's default length). */
   | { kind: 'image'; image: ImageInput; lengthGiven: boolean };
 
 /** The generative task that reads `input`. */
 export function taskOfInput(input: GenerationInput): 'text-generation' | 'image-to-text' {
-  return input.kind === 'text' ? 'text-generation' : 'image-to-text';
+  return input.kind === 'image' ? 'image-to-text' : 'text-generation';
 }
 
 /** A generation ready for the worker, and how its ids become the answer's text. */
@@ -58,7 +65,7 @@ export function checkGenerationInput(
   params: GenerationParams,
 ): void {
   refuseInputOfAnotherTask(model, input);
-  if (input.kind === 'text' && model.tokenizer) promptIds(model.tokenizer, endpoint, input.prompt, params);
+  if (input.kind !== 'image' && model.tokenizer) promptIds(model, model.tokenizer, endpoint, input, params);
 }
 
 function refuseInputOfAnotherTask(model: ServableModel, input: GenerationInput): void {
@@ -70,22 +77,55 @@ function refuseInputOfAnotherTask(model: ServableModel, input: GenerationInput):
       ? `model ${spec.id} is an image-to-text model: it captions an image and takes no text prompt; ` +
           'POST the image to /serve/<endpoint> of an endpoint that routes to it'
       : `model ${spec.id} has task ${spec.task}, not ${taskOfInput(input)}: it cannot ` +
-          (input.kind === 'text' ? 'generate text' : 'caption an image'),
+          (input.kind === 'image' ? 'caption an image' : 'generate text'),
   );
 }
 
-/** A text prompt's ids, fitted to the endpoint's and the model's limits. */
+/**
+ * A text prompt's ids (wrapped in the tokenizer's special tokens) or a chat's (its template's
+ * text tokenized as it stands: the template writes the special tokens, as apply_chat_template
+ * does), fitted to the endpoint's and the model's limits.
+ */
 function promptIds(
+  model: ServableModel,
   tokenizer: NonNullable<ServableModel['tokenizer']>,
   endpoint: EndpointSpec | undefined,
-  prompt: string,
+  input: Exclude<GenerationInput, { kind: 'image' }>,
   params: GenerationParams,
 ): number[] {
-  return fitPrompt(tokenizer.tokenize(prompt), params.maxNewTokens, tokenizer, {
+  const chat = input.kind === 'chat';
+  const text = chat ? chatPrompt(model, tokenizer, input.messages) : input.prompt;
+  // A reply of no given length fits the rest of the context: the prompt must leave room for one token.
+  const fitTokens = fillsContext(input) ? 1 : params.maxNewTokens;
+  return fitPrompt(tokenizer.tokenize(text), fitTokens, chat ? NO_SPECIAL_TOKENS : tokenizer, {
     maxPositions: tokenizer.modelConfig.maxPositionEmbeddings,
     maxPromptTokens: endpoint?.preprocessing.maxTokens,
     truncation: endpoint?.preprocessing.truncation ?? false,
   });
+}
+
+/** Whether the reply of `input` takes the rest of the model's context (a chat with no max_tokens). */
+function fillsContext(input: GenerationInput): boolean {
+  return input.kind === 'chat' && !input.lengthGiven;
+}
+
+/** The prompt text of a chat: the model's chat template, the assistant's turn opened; 400 without one. */
+function chatPrompt(
+  model: ServableModel,
+  tokenizer: NonNullable<ServableModel['tokenizer']>,
+  messages: readonly ChatMessage[],
+): string {
+  const template = tokenizer.chatTemplate;
+  if (!template) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `model ${model.spec.id} has no chat template (tokenizer_config.json chat_template), so it cannot ` +
+        'read a conversation: send a prompt to /v1/completions, or register a version whose ' +
+        'tokenizer_config.json carries a chat_template',
+      { field: 'messages' },
+    );
+  }
+  return template.render(messages, { addGenerationPrompt: true });
 }
 
 /**
@@ -113,12 +153,14 @@ export async function prepareGeneration(
     );
   }
   const decode = decodeSkippingSpecial(tokenizer);
-  if (input.kind === 'text') {
-    const inputIds = promptIds(tokenizer, endpoint, input.prompt, params);
+  if (input.kind !== 'image') {
+    const inputIds = promptIds(model, tokenizer, endpoint, input, params);
     const eosTokenIds = tokenizer.modelConfig.eosTokenIds ?? [];
+    const positions = tokenizer.modelConfig.maxPositionEmbeddings;
+    const rest = positions === undefined ? params.maxNewTokens : positions - inputIds.length;
     return {
       inputIds,
-      maxNewTokens: params.maxNewTokens,
+      maxNewTokens: fillsContext(input) ? Math.min(params.maxNewTokens, rest) : params.maxNewTokens,
       eosTokenIds,
       prefixIds: [],
       decode,

@@ -97,9 +97,14 @@ export class GenerationService {
   ): Promise<GenerationStream> {
     const startedAt = performance.now();
     const resolved = this.resolve(target, options, taskOfInput(input));
-    // Every surface gets the endpoint's prompt limit (/serve also checks it on the body).
-    if (resolved.endpoint && input.kind === 'text') {
-      checkTextLengths([input.prompt], 'text', false, resolved.endpoint.preprocessing.maxInputChars);
+    // Every surface gets the endpoint's prompt limit (/serve also checks it on the body); a chat's on each message.
+    const maxInputChars = resolved.endpoint?.preprocessing.maxInputChars;
+    if (maxInputChars !== undefined && input.kind === 'text') {
+      checkTextLengths([input.prompt], 'text', false, maxInputChars);
+    }
+    if (maxInputChars !== undefined && input.kind === 'chat') {
+      const contents = input.messages.map((message) => message.content);
+      checkTextLengths(contents, 'messages', true, maxInputChars);
     }
     return this.run(resolved, input, params, options, startedAt);
   }

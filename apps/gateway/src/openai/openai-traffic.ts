@@ -1,0 +1,80 @@
+// What the OpenAI generation routes (completions, chat completions) record of each request: the
+// request metrics and the routed model's rollout traffic, labelled with the endpoint once known and
+// the model once routed; and how they end a started generation nobody will read.
+import { type EndpointSpec, ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
+import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
+import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
+import { type GenerationStream } from '../serving/generation/generation.service.js';
+
+/** How far a request got: the endpoint it names, when configured, and the model it was routed to. */
+export interface Reached {
+  endpoint?: string;
+  routed?: RoutedTo;
+}
+
+/**
+ * The endpoint a body's `model` names, noted in `reached` before the body is checked (a refused
+ * option then counts against it); undefined when none is configured (the route answers its 404).
+ */
+export function noteEndpoint(
+  tables: EndpointTables,
+  body: unknown,
+  reached: Reached,
+): EndpointSpec | undefined {
+  const named = (body as { model?: unknown } | null)?.model;
+  const endpoint = typeof named === 'string' ? tables.current?.endpoints.get(named) : undefined;
+  if (endpoint) reached.endpoint = endpoint.name;
+  return endpoint;
+}
+
+/** 400 for an endpoint of another task than text-generation on the OpenAI generation `route`. */
+export function requireGenerator(endpoint: EndpointSpec | undefined, route: string): void {
+  if (!endpoint || endpoint.task === 'text-generation') return;
+  throw new ModelgateError(
+    ErrorCode.INVALID_ARGUMENT,
+    `model: endpoint '${endpoint.name}' serves ${endpoint.task}; ${route} needs a text-generation endpoint`,
+    { field: 'model' },
+  );
+}
+
+/** Records a request that answered 200 (counted once it was routed). */
+export function recordOpenAiSuccess(
+  metrics: GatewayMetrics,
+  started: number,
+  reached: Reached,
+  route: string,
+): void {
+  const { endpoint = 'unknown', routed } = reached;
+  if (!routed) return;
+  metrics.traffic.recordServed(endpoint, routed.modelId, false, (performance.now() - started) / 1000);
+  metrics.recordRequest(endpoint, routed.modelId, route, 200, started);
+}
+
+/** A failure after routing counts against the routed model (rollouts judge it), `none` before. */
+export function recordOpenAiFailure(
+  metrics: GatewayMetrics,
+  error: unknown,
+  started: number,
+  reached: Reached,
+): void {
+  const endpoint = reached.endpoint ?? 'unknown';
+  if (reached.routed) {
+    const seconds = (performance.now() - started) / 1000;
+    metrics.traffic.recordServed(endpoint, reached.routed.modelId, countsAsModelFailure(error), seconds);
+  }
+  const code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
+  metrics.recordFailure(endpoint, code, started, reached.routed);
+}
+
+/** Ends a started generation nobody will read: its worker call is cancelled and its slot freed. */
+export async function closeEvents(stream: GenerationStream): Promise<void> {
+  await stream.events[Symbol.asyncIterator]()
+    .return?.()
+    ?.catch(() => undefined);
+}
+
+/** The client went away before the end of a stream. */
+export function cancelled(): ModelgateError {
+  return new ModelgateError(ErrorCode.CANCELLED, 'the client went away before the end of the generation');
+}
