@@ -30,6 +30,7 @@ import {
   type AdminAnswer,
   readAnswer,
   sendCall,
+  answeredByGateway,
   toAdminApiError,
   type TransportOptions,
 } from './admin-transport.js';
@@ -303,7 +304,8 @@ export class AdminClient {
       body,
       timeoutMs: timeoutMs === undefined ? this.#timeoutMs : timeoutMs,
     });
-    if (response.ok) return response;
+    // A gateway answers some admin paths itself (GET /v1/models is OpenAI's list there): never read it as the registry.
+    if (response.ok && !answeredByGateway(response)) return response;
     throw await toAdminApiError(response, this.token !== undefined);
   }
 }

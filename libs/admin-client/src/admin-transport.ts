@@ -80,7 +80,12 @@ export async function readAnswer<T>(response: Response): Promise<AdminAnswer<T>>
   return { status: response.status, headers: response.headers, body: body as T };
 }
 
-/** The error a non-2xx answer stands for, from the registry's `{"error": {...}}` envelope when it is one. */
+/** Whether a modelgate gateway, not the registry, sent `response`. */
+export function answeredByGateway(response: Response): boolean {
+  return response.headers.get(COMPONENT_HEADER) === 'gateway';
+}
+
+/** The error a non-2xx answer (or a gateway's answer) stands for, from the registry's `{"error": {...}}` envelope when it is one. */
 export async function toAdminApiError(response: Response, tokenSent: boolean): Promise<AdminApiError> {
   const text = await response.text().catch(() => '');
   let envelope: Partial<ApiErrorBody> = {};
@@ -89,12 +94,16 @@ export async function toAdminApiError(response: Response, tokenSent: boolean): P
   } catch {
     // not the registry's JSON envelope (a proxy's page, say): fall back to the status line
   }
-  const error = envelope.error;
+  // A gateway's 2xx (its own route of the same path) is no error body.
+  const error = response.ok ? undefined : envelope.error;
   const component = response.headers.get(COMPONENT_HEADER) ?? undefined;
   return new AdminApiError(
     response.status,
-    error?.code ?? `HTTP_${response.status}`,
-    error?.message ?? `HTTP ${response.status} ${response.statusText}`.trim(),
+    error?.code ?? (response.ok ? 'NOT_THE_REGISTRY' : `HTTP_${response.status}`),
+    error?.message ??
+      (response.ok
+        ? `a modelgate gateway answered (HTTP ${response.status}), not the registry's admin API`
+        : `HTTP ${response.status} ${response.statusText}`.trim()),
     {
       tokenSent,
       ...(error?.field === undefined ? {} : { field: error.field }),

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import {
@@ -16,12 +16,15 @@ export class ModelsController {
 
   constructor(@Inject(EndpointTables) private readonly tables: EndpointTables) {}
 
+  // The registry's admin API has the same paths (its model list): the CLI tells the answers apart by it.
   @Get('models')
+  @Header('x-modelgate-component', 'gateway')
   list(): OpenAiModelList {
     return listOpenAiModels(this.endpoints().values(), (name) => this.createdOf(name));
   }
 
   @Get('models/:id')
+  @Header('x-modelgate-component', 'gateway')
   get(@Param('id') id: string): OpenAiModel {
     return findOpenAiModel(this.endpoints(), id, (name) => this.createdOf(name));
   }
