@@ -225,4 +225,37 @@ describe('gateway: OpenAI-compatible POST /v1/completions on tiny-gpt2, called w
     const [first, second] = [await sample(), await sample()];
     expect(second.choices[0]!.text).toBe(first.choices[0]!.text);
   });
+
+  it('carries the repetition and n-gram processors from /serve and from the completions body to the worker', async () => {
+    // A prompt on which the fixture's greedy text repeats itself, so each processor changes it.
+    const prompt = '\n';
+    const fixture = await ensureFixture('tiny-gpt2');
+    const plain = await transformersGreedy(fixture, prompt, 16);
+    const ngram = await transformersGreedy(fixture, prompt, 16, { no_repeat_ngram_size: 2 });
+    const repetition = await transformersGreedy(fixture, prompt, 16, { repetition_penalty: 1.5 });
+    expect(ngram.text).not.toBe(plain.text);
+    expect(repetition.text).not.toBe(plain.text);
+    const served = await gateway.post('/serve/writer', {
+      text: prompt,
+      parameters: { max_new_tokens: 16, no_repeat_ngram_size: 2 },
+    });
+    expect(
+      (served.body as { predictions: { generated_text: string }[] }).predictions[0]?.generated_text,
+    ).toBe(ngram.text);
+    // vLLM's repetition_penalty extension of the OpenAI body (the openai client passes extra fields through).
+    const completed = await client.completions.create({
+      model: 'writer',
+      prompt,
+      max_tokens: 16,
+      temperature: 0,
+      repetition_penalty: 1.5,
+    } as OpenAI.CompletionCreateParamsNonStreaming);
+    expect(completed.choices[0]!.text).toBe(repetition.text);
+    const refused = await gateway.post('/serve/writer', {
+      text: prompt,
+      parameters: { max_new_tokens: 4, min_new_tokens: 5 },
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('min_new_tokens');
+  });
 });

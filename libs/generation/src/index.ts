@@ -7,9 +7,20 @@ export {
   MAX_NEW_TOKENS_LIMIT,
   MAX_STOP_STRINGS,
   type TextGenerationParameters,
+  optionalPenalties,
+  penaltiesOf,
+  penaltyParameters,
   textGenerationParametersSchema,
   toGenerationParams,
 } from './params.js';
+export {
+  NO_PENALTIES,
+  type Penalties,
+  type SequenceHistory,
+  applyPenalties,
+  bannedNgramTokens,
+  hasPenalties,
+} from './penalties.js';
 export { type SamplingParams, type TokenSampler, argmax, createTokenSampler } from './sampling.js';
 export {
   type Admission,

@@ -1,6 +1,7 @@
 // Decoding parameters: the canonical shape every surface maps to, and the `/serve` body's
 // `parameters` of a text-generation endpoint (TGI / Hugging Face Inference API names).
 import { z } from 'zod';
+import { NO_PENALTIES, type Penalties, hasPenalties } from './penalties.js';
 
 /** Canonical decoding parameters, after each surface mapped its own names. */
 export interface GenerationParams {
@@ -18,6 +19,8 @@ export interface GenerationParams {
   seed?: number | undefined;
   /** Stop strings; the text returned ends before the first one found (OpenAI semantics). */
   stop: string[];
+  /** The processors that read the sequence's history (penalties.ts); absent: none. */
+  penalties?: Penalties | undefined;
 }
 
 /** `max_new_tokens` when the request has none (the Hugging Face default). */
@@ -28,6 +31,68 @@ export const MAX_NEW_TOKENS_LIMIT = 4096;
 
 /** Most stop strings per request. */
 export const MAX_STOP_STRINGS = 8;
+
+const OPENAI_PENALTY_RANGE = 'must be a number from -2 to 2';
+
+/**
+ * The history-reading processors' parameters (Hugging Face's and OpenAI's names; penalties.ts).
+ * They act on greedy decoding too.
+ */
+export const penaltyParameters = {
+  repetition_penalty: z
+    .number({ error: 'must be a number above 0' })
+    .gt(0, 'must be a number above 0')
+    .optional()
+    .describe(
+      "Hugging Face's: every token of the prompt or the text so far has its logit divided by it when positive, multiplied when negative (default 1: off; above 1 discourages repeats)",
+    ),
+  frequency_penalty: z
+    .number({ error: OPENAI_PENALTY_RANGE })
+    .min(-2, OPENAI_PENALTY_RANGE)
+    .max(2, OPENAI_PENALTY_RANGE)
+    .optional()
+    .describe(
+      "OpenAI's: each token's logit minus this times its count in the generated text (default 0: off)",
+    ),
+  presence_penalty: z
+    .number({ error: OPENAI_PENALTY_RANGE })
+    .min(-2, OPENAI_PENALTY_RANGE)
+    .max(2, OPENAI_PENALTY_RANGE)
+    .optional()
+    .describe("OpenAI's: each token's logit minus this once it was generated (default 0: off)"),
+  no_repeat_ngram_size: z
+    .int({ error: 'must be an integer >= 0' })
+    .min(0, 'must be an integer >= 0')
+    .max(0xffff_ffff, 'must be an integer >= 0')
+    .optional()
+    .describe('No n-gram of this size occurs twice in the prompt and the text (default 0: off)'),
+  min_new_tokens: z
+    .int({ error: 'must be an integer >= 0' })
+    .min(0, 'must be an integer >= 0')
+    .max(MAX_NEW_TOKENS_LIMIT, 'must be an integer >= 0')
+    .optional()
+    .describe(
+      'No end-of-sequence token before this many tokens were generated (default 0); at most max_new_tokens',
+    ),
+};
+
+/** The processors of parsed penalty parameters, or undefined when none acts. */
+export function penaltiesOf(p: {
+  repetition_penalty?: number | undefined;
+  frequency_penalty?: number | undefined;
+  presence_penalty?: number | undefined;
+  no_repeat_ngram_size?: number | undefined;
+  min_new_tokens?: number | undefined;
+}): Penalties | undefined {
+  const penalties: Penalties = {
+    repetitionPenalty: p.repetition_penalty ?? NO_PENALTIES.repetitionPenalty,
+    frequencyPenalty: p.frequency_penalty ?? NO_PENALTIES.frequencyPenalty,
+    presencePenalty: p.presence_penalty ?? NO_PENALTIES.presencePenalty,
+    noRepeatNgramSize: p.no_repeat_ngram_size ?? NO_PENALTIES.noRepeatNgramSize,
+    minNewTokens: p.min_new_tokens ?? NO_PENALTIES.minNewTokens,
+  };
+  return hasPenalties(penalties) ? penalties : undefined;
+}
 
 const SAMPLING_DEFAULT =
   'When omitted, it is true if temperature (other than 0), top_k or top_p is given, false otherwise. ' +
@@ -108,11 +173,12 @@ export const textGenerationParametersSchema = z
         .boolean({ error: 'must be true or false' })
         .optional()
         .describe('Prefix the answer with the prompt (default false: the generated text only)'),
+      ...penaltyParameters,
     },
     {
       error: (issue) =>
         issue.code === 'unrecognized_keys'
-          ? `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}; text-generation takes max_new_tokens, do_sample, temperature, top_k, top_p, seed, stop and return_full_text`
+          ? `unknown parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}; text-generation takes max_new_tokens, do_sample, temperature, top_k, top_p, seed, stop, return_full_text, repetition_penalty, frequency_penalty, presence_penalty, no_repeat_ngram_size and min_new_tokens`
           : issue.code === 'invalid_type'
             ? 'must be a JSON object'
             : undefined,
@@ -122,6 +188,14 @@ export const textGenerationParametersSchema = z
     const contradiction = greedyContradiction(value);
     if (contradiction)
       ctx.addIssue({ code: 'custom', path: [contradiction.field], message: contradiction.message });
+    const maxNewTokens = value.max_new_tokens ?? DEFAULT_MAX_NEW_TOKENS;
+    if (value.min_new_tokens !== undefined && value.min_new_tokens > maxNewTokens) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['min_new_tokens'],
+        message: `must be at most max_new_tokens (${maxNewTokens})`,
+      });
+    }
   });
 
 /** Why `p` contradicts itself about sampling (and the first field to blame), if it does. */
@@ -186,5 +260,12 @@ export function toGenerationParams(
     seed: p.seed,
     stop: p.stop ?? [],
     returnFullText: p.return_full_text ?? false,
+    ...optionalPenalties(p),
   };
+}
+
+/** `{ penalties }` when one of `p`'s processors acts, else nothing. */
+export function optionalPenalties(p: Parameters<typeof penaltiesOf>[0]): { penalties?: Penalties } {
+  const penalties = penaltiesOf(p);
+  return penalties ? { penalties } : {};
 }

@@ -1,4 +1,5 @@
 import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
+import { type Penalties } from '@modelgate/generation';
 import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-messages.js';
 import { type WorkerPick } from './pick-worker.js';
 import { WorkerCallError, type WorkerCallOptions, type WorkerChannel } from './worker-channel.js';
@@ -28,6 +29,8 @@ export interface GenerateRequest {
   topP: number;
   /** Integer seed of the sampler; absent: a random one. */
   seed?: number | undefined;
+  /** The processors that read the sequence's history (repetition, presence, n-grams, min length); absent: none. */
+  penalties?: Penalties | undefined;
   /** Absolute deadline of the whole generation, ms since the epoch; sent as `grpc-timeout`. */
   deadlineEpochMs: number;
   /** Worker group to send the call to; ignored when `addresses` is given. */
@@ -172,6 +175,18 @@ export function encodeGenerateRequest(request: GenerateRequest): ModelGenerateRe
     has_seed: request.seed !== undefined,
     seed: request.seed ?? 0,
     ...(request.pixelValues ? pixelFields(request.pixelValues) : {}),
+    ...(request.penalties ? penaltyFields(request.penalties) : {}),
+  };
+}
+
+/** The processors as the message carries them: only those that act (0 is off for each). */
+function penaltyFields(penalties: Penalties): Partial<ModelGenerateRequestMessage> {
+  return {
+    ...(penalties.repetitionPenalty !== 1 ? { repetition_penalty: penalties.repetitionPenalty } : {}),
+    ...(penalties.frequencyPenalty !== 0 ? { frequency_penalty: penalties.frequencyPenalty } : {}),
+    ...(penalties.presencePenalty !== 0 ? { presence_penalty: penalties.presencePenalty } : {}),
+    ...(penalties.noRepeatNgramSize !== 0 ? { no_repeat_ngram_size: penalties.noRepeatNgramSize } : {}),
+    ...(penalties.minNewTokens !== 0 ? { min_new_tokens: penalties.minNewTokens } : {}),
   };
 }
 

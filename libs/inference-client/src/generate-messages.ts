@@ -21,6 +21,12 @@ export interface ModelGenerateRequestMessage {
   pixel_values?: Uint8Array;
   /** Dims of pixel_values, [channels, height, width]. */
   pixel_values_shape?: number[];
+  /** The history-reading processors (0 for each: off). */
+  repetition_penalty?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  no_repeat_ngram_size?: number;
+  min_new_tokens?: number;
 }
 
 /** Tokens of one sequence since the previous message; `finish_reason` set on the last one. */

@@ -38,6 +38,9 @@ const parameterShape = {
   random_seed: tgi.seed.describe("Same as seed, TensorRT-LLM's name (give one of them)"),
   stop: stopWords.optional(),
   stop_words: stopWords.optional().describe('Same as stop (give one of them)'),
+  repetition_penalty: tgi.repetition_penalty,
+  frequency_penalty: tgi.frequency_penalty,
+  presence_penalty: tgi.presence_penalty,
   stream: z
     .boolean()
     .optional()
@@ -124,6 +127,9 @@ export function parseTritonGenerateRequest(body: unknown): TritonGenerateRequest
     top_p: merged.top_p,
     seed: either<number>(merged, 'seed', 'random_seed'),
     stop: stopStrings(either<string | string[]>(merged, 'stop', 'stop_words')),
+    repetition_penalty: merged.repetition_penalty,
+    frequency_penalty: merged.frequency_penalty,
+    presence_penalty: merged.presence_penalty,
   };
   const checked = textGenerationParametersSchema.safeParse(
     Object.fromEntries(Object.entries(serveParameters).filter(([, value]) => value !== undefined)),

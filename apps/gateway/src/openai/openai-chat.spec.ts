@@ -68,7 +68,8 @@ describe('parseOpenAiChatRequest', () => {
     expect(paramOf({ ...BASE, tool_choice: 'none' })).toBeUndefined();
     expect(paramOf({ ...BASE, response_format: { type: 'json_object' } })).toBe('response_format');
     expect(paramOf({ ...BASE, response_format: { type: 'text' } })).toBeUndefined();
-    expect(paramOf({ ...BASE, presence_penalty: 0.5 })).toBe('presence_penalty');
+    expect(paramOf({ ...BASE, presence_penalty: 0.5 })).toBeUndefined();
+    expect(paramOf({ ...BASE, presence_penalty: 3 })).toBe('presence_penalty');
     expect(paramOf({ ...BASE, stream_options: { include_usage: true } })).toBe('stream_options');
     expect(paramOf({ ...BASE, temperature: 0, seed: 1 })).toBe('seed');
     expect(paramOf({ ...BASE, max_tokens: 1, max_completion_tokens: 1 })).toBe('max_tokens');

@@ -62,6 +62,26 @@ describe('parseOpenAiCompletionsRequest', () => {
     );
   });
 
+  it('maps OpenAI penalties and the vLLM extensions to the processors, and leaves them out when neutral', () => {
+    const parsed = parseOpenAiCompletionsRequest({
+      model: 'gpt',
+      prompt: 'Hi',
+      presence_penalty: 0.5,
+      frequency_penalty: -1,
+      repetition_penalty: 1.3,
+      min_tokens: 3,
+    });
+    expect(parsed.params.penalties).toEqual({
+      repetitionPenalty: 1.3,
+      presencePenalty: 0.5,
+      frequencyPenalty: -1,
+      noRepeatNgramSize: 0,
+      minNewTokens: 3,
+    });
+    const neutral = parseOpenAiCompletionsRequest({ model: 'gpt', prompt: 'Hi', presence_penalty: 0 });
+    expect(neutral.params).not.toHaveProperty('penalties');
+  });
+
   it('reads stop as one string or a list, stream with include_usage, and echo', () => {
     const one = parseOpenAiCompletionsRequest({ model: 'gpt', prompt: 'Hi', stop: '\n' });
     expect(one.params.stop).toEqual(['\n']);
@@ -95,8 +115,10 @@ describe('parseOpenAiCompletionsRequest', () => {
     [{ model: 'gpt', prompt: 'x', logprobs: 0 }, 'logprobs'],
     [{ model: 'gpt', prompt: 'x', best_of: 2 }, 'best_of'],
     [{ model: 'gpt', prompt: 'x', n: 2 }, 'n'],
-    [{ model: 'gpt', prompt: 'x', presence_penalty: 0.5 }, 'presence_penalty'],
-    [{ model: 'gpt', prompt: 'x', frequency_penalty: -1 }, 'frequency_penalty'],
+    [{ model: 'gpt', prompt: 'x', presence_penalty: 2.5 }, 'presence_penalty'],
+    [{ model: 'gpt', prompt: 'x', frequency_penalty: -3 }, 'frequency_penalty'],
+    [{ model: 'gpt', prompt: 'x', repetition_penalty: 0 }, 'repetition_penalty'],
+    [{ model: 'gpt', prompt: 'x', max_tokens: 4, min_tokens: 5 }, 'min_tokens'],
     [{ model: 'gpt', prompt: 'x', logit_bias: { '50256': -100 } }, 'logit_bias'],
     [{ model: 'gpt', prompt: 'x', stream_options: { include_usage: true } }, 'stream_options'],
     [{ model: 'gpt', prompt: 'x', stop: ['a', 'b', 'c', 'd', 'e'] }, 'stop'],

@@ -5,7 +5,12 @@
  * `temperature` defaults to 1 (sampling), 0 is greedy. Pure: no I/O.
  */
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { type GenerationParams, MAX_NEW_TOKENS_LIMIT } from '@modelgate/generation';
+import {
+  type GenerationParams,
+  MAX_NEW_TOKENS_LIMIT,
+  optionalPenalties,
+  penaltyParameters,
+} from '@modelgate/generation';
 import { z } from 'zod';
 
 /** At most this many stop strings, as OpenAI allows. */
@@ -59,8 +64,20 @@ export const samplingFields = {
     .nullable()
     .optional()
     .describe('Makes sampling reproducible: the same seed and parameters give the same text'),
-  presence_penalty: z.number().nullable().optional().describe('Not supported: only 0 or null'),
-  frequency_penalty: z.number().nullable().optional().describe('Not supported: only 0 or null'),
+  presence_penalty: penaltyParameters.presence_penalty
+    .nullable()
+    .describe(penaltyParameters.presence_penalty.description ?? ''),
+  frequency_penalty: penaltyParameters.frequency_penalty
+    .nullable()
+    .describe(penaltyParameters.frequency_penalty.description ?? ''),
+  repetition_penalty: penaltyParameters.repetition_penalty
+    .nullable()
+    .describe(`${penaltyParameters.repetition_penalty.description ?? ''}. Not OpenAI's: vLLM's extension`),
+  min_tokens: penaltyParameters.min_new_tokens
+    .nullable()
+    .describe(
+      "No end-of-sequence token before this many tokens were generated (default 0), at most the token limit. Not OpenAI's: vLLM's extension",
+    ),
   logit_bias: z
     .record(z.string(), z.number().describe('A bias'))
     .nullable()
@@ -103,12 +120,6 @@ export function refuse(param: string, message: string): ModelgateError {
 
 /** The shared options modelgate refuses unless they hold their neutral value. */
 export function unsupportedSampling(body: SamplingBody): ModelgateError | undefined {
-  if (given(body.presence_penalty) && body.presence_penalty !== 0) {
-    return refuse('presence_penalty', 'is not supported (only 0)');
-  }
-  if (given(body.frequency_penalty) && body.frequency_penalty !== 0) {
-    return refuse('frequency_penalty', 'is not supported (only 0)');
-  }
   if (given(body.logit_bias) && Object.keys(body.logit_bias).length > 0) {
     return refuse('logit_bias', 'is not supported');
   }
@@ -137,6 +148,10 @@ export function samplingParams(body: SamplingBody, maxNewTokens: number): Genera
     );
   }
   const stop = given(body.stop) ? (typeof body.stop === 'string' ? [body.stop] : body.stop) : [];
+  const minTokens = body.min_tokens ?? undefined;
+  if (minTokens !== undefined && minTokens > maxNewTokens) {
+    throw refuse('min_tokens', `must be at most the token limit (${maxNewTokens})`);
+  }
   return {
     maxNewTokens,
     doSample: temperature > 0,
@@ -145,6 +160,12 @@ export function samplingParams(body: SamplingBody, maxNewTokens: number): Genera
     topP: body.top_p ?? 1,
     stop,
     ...(given(body.seed) ? { seed: body.seed } : {}),
+    ...optionalPenalties({
+      repetition_penalty: body.repetition_penalty ?? undefined,
+      frequency_penalty: body.frequency_penalty ?? undefined,
+      presence_penalty: body.presence_penalty ?? undefined,
+      min_new_tokens: minTokens,
+    }),
   };
 }
 

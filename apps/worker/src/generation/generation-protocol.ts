@@ -3,7 +3,7 @@
  * generation loop. Only commands and token events cross; the KV cache never leaves the thread.
  * Times are epoch milliseconds (Date.now() is shared by the threads of a process).
  */
-import { type GenerationLimits, type SamplingParams } from '@modelgate/generation';
+import { type GenerationLimits, type Penalties, type SamplingParams } from '@modelgate/generation';
 import { type DecoderLayout } from './decoder-layout.js';
 
 /**
@@ -37,6 +37,8 @@ export interface GenerationAdd {
   maxNewTokens: number;
   eosTokenIds: number[];
   sampling: SamplingParams;
+  /** The processors that read the sequence's history (penalties.ts); absent: none. */
+  penalties?: Penalties;
   /** When it was admitted. */
   enqueuedAtMs: number;
   /** When it must have finished; past it the sequence ends with `deadline`. */

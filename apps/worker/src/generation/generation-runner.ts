@@ -9,7 +9,12 @@
  * instances together.
  */
 import { ErrorCode, type GenerationFacts, ModelgateError } from '@modelgate/contracts';
-import { type GenerationLimits, type SamplingParams, admitGeneration } from '@modelgate/generation';
+import {
+  type GenerationLimits,
+  type Penalties,
+  type SamplingParams,
+  admitGeneration,
+} from '@modelgate/generation';
 import { type OnnxSession } from '../model-loading/onnx-session.adapter.js';
 import { type DecoderLayout } from './decoder-layout.js';
 import {
@@ -28,6 +33,8 @@ export interface GenerateRequest {
   maxNewTokens: number;
   eosTokenIds: number[];
   sampling: SamplingParams;
+  /** The processors that read the sequence's history; absent: none. */
+  penalties?: Penalties;
 }
 
 /** Per-call options of {@link GenerationRunner.generate}. */
@@ -167,6 +174,7 @@ export class GenerationRunner {
       maxNewTokens: request.maxNewTokens,
       eosTokenIds: request.eosTokenIds,
       sampling: request.sampling,
+      ...(request.penalties ? { penalties: request.penalties } : {}),
       enqueuedAtMs: Date.now(),
       ...(options.deadlineEpochMs !== undefined ? { deadlineMs: options.deadlineEpochMs } : {}),
       ...(options.pause ? { pause: options.pause } : {}),

@@ -1,9 +1,12 @@
 // A sequence as the generation loop keeps it, and what the step policy sees of it.
 import {
+  type Penalties,
   type RunningSequence,
   type TokenSampler,
   type WaitingSequence,
+  applyPenalties,
   createTokenSampler,
+  hasPenalties,
 } from '@modelgate/generation';
 import { type StepLogits } from './decode-batch.js';
 import { type CrossAttention } from './decoder-layout.js';
@@ -21,6 +24,10 @@ export interface Sequence {
   readonly add: Omit<GenerationAdd, 'pixels'>;
   readonly eos: ReadonlySet<number>;
   readonly sampler: TokenSampler;
+  /** The processors that read the history, when any acts; `generatedIds` is kept for them. */
+  readonly penalties?: Penalties;
+  /** The tokens generated so far (kept only when `penalties` act). */
+  readonly generatedIds: number[];
   /** image-to-text: the image until it is encoded (then dropped). */
   pixels?: ImagePixels;
   /** image-to-text: the image's encoder states, once encoded (kept for a retry alone). */
@@ -41,6 +48,8 @@ export function sequenceOf(command: GenerationAdd): Sequence {
     add,
     eos: new Set(add.eosTokenIds),
     sampler: createTokenSampler(add.sampling),
+    ...(add.penalties && hasPenalties(add.penalties) ? { penalties: add.penalties } : {}),
+    generatedIds: [],
     ...(pixels ? { pixels } : {}),
     generated: 0,
     cancelled: false,
@@ -82,7 +91,7 @@ export function sampleNext(
 ): Extract<GenerationEvent, { type: 'tokens' }> | undefined {
   const offset = logits.offsets.get(sequence.add.seq);
   if (offset === undefined) return undefined;
-  const token = sequence.sampler.pick(logits.logits, offset, logits.vocabSize);
+  const token = pickToken(sequence, logits, offset);
   sequence.generated += 1;
   sequence.pending = token;
   if (sequence.eos.has(token)) sequence.finished = 'eos';
@@ -94,6 +103,21 @@ export function sampleNext(
     computeMicros: sequence.computeMicros,
     ...(sequence.finished ? { finishReason: sequence.finished } : {}),
   };
+}
+
+/** The sampler's pick from the sequence's row, after the processors that read its history (on a copy). */
+function pickToken(sequence: Sequence, logits: StepLogits<number>, offset: number): number {
+  const { penalties } = sequence;
+  if (!penalties) return sequence.sampler.pick(logits.logits, offset, logits.vocabSize);
+  const row = logits.logits.slice(offset, offset + logits.vocabSize);
+  applyPenalties(row, penalties, {
+    promptIds: sequence.add.promptIds,
+    generatedIds: sequence.generatedIds,
+    eosIds: sequence.eos,
+  });
+  const token = sequence.sampler.pick(row, 0, logits.vocabSize);
+  sequence.generatedIds.push(token);
+  return token;
 }
 
 /**

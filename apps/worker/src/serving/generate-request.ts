@@ -3,7 +3,7 @@
  * `defaults: false`), and the check that turns a request into what the GenerationRunner takes.
  */
 import { ErrorCode, type Int64Like, ModelgateError, int64ToBigInt } from '@modelgate/contracts';
-import { MAX_NEW_TOKENS_LIMIT } from '@modelgate/generation';
+import { MAX_NEW_TOKENS_LIMIT, type Penalties, hasPenalties } from '@modelgate/generation';
 import { type ImagePixels } from '../generation/generation-protocol.js';
 import { type GenerateRequest } from '../generation/generation-runner.js';
 
@@ -23,6 +23,11 @@ export interface ModelGenerateRequestMessage {
   /** image-to-text: one image's FP32 values, little-endian (a Buffer from the proto loader). */
   pixel_values?: Uint8Array;
   pixel_values_shape?: Int64Like[];
+  repetition_penalty?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  no_repeat_ngram_size?: number;
+  min_new_tokens?: number;
 }
 
 export interface ModelGenerateResponseMessage {
@@ -87,12 +92,38 @@ export function decodeGenerateRequest(
         throw invalid(`seed must be an integer from 0 to 2^53 - 1, got ${seed}`);
     }
   }
+  const penalties = penaltiesOf(message, maxNewTokens);
   return {
     promptIds,
     ...(pixels ? { pixels } : {}),
     maxNewTokens,
     eosTokenIds,
     sampling: { doSample, temperature, topK, topP, ...(seed === undefined ? {} : { seed }) },
+    ...(hasPenalties(penalties) ? { penalties } : {}),
+  };
+}
+
+/** The history-reading processors of `message` (0 is off for each), or INVALID_ARGUMENT naming the field. */
+function penaltiesOf(message: ModelGenerateRequestMessage, maxNewTokens: number): Penalties {
+  const repetition = message.repetition_penalty ?? 0;
+  if (!Number.isFinite(repetition) || repetition < 0) {
+    throw invalid(`repetition_penalty must be > 0 (0 or 1: off), got ${repetition}`);
+  }
+  const openAi = (name: 'frequency_penalty' | 'presence_penalty'): number => {
+    const value = message[name] ?? 0;
+    if (!(value >= -2 && value <= 2)) throw invalid(`${name} must be in [-2, 2], got ${value}`);
+    return value;
+  };
+  const minNewTokens = message.min_new_tokens ?? 0;
+  if (minNewTokens > maxNewTokens) {
+    throw invalid(`min_new_tokens must be at most max_new_tokens (${maxNewTokens}), got ${minNewTokens}`);
+  }
+  return {
+    repetitionPenalty: repetition === 0 ? 1 : repetition,
+    frequencyPenalty: openAi('frequency_penalty'),
+    presencePenalty: openAi('presence_penalty'),
+    noRepeatNgramSize: message.no_repeat_ngram_size ?? 0,
+    minNewTokens,
   };
 }
 

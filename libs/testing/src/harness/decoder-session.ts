@@ -122,11 +122,25 @@ export class DecoderSession {
   }
 
   /** Greedy decoding without a cache: the whole sequence is run again at every step. */
-  async greedyUncached(
+  greedyUncached(
     prompt: readonly number[],
     maxNewTokens: number,
     context: ContextFeeds = {},
   ): Promise<number[]> {
+    return this.greedyProcessed(prompt, maxNewTokens, () => undefined, context);
+  }
+
+  /**
+   * Greedy decoding without a cache where `process` may change each step's last-position logits
+   * (a copy, over the vocabulary) before the pick, given the tokens generated so far. Stops after eos.
+   */
+  async greedyProcessed(
+    prompt: readonly number[],
+    maxNewTokens: number,
+    process: (row: Float32Array, generated: readonly number[]) => void,
+    context: ContextFeeds = {},
+  ): Promise<number[]> {
+    const vocab = this.spec.vocabSize;
     const sequence = [...prompt];
     const generated: number[] = [];
     while (generated.length < maxNewTokens) {
@@ -137,7 +151,10 @@ export class DecoderSession {
         this.emptyCache(1),
         context,
       );
-      const [next = 0] = this.lastTokens(result, 1);
+      const offset = (result.sequence - 1) * vocab;
+      const row = result.logits.slice(offset, offset + vocab);
+      process(row, generated);
+      const next = argmax(row, 0, vocab);
       generated.push(next);
       sequence.push(next);
       if (next === GPT2_END_OF_TEXT.id) break;

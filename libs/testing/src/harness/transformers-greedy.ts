@@ -56,9 +56,11 @@ export async function transformersGreedy(
   fixtureDir: string,
   prompt: string,
   maxNewTokens: number,
+  /** More generation options (repetition_penalty, no_repeat_ngram_size, min_new_tokens, …). */
+  extra: Readonly<Record<string, number>> = {},
 ): Promise<GreedyGeneration> {
   const generator = await pipelineFor('text-generation', fixtureDir);
-  const options = { do_sample: false, max_new_tokens: maxNewTokens };
+  const options = { ...extra, do_sample: false, max_new_tokens: maxNewTokens };
   const [output] = (await generator(prompt, { ...options, return_full_text: false })) as {
     generated_text: string;
   }[];

@@ -139,6 +139,7 @@ export class GenerationService {
         topK: params.topK,
         topP: params.topP,
         seed: params.seed,
+        penalties: params.penalties,
         deadlineEpochMs,
         workerGroup: workerGroupFor(this.client, spec),
         metadata: { 'x-request-id': requestId },
