@@ -48,6 +48,14 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
           task: 'text-generation',
           batching: { maxBatchSize: 3 },
         },
+        // A short default deadline, which a generation's own default outgrows with max_new_tokens.
+        {
+          name: 'gpt',
+          version: '4',
+          fixture: 'tiny-gpt2',
+          task: 'text-generation',
+          batching: { maxBatchSize: 2, defaultTimeoutMs: 300 },
+        },
       ],
       {
         endpoints: [
@@ -72,6 +80,11 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
             name: 'held',
             task: 'text-generation',
             routes: [{ model: 'gpt:3', weight: 100, role: 'primary' }],
+          },
+          {
+            name: 'long',
+            task: 'text-generation',
+            routes: [{ model: 'gpt:4', weight: 100, role: 'primary' }],
           },
         ],
       },
@@ -187,5 +200,22 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
     expect(last.event).toBe('error');
     expect(JSON.parse(last.data)).toMatchObject({ error: { code: 'DEADLINE_EXCEEDED' } });
     expect(events.slice(0, -1).every((event) => event.event === 'message')).toBe(true);
+  });
+
+  it("gives a generation without an endpoint deadline the model's defaultTimeoutMs plus time for each token it may take", async () => {
+    // The loop holds while the request waits, well past the model's 300 ms: the deadline of 100
+    // tokens is 300 ms + 100 × 50 ms, so the request still runs once the loop goes on.
+    const occupant = occupySlot('4');
+    await occupant.firstToken;
+    const sent = performance.now();
+    const answer = gateway.post('/serve/long', { text: PROMPT, parameters: { max_new_tokens: 100 } });
+    await waitFor(async () => (await workerMetric('modelgate_generation_waiting_sequences', {}, '4')) === 1, {
+      timeoutMs: 10_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 900 - (performance.now() - sent))));
+    occupant.release();
+    const served = await answer;
+    expect(served.status).toBe(200);
+    expect(performance.now() - sent).toBeGreaterThan(300);
   });
 });

@@ -220,7 +220,7 @@ export const endpointSpecSchema = z
     timeoutMs: timeoutMsSchema
       .optional()
       .describe(
-        "Deadline of a request to this endpoint, in milliseconds; the model's defaultTimeoutMs when absent.",
+        "Deadline of a request to this endpoint, in milliseconds (a generation's: the whole generation); when absent, the model's defaultTimeoutMs, plus 50 ms per token of max_new_tokens for a generation.",
       ),
   })
   .superRefine((endpoint, ctx) => {

@@ -11,7 +11,7 @@ import { type GatewayMetrics, type RoutedTo } from '../../metrics/gateway-metric
 import { chooseRoute } from '../choose-route.js';
 import { ConcurrencyGate } from '../concurrency-gate.js';
 import { IMAGE_DECODE_CONCURRENCY } from '../image-input.js';
-import { requestTimeoutMs } from '../request-timeout.js';
+import { generationTimeoutMs } from '../request-timeout.js';
 import { requireEndpoint } from '../serve.service.js';
 import { publicWorkerError } from '../worker-call.js';
 import { type ShadowMirror } from '../shadow-mirror.js';
@@ -87,7 +87,7 @@ export class GenerationService {
    * no tokenizer on this gateway 503, deadline 504). Aborting `signal` (client went away)
    * cancels the worker call; iterating to the end or breaking out also frees the worker slot.
    * Records TTFT / ITL / tokens metrics. The deadline (endpoint timeoutMs, else the model's
-   * defaultTimeoutMs) bounds the whole generation.
+   * defaultTimeoutMs plus GENERATION_MS_PER_TOKEN per token of max_new_tokens) bounds the whole generation.
    */
   async start(
     target: GenerationTarget,
@@ -120,8 +120,8 @@ export class GenerationService {
     const { model, route, endpoint } = resolved;
     const spec = model.spec;
     options.onRouted?.({ modelId: spec.id, route });
-    // The deadline bounds the whole call, an image's decoding included.
-    const deadlineEpochMs = Date.now() + requestTimeoutMs(endpoint ?? {}, spec);
+    // The deadline bounds the whole call, an image's decoding included; by default it grows with max_new_tokens.
+    const deadlineEpochMs = Date.now() + generationTimeoutMs(endpoint ?? {}, spec, params.maxNewTokens);
     const prepared = await prepareGeneration(model, endpoint, input, params, this.imageDecodes);
     const inputIds = prepared.inputIds;
     const requestId = options.requestId ?? resolveRequestId(options.headers['x-request-id']);
