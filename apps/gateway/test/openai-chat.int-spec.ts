@@ -19,6 +19,8 @@ const MAX_TOKENS = 12;
 const EOS = [50258, 50256];
 /** tiny-gpt2-chat's n_positions. */
 const POSITIONS = 256;
+/** tiny-gpt2-chat's generation_config.json max_new_tokens. */
+const MODEL_MAX_NEW_TOKENS = 24;
 
 /** The error the openai client raised for a refused call. */
 async function refusal(call: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
@@ -42,6 +44,13 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
     ({ worker, gateway } = await startServingPair(
       [
         { name: 'chat', fixture: 'tiny-gpt2-chat', task: 'text-generation' },
+        // The same model as preparation would record it without generation_config.json defaults.
+        {
+          name: 'plainchat',
+          fixture: 'tiny-gpt2-chat',
+          task: 'text-generation',
+          generation: { maxPositions: POSITIONS, vocabSize: 50259 },
+        },
         { name: 'gpt', fixture: 'tiny-gpt2', task: 'text-generation' },
         { name: 'sst2', fixture: 'tiny-bert-sst2', task: 'text-classification' },
       ],
@@ -56,6 +65,11 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
             name: 'writer',
             task: 'text-generation',
             routes: [{ model: 'gpt:1', weight: 100, role: 'primary' }],
+          },
+          {
+            name: 'plain',
+            task: 'text-generation',
+            routes: [{ model: 'plainchat:1', weight: 100, role: 'primary' }],
           },
           {
             name: 'sentiment',
@@ -153,17 +167,31 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
     expect(last.usage?.prompt_tokens).toBe(expected.promptTokens);
   });
 
-  it("without max_completion_tokens, lets the reply take the rest of the model's context", async () => {
+  it("without max_completion_tokens, takes the model's generation_config.json max_new_tokens, else the rest of its context", async () => {
+    // tiny-gpt2-chat ships max_new_tokens 24, repetition_penalty and no_repeat_ngram_size: transformers.js applies them too.
     const answer = await client.chat.completions.create({
       model: 'assistant',
       messages: MESSAGES,
       temperature: 0,
     });
-    const usage = answer.usage!;
+    const reference = await transformersChatGreedy(
+      await ensureFixture('tiny-gpt2-chat'),
+      MESSAGES,
+      MODEL_MAX_NEW_TOKENS,
+    );
+    expect(answer.choices[0]?.message.content).toBe(reference.text);
+    expect(answer.usage?.completion_tokens).toBe(reference.tokenIds.length);
+    // The same model registered without those defaults: the reply may take the rest of the context.
+    const plain = await client.chat.completions.create({
+      model: 'plain',
+      messages: MESSAGES,
+      temperature: 0,
+    });
+    const usage = plain.usage!;
     expect(usage.prompt_tokens).toBe(expected.promptTokens);
-    if (answer.choices[0]?.finish_reason === 'length') expect(usage.total_tokens).toBe(POSITIONS);
+    if (plain.choices[0]?.finish_reason === 'length') expect(usage.total_tokens).toBe(POSITIONS);
     else expect(usage.total_tokens).toBeLessThanOrEqual(POSITIONS);
-    expect(usage.completion_tokens).toBeGreaterThanOrEqual(expected.tokens);
+    expect(usage.completion_tokens).toBeGreaterThan(MODEL_MAX_NEW_TOKENS);
   });
 
   it('refuses a model without a chat template with a 400 that names the fix', async () => {
@@ -203,7 +231,7 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
   it('lists the endpoints the OpenAI routes serve as models, and answers one by id', async () => {
     const models = [];
     for await (const model of client.models.list()) models.push(model);
-    expect(models.map((model) => model.id)).toEqual(['assistant', 'writer']);
+    expect(models.map((model) => model.id)).toEqual(['assistant', 'plain', 'writer']);
     expect(models[0]).toEqual({
       id: 'assistant',
       object: 'model',
@@ -213,7 +241,7 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
     });
     const one = await client.models.retrieve('writer');
     expect(one.id).toBe('writer');
-    expect(one.created).toBe(models[1]?.created);
+    expect(one.created).toBe(models[2]?.created);
     const unknown = await refusal(client.models.retrieve('nope'));
     expect(unknown.status).toBe(404);
     const classifier = await refusal(client.models.retrieve('sentiment'));

@@ -53,8 +53,8 @@ describe('gateway: /v1/completions refusals, errors and metrics', () => {
     [{ logprobs: 2 }, 'logprobs'],
     [{ best_of: 3 }, 'best_of'],
     [{ n: 2 }, 'n'],
-    [{ presence_penalty: 0.5 }, 'presence_penalty'],
-    [{ frequency_penalty: 0.5 }, 'frequency_penalty'],
+    [{ presence_penalty: 2.5 }, 'presence_penalty'],
+    [{ frequency_penalty: -3 }, 'frequency_penalty'],
     [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
   ])('refuses %j with a 400 invalid_request_error naming the parameter', async (option, param) => {
     const refusal = client.completions.create({ model: 'writer', prompt: PROMPT, ...option });

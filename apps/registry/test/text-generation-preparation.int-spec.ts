@@ -116,6 +116,18 @@ describe('text-generation model preparation (BullMQ)', () => {
     expect(ready.timings?.warmUpMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('records the decoding defaults of generation_config.json that apply, and lists the fields it does not apply', async () => {
+    const body = await fixtureRegistration('tiny-gpt2-chat', 'chat', 'text-generation', files);
+    const ready = await prepare(body, 'chat:1');
+    expect(ready.status, ready.statusReason ?? '').toBe('READY');
+    expect(ready.generation).toEqual({
+      maxPositions: 256,
+      vocabSize: 50259,
+      defaults: { max_new_tokens: 24, no_repeat_ngram_size: 3, repetition_penalty: 1.2 },
+      unsupportedDefaults: ['typical_p=0.95'],
+    });
+  });
+
   it('prepares a decoder without position_ids READY at maxBatchSize 1 or the default, and fails it at another', async () => {
     const { batching: _eight, ...body } = await fixtureRegistration(
       'tiny-gpt2-no-positions',

@@ -32,6 +32,13 @@ export {
   admitGeneration,
   planGenerationStep,
 } from './schedule.js';
+export {
+  type DecodingDefaults,
+  type GenerationConfigDefaults,
+  applyDecodingDefaults,
+  readGenerationDefaults,
+  withDecodingDefaults,
+} from './generation-defaults.js';
 export { StopMatcher } from './stop-sequences.js';
 export { IncrementalDecoder } from './text-stream.js';
 export { type CaptionDecoding, readCaptionDecoding } from './caption-decoding.js';

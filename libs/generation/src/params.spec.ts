@@ -16,10 +16,12 @@ function refusal(parameters: unknown): { path: PropertyKey[]; message: string } 
   return { path: issue.path, message: issue.message };
 }
 
+/** The canonical parameters, without `requested` (what the request said, checked on its own below). */
 function params(parameters: TextGenerationParameters | undefined) {
-  return toGenerationParams(
+  const { requested: _requested, ...canonical } = toGenerationParams(
     parameters === undefined ? undefined : textGenerationParametersSchema.parse(parameters),
   );
+  return canonical;
 }
 
 describe('textGenerationParametersSchema', () => {

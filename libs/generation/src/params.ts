@@ -1,6 +1,7 @@
 // Decoding parameters: the canonical shape every surface maps to, and the `/serve` body's
 // `parameters` of a text-generation endpoint (TGI / Hugging Face Inference API names).
 import { z } from 'zod';
+import { type DecodingDefaults } from './generation-defaults.js';
 import { NO_PENALTIES, type Penalties, hasPenalties } from './penalties.js';
 
 /** Canonical decoding parameters, after each surface mapped its own names. */
@@ -21,6 +22,14 @@ export interface GenerationParams {
   stop: string[];
   /** The processors that read the sequence's history (penalties.ts); absent: none. */
   penalties?: Penalties | undefined;
+  /**
+   * What the request itself asked for, in /serve's names, where its route applies the model's
+   * generation_config.json defaults (generation-defaults.ts): the fields above are then resolved
+   * again once the model is known. Absent: they stand as they are.
+   */
+  requested?: TextGenerationParameters | undefined;
+  /** The route's own defaults, below the model's (OpenAI's temperature 1, its max_tokens). */
+  builtIn?: DecodingDefaults | undefined;
 }
 
 /** `max_new_tokens` when the request has none (the Hugging Face default). */
@@ -261,6 +270,8 @@ export function toGenerationParams(
     stop: p.stop ?? [],
     returnFullText: p.return_full_text ?? false,
     ...optionalPenalties(p),
+    // What the request asked for, for the model's generation_config.json defaults (generation-defaults.ts).
+    requested: p,
   };
 }
 

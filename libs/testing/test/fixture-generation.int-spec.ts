@@ -61,10 +61,10 @@ const GOLDEN_HASHES: Record<string, Record<string, string>> = {
   // tiny-gpt2's shape with ChatML's two added tokens (two more embedding rows: other weights).
   'tiny-gpt2-chat': {
     'config.json': 'a88fb996607eda5ab66794bfd7bae1722b523692704144ad3c0efcbe7edd4976',
-    'generation_config.json': '2041bdd55a83dad86767e894f1ddceb7158765ddce25bc3b33754aa3d9114cc0',
+    'generation_config.json': '85cf1572e1e82f38c73110bac6a23955944b76462da370494fdaa54dc6e9faf2',
     'tokenizer.json': '8da0dad6ce5325e7f2d497d2b02e0209d25347354608b3ee7f9465bafa604c5a',
     'tokenizer_config.json': '538473657c709c7a90a8cf8022caebfcd0c127056a6b25528f64e5db05008dbf',
-    'onnx/model.onnx': 'bad667d716bd8f296eeb43253ab85586d96a78386fcae2546d4de4883e8fcd1c',
+    'onnx/model.onnx': 'f61fcb8d31c7f2c7db065cf872aea427a4d1d1e02857215a11a15a8a922d8a86',
   },
   'tiny-vit-gpt2': {
     'config.json': '296dd1bca655c045389d680d79bec4108480f7b5a0004c03f63d5665262b9fc9',

@@ -15,6 +15,7 @@ describe('parseTritonGenerateRequest', () => {
         topP: 1,
         seed: undefined,
         stop: [],
+        requested: {},
       },
       stream: undefined,
       prependPrompt: false,
@@ -34,6 +35,8 @@ describe('parseTritonGenerateRequest', () => {
       topP: 0.9,
       seed: 7,
       stop: ['.'],
+      // In /serve's names, for the model's generation_config.json defaults.
+      requested: { max_new_tokens: 8, temperature: 0.5, top_k: 40, top_p: 0.9, seed: 7, stop: ['.'] },
     });
     const flat = parseTritonGenerateRequest({
       text_input: 'Hi',

@@ -155,7 +155,7 @@ export function parseOpenAiChatRequest(body: unknown): ChatRequest {
   return {
     model: request.model,
     messages: toMessages(request),
-    params: samplingParams(request, maxTokens ?? MAX_NEW_TOKENS_LIMIT),
+    params: samplingParams(request, maxTokens ?? undefined, MAX_NEW_TOKENS_LIMIT),
     lengthGiven: given(maxTokens),
     ...streamOptionsOf(request),
   };

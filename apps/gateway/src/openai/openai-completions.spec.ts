@@ -14,7 +14,17 @@ describe('parseOpenAiCompletionsRequest', () => {
     expect(parseOpenAiCompletionsRequest({ model: 'gpt', prompt: 'Hello' })).toEqual({
       model: 'gpt',
       prompts: ['Hello'],
-      params: { maxNewTokens: 16, doSample: true, temperature: 1, topK: 0, topP: 1, stop: [] },
+      params: {
+        maxNewTokens: 16,
+        doSample: true,
+        temperature: 1,
+        topK: 0,
+        topP: 1,
+        stop: [],
+        // What the request said, and OpenAI's own defaults, below a model's generation_config.json.
+        requested: { stop: [] },
+        builtIn: { do_sample: true, temperature: 1, max_new_tokens: 16 },
+      },
       stream: false,
       includeUsage: false,
       echo: false,
@@ -33,7 +43,16 @@ describe('parseOpenAiCompletionsRequest', () => {
     expect(
       parseOpenAiCompletionsRequest({ model: 'gpt', prompt: 'Hi', temperature: 0.7, top_p: 0.9, seed: 42 })
         .params,
-    ).toEqual({ maxNewTokens: 16, doSample: true, temperature: 0.7, topK: 0, topP: 0.9, seed: 42, stop: [] });
+    ).toMatchObject({
+      maxNewTokens: 16,
+      doSample: true,
+      temperature: 0.7,
+      topK: 0,
+      topP: 0.9,
+      seed: 42,
+      stop: [],
+      requested: { temperature: 0.7, top_p: 0.9, seed: 42, stop: [] },
+    });
   });
 
   it('takes null for every optional field, as clients send them', () => {

@@ -86,7 +86,7 @@ export function parseOpenAiCompletionsRequest(body: unknown): CompletionRequest 
   const request = parsed.data;
   const unsupported = unsupportedOption(request);
   if (unsupported) throw unsupported;
-  const params = samplingParams(request, request.max_tokens ?? OPENAI_DEFAULT_MAX_TOKENS);
+  const params = samplingParams(request, request.max_tokens ?? undefined, OPENAI_DEFAULT_MAX_TOKENS);
   return {
     model: request.model,
     prompts: typeof request.prompt === 'string' ? [request.prompt] : request.prompt,

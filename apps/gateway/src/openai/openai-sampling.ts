@@ -133,7 +133,12 @@ export function unsupportedSampling(body: SamplingBody): ModelgateError | undefi
  * The generation parameters of a checked body: `maxNewTokens` as the caller resolved it; 400 for
  * top_p or seed with temperature 0 (greedy decoding takes neither).
  */
-export function samplingParams(body: SamplingBody, maxNewTokens: number): GenerationParams {
+export function samplingParams(
+  body: SamplingBody,
+  maxTokens: number | undefined,
+  fallbackMaxTokens: number,
+): GenerationParams {
+  const maxNewTokens = maxTokens ?? fallbackMaxTokens;
   const temperature = body.temperature ?? 1;
   if (temperature === 0 && given(body.top_p) && body.top_p !== 1) {
     throw refuse(
@@ -152,6 +157,24 @@ export function samplingParams(body: SamplingBody, maxNewTokens: number): Genera
   if (minTokens !== undefined && minTokens > maxNewTokens) {
     throw refuse('min_tokens', `must be at most the token limit (${maxNewTokens})`);
   }
+  const penalties = {
+    repetition_penalty: body.repetition_penalty ?? undefined,
+    frequency_penalty: body.frequency_penalty ?? undefined,
+    presence_penalty: body.presence_penalty ?? undefined,
+    min_new_tokens: minTokens,
+  };
+  // What the request asked for in /serve's names, for the model's generation_config.json defaults;
+  // OpenAI's own defaults (temperature 1, the route's max_tokens) come below the model's.
+  const requested = Object.fromEntries(
+    Object.entries({
+      max_new_tokens: maxTokens,
+      temperature: body.temperature ?? undefined,
+      top_p: body.top_p ?? undefined,
+      seed: body.seed ?? undefined,
+      stop,
+      ...penalties,
+    }).filter(([, value]) => value !== undefined),
+  );
   return {
     maxNewTokens,
     doSample: temperature > 0,
@@ -160,12 +183,9 @@ export function samplingParams(body: SamplingBody, maxNewTokens: number): Genera
     topP: body.top_p ?? 1,
     stop,
     ...(given(body.seed) ? { seed: body.seed } : {}),
-    ...optionalPenalties({
-      repetition_penalty: body.repetition_penalty ?? undefined,
-      frequency_penalty: body.frequency_penalty ?? undefined,
-      presence_penalty: body.presence_penalty ?? undefined,
-      min_new_tokens: minTokens,
-    }),
+    ...optionalPenalties(penalties),
+    requested,
+    builtIn: { do_sample: true, temperature: 1, max_new_tokens: fallbackMaxTokens },
   };
 }
 

@@ -7,6 +7,7 @@ import {
   hasPastInputs,
 } from '@modelgate/contracts';
 import { describeTensors } from '@modelgate/contracts';
+import { readGenerationDefaults } from '@modelgate/generation';
 
 /** Tasks served by a decoder export with past. */
 export type DecoderTask = 'text-generation' | 'image-to-text';
@@ -276,5 +277,23 @@ export function generationFactsOf(
   return {
     maxPositions: positions,
     ...(typeof vocab === 'number' && Number.isInteger(vocab) && vocab > 0 ? { vocabSize: vocab } : {}),
+  };
+}
+
+/**
+ * `facts` with the decoding defaults of a text-generation model's generation_config.json (what
+ * applies, and the fields modelgate does not apply as `field=value`); a problem string passes through.
+ */
+export function withGenerationDefaults(
+  facts: GenerationFacts | string,
+  generationConfig: unknown,
+): GenerationFacts | string {
+  if (typeof facts === 'string' || typeof generationConfig !== 'object' || generationConfig === null)
+    return facts;
+  const { defaults, unsupported } = readGenerationDefaults(generationConfig as Record<string, unknown>);
+  return {
+    ...facts,
+    ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+    ...(unsupported.length > 0 ? { unsupportedDefaults: unsupported } : {}),
   };
 }

@@ -24,7 +24,7 @@ import {
   imageFactsOf,
   readBundle,
 } from './bundle-checks.js';
-import { generationFactsOf } from './decoder-export.js';
+import { generationFactsOf, withGenerationDefaults } from './decoder-export.js';
 import { checkEncoderGraph, DECODER_LABEL, ENCODER_LABEL } from './vision-encoder-decoder.js';
 import { checkTokenLabels } from './token-outputs.js';
 import { type InspectedModel } from './onnx-inspector.js';
@@ -138,7 +138,10 @@ export async function prepareModel(
       ]);
       const done = now();
       const generation = isGenerativeTask(request.task)
-        ? generationFactsOf(generationConfigOf(request.task, bundle.config), model.outputs, request.task)
+        ? withGenerationDefaults(
+            generationFactsOf(generationConfigOf(request.task, bundle.config), model.outputs, request.task),
+            request.task === 'text-generation' ? bundle.generationConfig : undefined,
+          )
         : undefined;
       // What the gateway cuts an endpoint's maxTokens to (its tokenizer's maxLength).
       const maxTokens = takesText(request)

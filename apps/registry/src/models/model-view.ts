@@ -32,6 +32,7 @@ export function toModelView(row: ModelEntity): ModelView {
     batching: row.batching,
     runtime: row.runtime,
     timings: row.timings,
+    ...(row.io?.generation ? { generation: row.io.generation } : {}),
     preparedAt: row.preparedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { batchingSchema, runtimeSchema } from '../config/model-spec.schema.js';
+import { batchingSchema, generationFactsSchema, runtimeSchema } from '../config/model-spec.schema.js';
 import { modelTaskSchema } from '../config/model-task.js';
 import { artifactRefSchema, externalDataRefSchema } from '../config/spec-fields.schema.js';
 import { tensorMetadataSchema } from '../config/tensor-metadata.schema.js';
@@ -68,6 +68,11 @@ export const modelViewSchema = z.object({
   batching: batchingSchema.describe('Dynamic batching limits'),
   runtime: runtimeSchema.describe('onnxruntime settings'),
   timings: preparationTimingsSchema.nullable().describe("How long preparation's steps took; null before"),
+  generation: generationFactsSchema
+    .optional()
+    .describe(
+      'text-generation and image-to-text, once prepared: the positions and vocabulary preparation read, and (text-generation) the generation_config.json defaults that apply and the fields that do not',
+    ),
   preparedAt: z.string().nullable().describe('ISO time preparation finished; null before'),
   createdAt: z.string().describe('ISO time it was registered'),
   updatedAt: z.string().describe('ISO time it last changed'),

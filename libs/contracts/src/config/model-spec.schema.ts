@@ -174,6 +174,27 @@ export function checkQueueDelay(
  * What model preparation read about a text-generation model, for the worker to check requests
  * against before they reach the decode batch (where one bad sequence would fail the others).
  */
+/**
+ * The decoding defaults a text-generation model ships in generation_config.json that modelgate
+ * applies (Hugging Face's names): a request's own value wins over each, and each wins over the
+ * route's built-in default.
+ */
+export const generationDefaultsSchema = z
+  .object({
+    max_new_tokens: positiveIntSchema.optional().describe('Most tokens to generate'),
+    do_sample: z.boolean().optional().describe('Sample (true) or decode greedily (false)'),
+    temperature: z.number().gt(0).optional().describe('Divides the logits before sampling'),
+    top_k: z.int().min(0).optional().describe('Sample among the k most likely tokens (0: off)'),
+    top_p: z.number().gt(0).max(1).optional().describe('Nucleus sampling (1: off)'),
+    repetition_penalty: z.number().gt(0).optional().describe("Hugging Face's repetition penalty (1: off)"),
+    no_repeat_ngram_size: z.int().min(0).optional().describe('No repeated n-gram of this size (0: off)'),
+    min_new_tokens: z.int().min(0).optional().describe('No end-of-sequence token before this many tokens'),
+  })
+  .strict();
+
+/** The generation_config.json defaults modelgate applies. */
+export type GenerationDefaults = z.infer<typeof generationDefaultsSchema>;
+
 export const generationFactsSchema = z.object({
   maxPositions: positiveIntSchema.describe(
     "The model's positions (config.json n_positions / max_position_embeddings): prompt + max_new_tokens must fit.",
@@ -182,6 +203,17 @@ export const generationFactsSchema = z.object({
     .optional()
     .describe(
       'Tokens the logits score (their static last dim, else config.json vocab_size): valid ids are below it.',
+    ),
+  defaults: generationDefaultsSchema
+    .optional()
+    .describe(
+      "text-generation: the decoding defaults of the model's generation_config.json that apply (a request's value wins)",
+    ),
+  unsupportedDefaults: z
+    .array(z.string().describe('`field=value`'))
+    .optional()
+    .describe(
+      "Fields of the model's generation_config.json that modelgate does not apply (beam search, typical_p, …), as `field=value`",
     ),
 });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { type DecodingDefaults, readGenerationDefaults } from '@modelgate/generation';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
@@ -102,6 +103,8 @@ export async function writeSnapshot(
               generation: model.generation ?? {
                 maxPositions: spec.maxPositionEmbeddings,
                 vocabSize: spec.vocabSize,
+                // What preparation reads of generation_config.json (its decoding defaults).
+                ...(model.task === 'text-generation' ? await generationDefaultsOf(fixtureDir) : {}),
               },
             }
           : {}),
@@ -243,4 +246,16 @@ export function metricValue(text: string, name: string, labels: Record<string, s
     if (wanted.every((pair) => rest.includes(pair))) return Number(line.split(' ').pop());
   }
   return 0;
+}
+
+/** The decoding defaults of a decoder fixture's generation_config.json, as preparation records them. */
+async function generationDefaultsOf(
+  fixtureDir: string,
+): Promise<{ defaults?: DecodingDefaults; unsupportedDefaults?: string[] }> {
+  const text = await readFile(join(fixtureDir, 'generation_config.json'), 'utf8').catch(() => '{}');
+  const { defaults, unsupported } = readGenerationDefaults(JSON.parse(text) as Record<string, unknown>);
+  return {
+    ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+    ...(unsupported.length > 0 ? { unsupportedDefaults: unsupported } : {}),
+  };
 }

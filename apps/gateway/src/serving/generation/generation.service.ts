@@ -1,5 +1,5 @@
 import { type EndpointSpec, ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
-import { type GenerationParams } from '@modelgate/generation';
+import { type GenerationParams, applyDecodingDefaults } from '@modelgate/generation';
 import { type InferenceClient } from '@modelgate/inference-client';
 import { checkTextLengths } from '@modelgate/processing';
 import { resolveRequestId } from '@modelgate/observability';
@@ -112,14 +112,21 @@ export class GenerationService {
   /** Starts the generation on the model `resolved` names. */
   private async run(
     resolved: Resolved,
-    input: GenerationInput,
-    params: GenerationParams,
+    asked: GenerationInput,
+    askedParams: GenerationParams,
     options: GenerationCallOptions,
     startedAt: number,
   ): Promise<GenerationStream> {
     const { model, route, endpoint } = resolved;
     const spec = model.spec;
     options.onRouted?.({ modelId: spec.id, route });
+    // The model's generation_config.json defaults, under what the request asked for (a shadow's, its own).
+    const defaults = asked.kind === 'image' ? undefined : spec.generation?.defaults;
+    const params = applyDecodingDefaults(askedParams, defaults);
+    const input =
+      asked.kind === 'chat' && !asked.lengthGiven && defaults?.max_new_tokens !== undefined
+        ? { ...asked, lengthGiven: true }
+        : asked;
     // The deadline bounds the whole call, an image's decoding included; by default it grows with max_new_tokens.
     const deadlineEpochMs = Date.now() + generationTimeoutMs(endpoint ?? {}, spec, params.maxNewTokens);
     const prepared = await prepareGeneration(model, endpoint, input, params, this.imageDecodes);
@@ -163,7 +170,7 @@ export class GenerationService {
       startedAt,
       firstTokenAt,
       recorder,
-      onEnd: (end) => this.mirror(resolved, input, params, end, requestId),
+      onEnd: (end) => this.mirror(resolved, asked, askedParams, end, requestId),
     });
     return {
       model: spec.name,
