@@ -149,4 +149,33 @@ describe('gateway: asynchronous jobs and shadow routes of a text-generation endp
     ).toBeGreaterThanOrEqual(2);
     expect(await metric('modelgate_shadow_agreement_total', { ...shadow, result: 'disagree' })).toBe(0);
   });
+
+  it('leaves sampled calls without a seed out of the agreement (uncompared), and compares seeded ones', async () => {
+    const shadow = { serving_endpoint: 'writer', model: 'gpt', version: '2' };
+    const metric = async (name: string, labels: Record<string, string>) =>
+      metricValue(await (await fetch(`${gateway.url}/metrics`)).text(), name, labels);
+    const count = (result: string) => metric('modelgate_shadow_agreement_total', { ...shadow, result });
+    const [okBefore, uncomparedBefore, agreeBefore] = [
+      await metric('modelgate_shadow_requests_total', { ...shadow, outcome: 'ok' }),
+      await count('uncompared'),
+      await count('agree'),
+    ];
+    const sampled = await gateway.post('/serve/writer', {
+      text: PROMPT,
+      parameters: { max_new_tokens: 8, do_sample: true, temperature: 1.5 },
+    });
+    const seeded = await gateway.post('/serve/writer', {
+      text: PROMPT,
+      parameters: { max_new_tokens: 8, do_sample: true, temperature: 1.5, seed: 11 },
+    });
+    expect([sampled.status, seeded.status]).toEqual([200, 200]);
+    await waitFor(
+      async () =>
+        (await metric('modelgate_shadow_requests_total', { ...shadow, outcome: 'ok' })) >= okBefore + 2,
+    );
+    expect(await count('uncompared')).toBe(uncomparedBefore + 1);
+    // The shadow (same weights) draws the same tokens from the same seed.
+    expect(await count('agree')).toBe(agreeBefore + 1);
+    expect(await count('disagree')).toBe(0);
+  });
 });

@@ -178,7 +178,7 @@ export class GatewayMetrics {
   /** Rows the shadow agreed or disagreed on: the top-1 label (classification), the whole text (text-generation). */
   readonly shadowAgreement = new Counter({
     name: 'modelgate_shadow_agreement_total',
-    help: 'Mirrored rows by whether the shadow agreed with the primary: same top-1 label (classification), same generated text (text-generation).',
+    help: 'Mirrored rows by whether the shadow agreed with the primary: same top-1 label (classification), same generated text (generation; sampled requests without a seed are uncompared).',
     labelNames: ['serving_endpoint', 'model', 'version', 'result'] as const,
     registers: [this.registry],
   });
@@ -225,6 +225,12 @@ export class GatewayMetrics {
     for (const delta of agreement.scoreDeltas) {
       if (Number.isFinite(delta)) this.shadowScoreDelta.observe(labels, delta);
     }
+  }
+
+  /** Rows mirrored but not compared (generations sampled without a seed): they move no rollout. */
+  recordUncompared(endpoint: string, model: string, rows: number): void {
+    const labels = { serving_endpoint: endpoint, ...modelLabels(model) };
+    if (rows > 0) this.shadowAgreement.inc({ ...labels, result: 'uncompared' }, rows);
   }
 
   recordEmbeddingSimilarity(endpoint: string, model: string, similarities: readonly number[]): void {

@@ -51,6 +51,39 @@ describe('ShadowMirror', () => {
     ).toBe(1);
   });
 
+  it('compares a greedy generation by its text, and counts a sampled one without a seed as uncompared, outside the rollout window', async () => {
+    const metrics = new GatewayMetrics();
+    const mirror = new ShadowMirror(metrics);
+    const generation = (text: string) => [{ generated_text: text }];
+    const base = {
+      endpoint: 'writer',
+      model: 'gpt:2',
+      task: 'text-generation' as const,
+      shadowTask: 'text-generation' as const,
+      primary: generation(' Paris'),
+      predict: () => Promise.resolve(generation(' Lyon')),
+    };
+    mirror.mirror({ ...base, comparable: false });
+    mirror.mirror({ ...base, comparable: false });
+    await settled(mirror);
+    const labels = { serving_endpoint: 'writer', model: 'gpt', version: '2' };
+    const rows = (result: string) =>
+      counter(metrics, 'modelgate_shadow_agreement_total', { ...labels, result });
+    expect(await rows('uncompared')).toBe(2);
+    expect(await rows('disagree')).toBe(0);
+    expect(metrics.traffic.report().endpoints.writer?.['gpt:2']).toMatchObject({
+      agreeing: 0,
+      disagreeing: 0,
+    });
+    mirror.mirror(base);
+    await settled(mirror);
+    expect(await rows('disagree')).toBe(1);
+    expect(metrics.traffic.report().endpoints.writer?.['gpt:2']).toMatchObject({
+      agreeing: 0,
+      disagreeing: 1,
+    });
+  });
+
   it('counts a failing shadow as an error and never throws', async () => {
     const metrics = new GatewayMetrics();
     const mirror = new ShadowMirror(metrics);

@@ -24,6 +24,12 @@ export interface MirrorJob {
   primary: readonly unknown[];
   /** Runs the request on the shadow model; resolves with its predictions. */
   predict: () => Promise<readonly unknown[]>;
+  /**
+   * false: the two answers are not compared (a generation sampled without a seed differs from run
+   * to run by design), only counted as `uncompared`, so it never moves a rollout's agreement.
+   * @defaultValue true
+   */
+  comparable?: boolean;
 }
 
 export class ShadowMirror {
@@ -72,6 +78,14 @@ export class ShadowMirror {
 
   private compare(job: MirrorJob, predictions: readonly unknown[]): void {
     if (job.shadowTask !== job.task) return;
+    if (job.comparable === false) {
+      this.metrics.recordUncompared(
+        job.endpoint,
+        job.model,
+        Math.min(job.primary.length, predictions.length),
+      );
+      return;
+    }
     if (job.task === 'text-classification' || job.task === 'image-classification') {
       const agreement = compareClassifications(job.primary as ClassScore[][], predictions as ClassScore[][]);
       this.metrics.recordClassificationAgreement(job.endpoint, job.model, agreement);
@@ -81,7 +95,8 @@ export class ShadowMirror {
       const similarities = compareEmbeddings(rows(job.primary), rows(predictions));
       this.metrics.recordEmbeddingSimilarity(job.endpoint, job.model, similarities);
     } else if (job.task === 'text-generation' || job.task === 'image-to-text') {
-      // Agreement is the identical generated text (greedy decoding makes it comparable).
+      // Agreement is the identical generated text: the same tokens, which greedy decoding (or the
+      // same seed) makes a fair test; sampled requests without a seed come as not comparable.
       const text = (row: unknown) => (row as { generated_text: string }).generated_text;
       const rows = Math.min(job.primary.length, predictions.length);
       const agreeing = job.primary.filter((row, i) => i < rows && text(row) === text(predictions[i])).length;

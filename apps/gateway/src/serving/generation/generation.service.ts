@@ -170,7 +170,16 @@ export class GenerationService {
       startedAt,
       firstTokenAt,
       recorder,
-      onEnd: (end) => this.mirror(resolved, asked, askedParams, end, requestId),
+      // Only deterministic requests are a fair test: greedy, or sampled with a seed the shadow shares.
+      onEnd: (end) =>
+        this.mirror(
+          resolved,
+          asked,
+          askedParams,
+          end,
+          requestId,
+          !params.doSample || params.seed !== undefined,
+        ),
     });
     return {
       model: spec.name,
@@ -221,6 +230,8 @@ export class GenerationService {
     params: GenerationParams,
     end: GenerationEnd,
     requestId: string,
+    /** Whether the primary decoded deterministically (its answers can be compared). */
+    comparable: boolean,
   ): void {
     const endpoint = resolved.endpoint;
     if (!endpoint) return;
@@ -231,6 +242,7 @@ export class GenerationService {
         task: resolved.model.spec.task,
         shadowTask: shadow.spec.task,
         primary: [{ generated_text: end.text }],
+        comparable,
         predict: async () => {
           const target: Resolved = { model: shadow, route: 'shadow', endpoint, shadows: [] };
           const options = { signal: new AbortController().signal, headers: {}, requestId };
