@@ -4,23 +4,14 @@
 // kwargs override the model's GenerationConfig). Pure: no I/O.
 import {
   DEFAULT_MAX_NEW_TOKENS,
+  type DecodingDefaults,
   type GenerationParams,
   MAX_NEW_TOKENS_LIMIT,
   type TextGenerationParameters,
   toGenerationParams,
 } from './params.js';
 
-/** The generation_config.json fields modelgate applies, in Hugging Face's names. */
-export interface DecodingDefaults {
-  max_new_tokens?: number | undefined;
-  do_sample?: boolean | undefined;
-  temperature?: number | undefined;
-  top_k?: number | undefined;
-  top_p?: number | undefined;
-  repetition_penalty?: number | undefined;
-  no_repeat_ngram_size?: number | undefined;
-  min_new_tokens?: number | undefined;
-}
+export { type DecodingDefaults } from './params.js';
 
 /** What preparation reads of generation_config.json: the defaults that apply, and the fields that do not. */
 export interface GenerationConfigDefaults {

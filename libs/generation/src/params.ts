@@ -1,8 +1,19 @@
 // Decoding parameters: the canonical shape every surface maps to, and the `/serve` body's
 // `parameters` of a text-generation endpoint (TGI / Hugging Face Inference API names).
 import { z } from 'zod';
-import { type DecodingDefaults } from './generation-defaults.js';
 import { NO_PENALTIES, type Penalties, hasPenalties } from './penalties.js';
+
+/** The generation_config.json fields modelgate applies, in Hugging Face's names. */
+export interface DecodingDefaults {
+  max_new_tokens?: number | undefined;
+  do_sample?: boolean | undefined;
+  temperature?: number | undefined;
+  top_k?: number | undefined;
+  top_p?: number | undefined;
+  repetition_penalty?: number | undefined;
+  no_repeat_ngram_size?: number | undefined;
+  min_new_tokens?: number | undefined;
+}
 
 /** Canonical decoding parameters, after each surface mapped its own names. */
 export interface GenerationParams {
