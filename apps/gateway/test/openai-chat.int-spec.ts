@@ -194,6 +194,54 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
     expect(usage.completion_tokens).toBeGreaterThan(MODEL_MAX_NEW_TOKENS);
   });
 
+  it('answers n choices: identical when greedy, seed + i for choice i when sampled, streamed by index', async () => {
+    const greedy = await client.chat.completions.create({
+      model: 'assistant',
+      messages: MESSAGES,
+      max_completion_tokens: MAX_TOKENS,
+      temperature: 0,
+      n: 2,
+    });
+    expect(greedy.choices.map((choice) => [choice.index, choice.message.content])).toEqual([
+      [0, expected.text],
+      [1, expected.text],
+    ]);
+    expect(greedy.usage?.completion_tokens).toBe(2 * expected.tokens);
+    const sampled = (seed: number, n?: number) =>
+      client.chat.completions.create({
+        model: 'assistant',
+        messages: MESSAGES,
+        max_completion_tokens: MAX_TOKENS,
+        temperature: 1.5,
+        seed,
+        ...(n === undefined ? {} : { n }),
+      });
+    const [pair, first, second] = [await sampled(7, 2), await sampled(7), await sampled(8)];
+    expect(pair.choices.map((choice) => choice.message.content)).toEqual([
+      first.choices[0]?.message.content,
+      second.choices[0]?.message.content,
+    ]);
+    const stream = await client.chat.completions.create({
+      model: 'assistant',
+      messages: MESSAGES,
+      max_completion_tokens: MAX_TOKENS,
+      temperature: 1.5,
+      seed: 7,
+      n: 2,
+      stream: true,
+    });
+    const texts = ['', ''];
+    const roles: (string | undefined)[] = [];
+    for await (const chunk of stream) {
+      for (const choice of chunk.choices) {
+        texts[choice.index] += choice.delta.content ?? '';
+        if (choice.delta.role) roles[choice.index] = choice.delta.role;
+      }
+    }
+    expect(roles).toEqual(['assistant', 'assistant']);
+    expect(texts).toEqual(pair.choices.map((choice) => choice.message.content));
+  });
+
   it('refuses a model without a chat template with a 400 that names the fix', async () => {
     const error = await refusal(
       client.chat.completions.create({ model: 'writer', messages: MESSAGES, max_completion_tokens: 4 }),
@@ -207,7 +255,7 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
   it('refuses what it does not implement, naming the field, and an endpoint of another task', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ logprobs: true }, 'logprobs'],
-      [{ n: 2 }, 'n'],
+      [{ n: 17 }, 'n'],
       [{ tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
       [{ response_format: { type: 'json_object' } }, 'response_format'],
       [{ messages: [{ role: 'tool', content: 'x', tool_call_id: 'a' }] }, 'messages[0].tool_call_id'],

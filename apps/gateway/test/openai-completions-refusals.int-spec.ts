@@ -52,7 +52,7 @@ describe('gateway: /v1/completions refusals, errors and metrics', () => {
     [{ suffix: 'the end' }, 'suffix'],
     [{ logprobs: 2 }, 'logprobs'],
     [{ best_of: 3 }, 'best_of'],
-    [{ n: 2 }, 'n'],
+    [{ n: 17 }, 'n'],
     [{ presence_penalty: 2.5 }, 'presence_penalty'],
     [{ frequency_penalty: -3 }, 'frequency_penalty'],
     [{ logit_bias: { '50256': -100 } }, 'logit_bias'],
@@ -98,9 +98,9 @@ describe('gateway: /v1/completions refusals, errors and metrics', () => {
     for await (const _chunk of stream) {
       // drained: the request counts once the stream ended
     }
-    await expect(client.completions.create({ model: 'writer', prompt: PROMPT, n: 3 })).rejects.toBeInstanceOf(
-      BadRequestError,
-    );
+    await expect(
+      client.completions.create({ model: 'writer', prompt: PROMPT, n: 17 }),
+    ).rejects.toBeInstanceOf(BadRequestError);
     const after = await counts();
     expect(after.answered - before.answered).toBe(2);
     expect(after.tokens - before.tokens).toBe(2 * answer.usage!.completion_tokens);

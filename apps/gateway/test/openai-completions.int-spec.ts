@@ -213,6 +213,24 @@ describe('gateway: OpenAI-compatible POST /v1/completions on tiny-gpt2, called w
     expect(stopped.choices[0]!.finish_reason).toBe('stop');
   });
 
+  it('answers n choices per prompt, choice p × n + j for prompt p', async () => {
+    const answer = await client.completions.create({
+      model: 'writer',
+      prompt: [PROMPT, OTHER_PROMPT],
+      max_tokens: MAX_TOKENS,
+      temperature: 0,
+      n: 2,
+      echo: true,
+    });
+    expect(answer.choices.map((choice) => [choice.index, choice.text])).toEqual([
+      [0, PROMPT + expected.text],
+      [1, PROMPT + expected.text],
+      [2, OTHER_PROMPT + other.text],
+      [3, OTHER_PROMPT + other.text],
+    ]);
+    expect(answer.usage?.completion_tokens).toBe(2 * (expected.tokens + other.tokens));
+  });
+
   it('samples reproducibly with a seed', async () => {
     const sample = () =>
       client.completions.create({

@@ -17,7 +17,7 @@ function identity<T extends string>(object: T) {
   };
 }
 
-const choiceIndex = z.int().describe('Always 0: one choice per request');
+const choiceIndex = z.int().describe('The choice, 0 to n - 1');
 const noLogprobs = z.null().describe('Always null');
 
 /** The non-streamed answer: the assistant's message, its finish_reason and the usage. */
@@ -37,7 +37,7 @@ export const chatCompletionSchema = z.object({
         logprobs: noLogprobs,
       }),
     )
-    .describe('The one choice'),
+    .describe('One choice per `n`, in order'),
   usage: completionUsageSchema,
 });
 

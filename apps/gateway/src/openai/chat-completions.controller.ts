@@ -27,7 +27,9 @@ import {
   recordOpenAiFailure,
   recordOpenAiSuccess,
   requireGenerator,
+  startGenerations,
 } from './openai-traffic.js';
+import { choiceParams } from './openai-sampling.js';
 
 /** The generation service's field names, as this API names them. */
 const CHAT_FIELDS = { text: 'messages', 'parameters.max_new_tokens': 'max_completion_tokens' };
@@ -80,44 +82,46 @@ export class ChatCompletionsController {
       created: Math.floor(Date.now() / 1000),
       model: parsed.model,
     };
-    const stream = await this.generation
-      .start(
-        { endpoint: parsed.model },
-        { kind: 'chat', messages: parsed.messages, lengthGiven: parsed.lengthGiven },
-        parsed.params,
-        {
-          signal: clientGoneSignal(request.raw.socket),
-          headers: request.headers,
-          requestId: request.id,
-          stickyKey: stickyRouteKey(request.headers, endpoint) ?? identity.id,
-          onRouted: (to) => {
-            reached.routed = to;
-          },
-        },
-      )
-      .catch((error: unknown) => {
-        throw renameErrorFields(error, CHAT_FIELDS);
-      });
+    // Aborted when the client goes away, or to end the other choices' generations when one fails.
+    const abort = new AbortController();
+    const signal = AbortSignal.any([clientGoneSignal(request.raw.socket), abort.signal]);
+    const input = { kind: 'chat' as const, messages: parsed.messages, lengthGiven: parsed.lengthGiven };
+    const generations = Array.from({ length: parsed.choices }, (_, j) => ({
+      input,
+      params: choiceParams(parsed.params, j),
+    }));
+    const streams = await startGenerations(this.generation, parsed.model, generations, {
+      request,
+      stickyKey: stickyRouteKey(request.headers, endpoint) ?? identity.id,
+      signal,
+      reached,
+    }).catch((error: unknown) => {
+      abort.abort();
+      throw renameErrorFields(error, CHAT_FIELDS);
+    });
+    const stream = streams[0]!;
     const modelId = `${stream.model}:${stream.version}`;
     if (!parsed.stream) {
-      const end = await collectText(stream.events);
+      const ends = await Promise.all(streams.map((one) => collectText(one.events))).catch(
+        (error: unknown) => {
+          abort.abort();
+          throw error;
+        },
+      );
+      const replies = ends.map((end) => ({
+        text: end.text,
+        finishReason: toOpenAiFinishReason(end.finishReason),
+      }));
       recordOpenAiSuccess(this.metrics, started, reached, stream.route);
       await reply
         .header('x-modelgate-model', modelId)
-        .header('server-timing', generationServerTiming(end.timings))
-        .send(
-          toChatCompletion(
-            identity,
-            end.text,
-            toOpenAiFinishReason(end.finishReason),
-            completionUsage([end]),
-          ),
-        );
+        .header('server-timing', generationServerTiming(ends[0]!.timings))
+        .send(toChatCompletion(identity, replies, completionUsage(ends)));
       return;
     }
     const sent = await sendGenerationSse(
       reply,
-      [stream],
+      streams,
       chatEvents(parsed, identity),
       { 'x-modelgate-model': modelId },
       this.logger,
@@ -136,12 +140,15 @@ export class ChatCompletionsController {
 
 /** The stream's chunks: the role, the deltas, the last chunk with the finish reason, the usage, [DONE]. */
 function chatEvents(request: ChatRequest, identity: CompletionIdentity): GenerationSseFormat {
-  const chunk = (delta: Parameters<typeof chatChunk>[1], finish: 'stop' | 'length' | null) =>
-    chatChunk(identity, delta, finish, request.includeUsage);
+  const chunk = (index: number, delta: Parameters<typeof chatChunk>[2], finish: 'stop' | 'length' | null) =>
+    chatChunk(identity, index, delta, finish, request.includeUsage);
   return {
-    start: () => [chunk({ role: 'assistant', content: '' }, null)],
-    delta: (delta) => (delta.text === '' ? undefined : chunk({ content: delta.text }, null)),
-    end: (end) => [chunk({}, toOpenAiFinishReason(end.finishReason))],
+    start: () =>
+      Array.from({ length: request.choices }, (_, index) =>
+        chunk(index, { role: 'assistant', content: '' }, null),
+      ),
+    delta: (delta, index) => (delta.text === '' ? undefined : chunk(index, { content: delta.text }, null)),
+    end: (end, index) => [chunk(index, {}, toOpenAiFinishReason(end.finishReason))],
     finish: (ends) => (request.includeUsage ? [chatUsageChunk(identity, completionUsage(ends))] : []),
     error: (status, body) => toOpenAiErrorBody(body, status),
     done: 'data: [DONE]',

@@ -8,11 +8,7 @@ import { clientGoneSignal } from '../http/client-gone.js';
 import { noteEndUser } from '../http/end-user.js';
 import { type GenerationSseFormat, renameErrorFields, sendGenerationSse } from '../http/generation-answer.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import {
-  type GenerationStream,
-  GenerationService,
-  collectText,
-} from '../serving/generation/generation.service.js';
+import { GenerationService, collectText } from '../serving/generation/generation.service.js';
 import { generationServerTiming } from '../serving/generation/serve-generation.js';
 import { stickyRouteKey } from '../serving/sticky-key.js';
 import {
@@ -30,11 +26,12 @@ import {
   type Reached,
   noteEndpoint,
   cancelled,
-  closeEvents,
   recordOpenAiFailure,
   recordOpenAiSuccess,
   requireGenerator,
+  startGenerations,
 } from './openai-traffic.js';
+import { choiceParams } from './openai-sampling.js';
 
 /** The /serve field names the generation service's errors use, as this API names them. */
 const OPENAI_FIELDS = { text: 'prompt', 'parameters.max_new_tokens': 'max_tokens' };
@@ -90,12 +87,23 @@ export class CompletionsController {
     // Aborted when the client goes away, or to end the other prompts' generations when one fails.
     const abort = new AbortController();
     const signal = AbortSignal.any([clientGoneSignal(request.raw.socket), abort.signal]);
-    const streams = await this.startAll(parsed, request, identity.id, signal, reached).catch(
-      (error: unknown) => {
-        abort.abort();
-        throw renameErrorFields(error, OPENAI_FIELDS);
-      },
+    // One generation per choice: prompt p's j-th is choice p × n + j.
+    const generations = parsed.prompts.flatMap((prompt) =>
+      Array.from({ length: parsed.choices }, (_, j) => ({
+        input: { kind: 'text' as const, prompt },
+        params: choiceParams(parsed.params, j),
+      })),
     );
+    const stickyKey = stickyRouteKey(request.headers, endpoint) ?? identity.id;
+    const streams = await startGenerations(this.generation, parsed.model, generations, {
+      request,
+      stickyKey,
+      signal,
+      reached,
+    }).catch((error: unknown) => {
+      abort.abort();
+      throw renameErrorFields(error, OPENAI_FIELDS);
+    });
     const first = streams[0]!;
     const modelId = `${first.model}:${first.version}`;
     if (!parsed.stream) {
@@ -106,7 +114,7 @@ export class CompletionsController {
         },
       );
       const texts = ends.map((end, index) => ({
-        text: parsed.echo ? parsed.prompts[index]! + end.text : end.text,
+        text: parsed.echo ? promptOf(parsed, index) + end.text : end.text,
         finishReason: toOpenAiFinishReason(end.finishReason),
       }));
       recordOpenAiSuccess(this.metrics, started, reached, first.route);
@@ -132,44 +140,6 @@ export class CompletionsController {
         reached,
       );
   }
-
-  /**
-   * Starts one generation per prompt. The prompts of one request take the same route: the
-   * client's route key when it sends one, else the completion's id. Rejects with the first
-   * failure (the caller aborts the others).
-   */
-  private async startAll(
-    parsed: CompletionRequest,
-    request: FastifyRequest,
-    completionId: string,
-    signal: AbortSignal,
-    reached: Reached,
-  ): Promise<GenerationStream[]> {
-    const endpoint = this.tables.current?.endpoints.get(parsed.model);
-    const stickyKey = stickyRouteKey(request.headers, endpoint) ?? completionId;
-    const started = await Promise.allSettled(
-      parsed.prompts.map((prompt) =>
-        this.generation.start({ endpoint: parsed.model }, { kind: 'text', prompt }, parsed.params, {
-          signal,
-          headers: request.headers,
-          requestId: request.id,
-          stickyKey,
-          onRouted: (to) => {
-            reached.routed = to;
-          },
-        }),
-      ),
-    );
-    const failed = started.find((result) => result.status === 'rejected');
-    if (failed) {
-      // The others started: end them now (nobody will read them), which frees their workers.
-      for (const result of started) {
-        if (result.status === 'fulfilled') void closeEvents(result.value);
-      }
-      throw failed.reason;
-    }
-    return started.map((result) => (result as PromiseFulfilledResult<GenerationStream>).value);
-  }
 }
 
 /** The stream's chunks: the prompts when echoed, the deltas, each choice's last chunk, the usage, [DONE]. */
@@ -179,7 +149,10 @@ function completionEvents(request: CompletionRequest, identity: CompletionIdenti
   return {
     start: () =>
       request.echo
-        ? request.prompts.flatMap((prompt, index) => (prompt === '' ? [] : [chunk(index, prompt, null)]))
+        ? Array.from({ length: request.prompts.length * request.choices }, (_, index) => index).flatMap(
+            (index) =>
+              promptOf(request, index) === '' ? [] : [chunk(index, promptOf(request, index), null)],
+          )
         : [],
     delta: (delta, index) => chunk(index, delta.text, null),
     end: (end, index) => [chunk(index, '', toOpenAiFinishReason(end.finishReason))],
@@ -187,4 +160,9 @@ function completionEvents(request: CompletionRequest, identity: CompletionIdenti
     error: (status, body) => toOpenAiErrorBody(body, status),
     done: 'data: [DONE]',
   };
+}
+
+/** The prompt of choice `index` (prompt p's choices are p × n … p × n + n - 1). */
+function promptOf(request: CompletionRequest, index: number): string {
+  return request.prompts[Math.floor(index / request.choices)] ?? '';
 }

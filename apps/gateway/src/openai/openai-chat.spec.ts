@@ -61,7 +61,9 @@ describe('parseOpenAiChatRequest', () => {
     expect(paramOf({ ...BASE, logprobs: true })).toBe('logprobs');
     expect(paramOf({ ...BASE, logprobs: false })).toBeUndefined();
     expect(paramOf({ ...BASE, top_logprobs: 2 })).toBe('top_logprobs');
-    expect(paramOf({ ...BASE, n: 2 })).toBe('n');
+    expect(paramOf({ ...BASE, n: 2 })).toBeUndefined();
+    expect(paramOf({ ...BASE, n: 17 })).toBe('n');
+    expect(parseOpenAiChatRequest({ ...BASE, n: 3 }).choices).toBe(3);
     expect(paramOf({ ...BASE, tools: [{}] })).toBe('tools');
     expect(paramOf({ ...BASE, tools: [] })).toBeUndefined();
     expect(paramOf({ ...BASE, tool_choice: 'auto' })).toBe('tool_choice');
@@ -99,20 +101,25 @@ describe('chat answers', () => {
   const identity = { id: 'chatcmpl-x', created: 1, model: 'assistant' };
   const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 };
 
-  it("puts the reply in the assistant's message", () => {
-    expect(toChatCompletion(identity, 'hello', 'stop', usage)).toEqual({
+  it("puts each reply in the assistant's message of its choice", () => {
+    const replies = [
+      { text: 'hello', finishReason: 'stop' as const },
+      { text: 'hi', finishReason: 'length' as const },
+    ];
+    expect(toChatCompletion(identity, replies, usage)).toEqual({
       ...identity,
       object: 'chat.completion',
       choices: [
         { index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop', logprobs: null },
+        { index: 1, message: { role: 'assistant', content: 'hi' }, finish_reason: 'length', logprobs: null },
       ],
       usage,
     });
   });
 
   it('writes usage: null on every chunk with include_usage, and the counts on a chunk without choices', () => {
-    expect(chatChunk(identity, { content: 'a' }, null, true).usage).toBeNull();
-    expect('usage' in chatChunk(identity, { content: 'a' }, null, false)).toBe(false);
+    expect(chatChunk(identity, 0, { content: 'a' }, null, true).usage).toBeNull();
+    expect('usage' in chatChunk(identity, 0, { content: 'a' }, null, false)).toBe(false);
     expect(chatUsageChunk(identity, usage)).toEqual({
       ...identity,
       object: 'chat.completion.chunk',

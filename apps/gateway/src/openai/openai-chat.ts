@@ -14,6 +14,7 @@ import { type ChatCompletion, type ChatCompletionChunk } from './chat-answer.sch
 import { type CompletionUsage, type OpenAiFinishReason } from './completion-answer.schema.js';
 import { type CompletionIdentity } from './openai-completions.js';
 import {
+  choicesField,
   given,
   maxTokensField,
   refuse,
@@ -63,7 +64,7 @@ export const openAiChatRequestSchema = z
     max_tokens: maxTokensField("the rest of the model's context").describe(
       'The older name of max_completion_tokens (refused with it)',
     ),
-    n: z.int().min(1).nullable().optional().describe('Choices per request: only 1 is supported'),
+    n: choicesField,
     ...samplingFields,
     logprobs: z.boolean().nullable().optional().describe('Not supported: only false or null'),
     top_logprobs: z.int().nullable().optional().describe('Not supported: only null'),
@@ -94,13 +95,14 @@ export interface ChatRequest {
   includeUsage: boolean;
   /** OpenAI's end-user id (for the request's log line). */
   user?: string;
+  /** Choices (`n`), each a generation of its own. */
+  choices: number;
 }
 
 /** The options OpenAI has and modelgate refuses unless they hold their neutral value. */
 function unsupportedOption(body: OpenAiChatBody): ModelgateError | undefined {
   if (body.logprobs === true) return refuse('logprobs', 'is not supported');
   if (given(body.top_logprobs)) return refuse('top_logprobs', 'is not supported');
-  if (given(body.n) && body.n > 1) return refuse('n', 'only 1 choice per request is supported');
   if (given(body.tools) && body.tools.length > 0) {
     return refuse('tools', 'tool calling is not supported: send the conversation without tools');
   }
@@ -158,6 +160,7 @@ export function parseOpenAiChatRequest(body: unknown): ChatRequest {
     params: samplingParams(request, maxTokens ?? undefined, MAX_NEW_TOKENS_LIMIT),
     lengthGiven: given(maxTokens),
     ...streamOptionsOf(request),
+    choices: request.n ?? 1,
   };
 }
 
@@ -175,24 +178,21 @@ function schemaRefusal(error: z.ZodError): ModelgateError {
   return refuse(field === '' ? 'body' : field, issue?.message ?? 'invalid request');
 }
 
-/** The non-streamed answer: the assistant's message. */
+/** The non-streamed answer: the assistant's message of each choice, in order. */
 export function toChatCompletion(
   identity: CompletionIdentity,
-  text: string,
-  finishReason: OpenAiFinishReason,
+  replies: readonly { text: string; finishReason: OpenAiFinishReason }[],
   usage: CompletionUsage,
 ): ChatCompletion {
   return {
     ...identity,
     object: 'chat.completion',
-    choices: [
-      {
-        index: 0,
-        message: { role: 'assistant', content: text },
-        finish_reason: finishReason,
-        logprobs: null,
-      },
-    ],
+    choices: replies.map(({ text, finishReason }, index) => ({
+      index,
+      message: { role: 'assistant', content: text },
+      finish_reason: finishReason,
+      logprobs: null,
+    })),
     usage,
   };
 }
@@ -203,6 +203,7 @@ export function toChatCompletion(
  */
 export function chatChunk(
   identity: CompletionIdentity,
+  index: number,
   delta: ChatCompletionChunk['choices'][number]['delta'],
   finishReason: OpenAiFinishReason | null,
   includeUsage: boolean,
@@ -210,7 +211,7 @@ export function chatChunk(
   return {
     ...identity,
     object: 'chat.completion.chunk',
-    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    choices: [{ index, delta, finish_reason: finishReason, logprobs: null }],
     ...(includeUsage ? { usage: null } : {}),
   };
 }

@@ -28,6 +28,7 @@ describe('parseOpenAiCompletionsRequest', () => {
       stream: false,
       includeUsage: false,
       echo: false,
+      choices: 1,
     });
   });
 
@@ -133,7 +134,8 @@ describe('parseOpenAiCompletionsRequest', () => {
     [{ model: 'gpt', prompt: 'x', logprobs: 1 }, 'logprobs'],
     [{ model: 'gpt', prompt: 'x', logprobs: 0 }, 'logprobs'],
     [{ model: 'gpt', prompt: 'x', best_of: 2 }, 'best_of'],
-    [{ model: 'gpt', prompt: 'x', n: 2 }, 'n'],
+    [{ model: 'gpt', prompt: 'x', n: 17 }, 'n'],
+    [{ model: 'gpt', prompt: Array.from({ length: 33 }, () => 'x'), n: 2 }, 'n'],
     [{ model: 'gpt', prompt: 'x', presence_penalty: 2.5 }, 'presence_penalty'],
     [{ model: 'gpt', prompt: 'x', frequency_penalty: -3 }, 'frequency_penalty'],
     [{ model: 'gpt', prompt: 'x', repetition_penalty: 0 }, 'repetition_penalty'],

@@ -14,6 +14,7 @@ import {
   type OpenAiFinishReason,
 } from './completion-answer.schema.js';
 import {
+  choicesField,
   given,
   maxTokensField,
   refuse,
@@ -42,7 +43,7 @@ export const openAiCompletionsRequestSchema = z
         `The prompt, or up to ${MAX_PROMPTS} prompts (one choice each, \`index\` its position; each is a generation of its own, queued like any other); token-id arrays are not accepted`,
       ),
     max_tokens: maxTokensField(String(OPENAI_DEFAULT_MAX_TOKENS)),
-    n: z.int().min(1).nullable().optional().describe('Completions per prompt: only 1 is supported'),
+    n: choicesField,
     ...samplingFields,
     echo: z.boolean().nullable().optional().describe('Return the prompt followed by the completion'),
     suffix: z.string().nullable().optional().describe('Not supported: only null'),
@@ -68,6 +69,8 @@ export interface CompletionRequest {
   echo: boolean;
   /** OpenAI's end-user id (for the request's log line). */
   user?: string;
+  /** Choices per prompt (`n`): choice `p × n + j` is prompt p's j-th. */
+  choices: number;
 }
 
 /** The options OpenAI has and modelgate refuses unless they hold their neutral value. */
@@ -75,7 +78,6 @@ function unsupportedOption(body: OpenAiCompletionsBody): ModelgateError | undefi
   if (given(body.suffix)) return refuse('suffix', 'is not supported (no fill-in-the-middle)');
   if (given(body.logprobs)) return refuse('logprobs', 'is not supported');
   if (given(body.best_of) && body.best_of > 1) return refuse('best_of', 'only 1 is supported');
-  if (given(body.n) && body.n > 1) return refuse('n', 'only 1 completion per prompt is supported');
   return unsupportedSampling(body);
 }
 
@@ -87,9 +89,15 @@ export function parseOpenAiCompletionsRequest(body: unknown): CompletionRequest 
   const unsupported = unsupportedOption(request);
   if (unsupported) throw unsupported;
   const params = samplingParams(request, request.max_tokens ?? undefined, OPENAI_DEFAULT_MAX_TOKENS);
+  const prompts = typeof request.prompt === 'string' ? [request.prompt] : request.prompt;
+  const choices = request.n ?? 1;
+  if (prompts.length * choices > MAX_PROMPTS) {
+    throw refuse('n', `prompts × n must be at most ${MAX_PROMPTS}, got ${prompts.length} × ${choices}`);
+  }
   return {
     model: request.model,
-    prompts: typeof request.prompt === 'string' ? [request.prompt] : request.prompt,
+    prompts,
+    choices,
     params,
     ...streamOptionsOf(request),
     echo: request.echo === true,

@@ -206,3 +206,24 @@ export function streamOptionsOf(body: SamplingBody): {
 export function toOpenAiFinishReason(reason: 'length' | 'eos' | 'stop'): 'stop' | 'length' {
   return reason === 'length' ? 'length' : 'stop';
 }
+
+/** Most choices (`n`) one request may ask for. */
+export const MAX_CHOICES = 16;
+
+/** The `n` field: choices per prompt. */
+export const choicesField = z
+  .int()
+  .min(1)
+  .max(MAX_CHOICES)
+  .nullable()
+  .optional()
+  .describe(
+    `Choices per prompt, 1 to ${MAX_CHOICES} (each a generation of its own; with a seed, choice i samples with seed + i, so choices differ and each is reproducible; greedy choices are identical)`,
+  );
+
+/** The parameters of choice `index` of a request: with a seed, seed + index (so choices differ). */
+export function choiceParams(params: GenerationParams, index: number): GenerationParams {
+  if (index === 0 || params.seed === undefined) return params;
+  const seed = (params.seed + index) % Number.MAX_SAFE_INTEGER;
+  return { ...params, seed, ...(params.requested ? { requested: { ...params.requested, seed } } : {}) };
+}

@@ -5,7 +5,13 @@ import { type EndpointSpec, ErrorCode, ModelgateError, isModelgateError } from '
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
-import { type GenerationStream } from '../serving/generation/generation.service.js';
+import { type GenerationParams } from '@modelgate/generation';
+import { type FastifyRequest } from 'fastify';
+import {
+  type GenerationInput,
+  type GenerationService,
+  type GenerationStream,
+} from '../serving/generation/generation.service.js';
 
 /** How far a request got: the endpoint it names, when configured, and the model it was routed to. */
 export interface Reached {
@@ -77,4 +83,45 @@ export async function closeEvents(stream: GenerationStream): Promise<void> {
 /** The client went away before the end of a stream. */
 export function cancelled(): ModelgateError {
   return new ModelgateError(ErrorCode.CANCELLED, 'the client went away before the end of the generation');
+}
+
+/** One generation of an OpenAI request: a prompt (or chat) and its parameters. */
+export interface OpenAiGeneration {
+  input: GenerationInput;
+  params: GenerationParams;
+}
+
+/**
+ * Starts the generations of one request on endpoint `model`, all on the same route (the client's
+ * route key when it sends one, else `requestKey`). Rejects with the first failure, after ending
+ * the ones that started (nobody will read them), which frees their workers.
+ */
+export async function startGenerations(
+  generation: GenerationService,
+  model: string,
+  generations: readonly OpenAiGeneration[],
+  context: { request: FastifyRequest; stickyKey: string; signal: AbortSignal; reached: Reached },
+): Promise<GenerationStream[]> {
+  const { request, stickyKey, signal, reached } = context;
+  const started = await Promise.allSettled(
+    generations.map(({ input, params }) =>
+      generation.start({ endpoint: model }, input, params, {
+        signal,
+        headers: request.headers,
+        requestId: request.id,
+        stickyKey,
+        onRouted: (to) => {
+          reached.routed = to;
+        },
+      }),
+    ),
+  );
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) {
+    for (const result of started) {
+      if (result.status === 'fulfilled') void closeEvents(result.value);
+    }
+    throw failed.reason;
+  }
+  return started.map((result) => (result as PromiseFulfilledResult<GenerationStream>).value);
 }

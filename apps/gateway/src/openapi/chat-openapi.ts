@@ -107,7 +107,7 @@ export const chatRoutes: ApiRoute[] = [
       "transformers' apply_chat_template with add_generation_prompt); a model without one answers 400. " +
       'temperature 0 decodes greedily; without max_completion_tokens (or max_tokens) the reply may take the rest of ' +
       "the model's context. `stream: true` answers Server-Sent Events `data: <chunk>` (the role first, then the " +
-      'deltas, then an empty delta with the finish_reason) ended by `data: [DONE]`. logprobs, n > 1, tools, ' +
+      'deltas, then an empty delta with the finish_reason) ended by `data: [DONE]`; `n` answers that many choices. logprobs, tools, ' +
       "JSON response formats, logit_bias are refused (400, `param` names the field). presence_penalty and frequency_penalty act (OpenAI's formula), as do vLLM's repetition_penalty and min_tokens.",
     headers: [REQUEST_ID_HEADER, ROUTE_KEY_HEADER],
     body: chatRequestBody,

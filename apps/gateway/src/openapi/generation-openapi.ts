@@ -213,7 +213,7 @@ const completionsRoute: ApiRoute = {
   description:
     'temperature 0 decodes greedily; an array of prompts answers one choice each; `stream: true` answers ' +
     'Server-Sent Events `data: <chunk>` (the choices interleaved, each ending with its finish_reason) ended by `data: [DONE]`. ' +
-    "suffix, logprobs, best_of > 1, n > 1, logit_bias are refused (400, `param` names the field). presence_penalty and frequency_penalty act (OpenAI's formula), as do vLLM's repetition_penalty and min_tokens.",
+    "`n` answers that many choices per prompt (choice p × n + j). suffix, logprobs, best_of > 1 and logit_bias are refused (400, `param` names the field). presence_penalty and frequency_penalty act (OpenAI's formula), as do vLLM's repetition_penalty and min_tokens.",
   headers: [REQUEST_ID_HEADER, ROUTE_KEY_HEADER],
   body: completionRequestBody,
   responses: {
