@@ -32,6 +32,7 @@ import { V2RestController } from './kserve/v2-rest.controller.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { ChatCompletionsController } from './openai/chat-completions.controller.js';
 import { CompletionsController } from './openai/completions.controller.js';
+import { OpenAiGenerationRunner } from './openai/openai-generation.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ModelsController } from './openai/models.controller.js';
 import { GenerationService } from './serving/generation/generation.service.js';
@@ -233,6 +234,10 @@ export class GatewayModule {
         { provide: GatewayLifecycle, useValue: lifecycle },
         { provide: ServeService, useValue: serve },
         { provide: GenerationService, useValue: generation },
+        {
+          provide: OpenAiGenerationRunner,
+          useValue: new OpenAiGenerationRunner(generation, tables, metrics, logger),
+        },
         { provide: ASYNC_INFERENCE, useValue: asyncInference },
         SnapshotApplier,
       ],

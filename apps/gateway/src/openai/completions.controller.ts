@@ -1,16 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { type Logger } from '@modelgate/observability';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
-import { LOGGER } from '../gateway.tokens.js';
-import { clientGoneSignal } from '../http/client-gone.js';
-import { noteEndUser } from '../http/end-user.js';
-import { type GenerationSseFormat, renameErrorFields, sendGenerationSse } from '../http/generation-answer.js';
-import { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import { GenerationService, collectText } from '../serving/generation/generation.service.js';
-import { generationServerTiming } from '../serving/generation/serve-generation.js';
-import { stickyRouteKey } from '../serving/sticky-key.js';
+import { type GenerationSseFormat } from '../http/generation-answer.js';
 import {
   type CompletionIdentity,
   type CompletionRequest,
@@ -22,19 +12,8 @@ import {
   usageChunk,
 } from './openai-completions.js';
 import { toOpenAiErrorBody } from './openai-errors.js';
-import {
-  type Reached,
-  noteEndpoint,
-  cancelled,
-  recordOpenAiFailure,
-  recordOpenAiSuccess,
-  requireGenerator,
-  startGenerations,
-} from './openai-traffic.js';
+import { type OpenAiGenerationFace, OpenAiGenerationRunner } from './openai-generation.js';
 import { choiceParams } from './openai-sampling.js';
-
-/** The /serve field names the generation service's errors use, as this API names them. */
-const OPENAI_FIELDS = { text: 'prompt', 'parameters.max_new_tokens': 'max_tokens' };
 
 /**
  * `POST /v1/completions`: OpenAI's (legacy) completions API over a text-generation endpoint
@@ -43,12 +22,7 @@ const OPENAI_FIELDS = { text: 'prompt', 'parameters.max_new_tokens': 'max_tokens
  */
 @Controller('v1')
 export class CompletionsController {
-  constructor(
-    @Inject(GenerationService) private readonly generation: GenerationService,
-    @Inject(EndpointTables) private readonly tables: EndpointTables,
-    @Inject(GatewayMetrics) private readonly metrics: GatewayMetrics,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  constructor(@Inject(OpenAiGenerationRunner) private readonly runner: OpenAiGenerationRunner) {}
 
   @Post('completions')
   @HttpCode(200)
@@ -57,90 +31,34 @@ export class CompletionsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const started = performance.now();
-    // What the failure metrics are labelled with: the endpoint once known, the model once routed.
-    const reached: Reached = {};
-    try {
-      await this.complete(body, request, reply, started, reached);
-    } catch (error) {
-      recordOpenAiFailure(this.metrics, error, started, reached);
-      throw error;
-    }
-  }
-
-  private async complete(
-    body: unknown,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    started: number,
-    reached: Reached,
-  ): Promise<void> {
-    const endpoint = noteEndpoint(this.tables, body, reached);
-    const parsed = parseOpenAiCompletionsRequest(body);
-    noteEndUser(request, parsed.user);
-    requireGenerator(endpoint, '/v1/completions');
-    const identity: CompletionIdentity = {
-      id: `cmpl-${randomBytes(12).toString('base64url')}`,
-      created: Math.floor(Date.now() / 1000),
-      model: parsed.model,
-    };
-    // Aborted when the client goes away, or to end the other prompts' generations when one fails.
-    const abort = new AbortController();
-    const signal = AbortSignal.any([clientGoneSignal(request.raw.socket), abort.signal]);
-    // One generation per choice: prompt p's j-th is choice p × n + j.
-    const generations = parsed.prompts.flatMap((prompt) =>
-      Array.from({ length: parsed.choices }, (_, j) => ({
-        input: { kind: 'text' as const, prompt },
-        params: choiceParams(parsed.params, j),
-      })),
-    );
-    const stickyKey = stickyRouteKey(request.headers, endpoint) ?? identity.id;
-    const streams = await startGenerations(this.generation, parsed.model, generations, {
-      request,
-      stickyKey,
-      signal,
-      reached,
-    }).catch((error: unknown) => {
-      abort.abort();
-      throw renameErrorFields(error, OPENAI_FIELDS);
-    });
-    const first = streams[0]!;
-    const modelId = `${first.model}:${first.version}`;
-    if (!parsed.stream) {
-      const ends = await Promise.all(streams.map((stream) => collectText(stream.events))).catch(
-        (error: unknown) => {
-          abort.abort();
-          throw error;
-        },
-      );
-      const texts = ends.map((end, index) => ({
-        text: parsed.echo ? promptOf(parsed, index) + end.text : end.text,
-        finishReason: toOpenAiFinishReason(end.finishReason),
-      }));
-      recordOpenAiSuccess(this.metrics, started, reached, first.route);
-      await reply
-        .header('x-modelgate-model', modelId)
-        .header('server-timing', generationServerTiming(ends[0]!.timings))
-        .send(toOpenAiCompletion(identity, texts, completionUsage(ends)));
-      return;
-    }
-    const sent = await sendGenerationSse(
-      reply,
-      streams,
-      completionEvents(parsed, identity),
-      { 'x-modelgate-model': modelId },
-      this.logger,
-    );
-    if (sent.outcome === 'ended') recordOpenAiSuccess(this.metrics, started, reached, first.route);
-    else
-      recordOpenAiFailure(
-        this.metrics,
-        sent.outcome === 'failed' ? sent.error : cancelled(),
-        started,
-        reached,
-      );
+    await this.runner.run(COMPLETIONS, body, request, reply);
   }
 }
+
+const COMPLETIONS: OpenAiGenerationFace<CompletionRequest> = {
+  route: '/v1/completions',
+  idPrefix: 'cmpl',
+  fields: { text: 'prompt', 'parameters.max_new_tokens': 'max_tokens' },
+  parse: parseOpenAiCompletionsRequest,
+  // One generation per choice: prompt p's j-th is choice p × n + j.
+  generations: (request) =>
+    request.prompts.flatMap((prompt) =>
+      Array.from({ length: request.choices }, (_, j) => ({
+        input: { kind: 'text' as const, prompt },
+        params: choiceParams(request.params, j),
+      })),
+    ),
+  answer: (request, identity, ends) =>
+    toOpenAiCompletion(
+      identity,
+      ends.map((end, index) => ({
+        text: request.echo ? promptOf(request, index) + end.text : end.text,
+        finishReason: toOpenAiFinishReason(end.finishReason),
+      })),
+      completionUsage(ends),
+    ),
+  events: completionEvents,
+};
 
 /** The stream's chunks: the prompts when echoed, the deltas, each choice's last chunk, the usage, [DONE]. */
 function completionEvents(request: CompletionRequest, identity: CompletionIdentity): GenerationSseFormat {
