@@ -254,7 +254,8 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
 
   it('refuses what it does not implement, naming the field, and an endpoint of another task', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ logprobs: true }, 'logprobs'],
+      [{ top_logprobs: 2 }, 'top_logprobs'],
+      [{ logprobs: true, top_logprobs: 21 }, 'top_logprobs'],
       [{ n: 17 }, 'n'],
       [{ tools: [{ type: 'function', function: { name: 'f' } }] }, 'tools'],
       [{ response_format: { type: 'json_object' } }, 'response_format'],

@@ -50,7 +50,8 @@ describe('gateway: /v1/completions refusals, errors and metrics', () => {
 
   it.each([
     [{ suffix: 'the end' }, 'suffix'],
-    [{ logprobs: 2 }, 'logprobs'],
+    [{ logprobs: 2, echo: true }, 'logprobs'],
+    [{ logprobs: 21 }, 'logprobs'],
     [{ best_of: 3 }, 'best_of'],
     [{ n: 17 }, 'n'],
     [{ presence_penalty: 2.5 }, 'presence_penalty'],

@@ -6,6 +6,7 @@
 import { status } from '@grpc/grpc-js';
 import {
   DecoderSession,
+  type Message,
   type RunningWorker,
   ensureFixture,
   getFixtureSpec,
@@ -105,6 +106,53 @@ describe('worker: ModelGenerate with repetition, n-gram, length and OpenAI penal
     expect(penalized).toEqual(
       (await transformersGreedy(fixtureDir, prompt, TOKENS, { repetition_penalty: 1.5 })).tokenIds,
     );
+  });
+
+  it("reports each token's logprob and top alternatives from the model's own logits, before the penalties", async () => {
+    const prompt = '\n';
+    const [frequency, top] = [1.5, 3];
+    // The reference: each step's raw row, log-softmaxed in doubles, then OpenAI's penalty for the pick.
+    const rows: number[][] = [];
+    const expected = await reference.greedyProcessed(encode(prompt), TOKENS, (row, generated) => {
+      const max = Math.max(...row);
+      const norm = max + Math.log(row.reduce((sum, logit) => sum + Math.exp(logit - max), 0));
+      rows.push(Array.from(row, (logit) => logit - norm));
+      const counts = new Map<number, number>();
+      for (const id of generated) counts.set(id, (counts.get(id) ?? 0) + 1);
+      for (const [id, count] of counts) row[id] = row[id]! - count * frequency;
+    });
+    const { messages, tokens } = await collect(
+      worker.client.stream(
+        'ModelGenerate',
+        request('gpt', encode(prompt), TOKENS, {
+          eos_token_ids: [EOS],
+          frequency_penalty: frequency,
+          logprobs: true,
+          top_logprobs: top,
+        }),
+      ),
+    );
+    expect(tokens).toEqual(expected);
+    const logprobs = messages.flatMap((message) => message.logprobs as Message[]);
+    expect(logprobs).toHaveLength(tokens.length);
+    logprobs.forEach((entry, step) => {
+      const row = rows[step]!;
+      expect(entry.logprob ?? 0).toBeCloseTo(row[tokens[step]!]!, 4);
+      const best = [...row.keys()].sort((a, b) => row[b]! - row[a]! || a - b).slice(0, top);
+      expect((entry.top_ids as number[]).map(Number)).toEqual(best);
+      (entry.top_logprobs as number[]).forEach((value, k) => expect(value).toBeCloseTo(row[best[k]!]!, 4));
+    });
+    // The penalty changed the picks, so some step took a token the raw row did not rank first.
+    expect(tokens.some((token, step) => token !== Number((logprobs[step]!.top_ids as number[])[0]))).toBe(
+      true,
+    );
+  });
+
+  it('sends no logprobs unless asked', async () => {
+    const { messages } = await collect(
+      worker.client.stream('ModelGenerate', request('gpt', encode('Hi'), 4, { eos_token_ids: [EOS] })),
+    );
+    for (const message of messages) expect(message.logprobs ?? []).toEqual([]);
   });
 
   it.each([

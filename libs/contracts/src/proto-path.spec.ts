@@ -144,6 +144,8 @@ describe('inference.proto', () => {
       'ModelGenerateRequest.presence_penalty': 'double = 17',
       'ModelGenerateRequest.no_repeat_ngram_size': 'uint32 = 18',
       'ModelGenerateRequest.min_new_tokens': 'uint32 = 19',
+      'ModelGenerateRequest.logprobs': 'bool = 20',
+      'ModelGenerateRequest.top_logprobs': 'uint32 = 21',
       'ModelGenerateResponse.model_name': 'string = 1',
       'ModelGenerateResponse.model_version': 'string = 2',
       'ModelGenerateResponse.id': 'string = 3',
@@ -153,6 +155,10 @@ describe('inference.proto', () => {
       'ModelGenerateResponse.generated_tokens': 'uint32 = 7',
       'ModelGenerateResponse.queue_micros': 'uint64 = 8',
       'ModelGenerateResponse.compute_micros': 'uint64 = 9',
+      'ModelGenerateResponse.logprobs': 'repeated TokenLogprob = 10',
+      'TokenLogprob.logprob': 'double = 1',
+      'TokenLogprob.top_ids': 'repeated int64 = 2',
+      'TokenLogprob.top_logprobs': 'repeated double = 3',
     });
   });
 });

@@ -120,4 +120,9 @@ describe('applyDecodingDefaults', () => {
     expect(applied.penalties?.repetitionPenalty).toBe(1.3);
     expect(applied.doSample).toBe(false);
   });
+
+  it('keeps the logprobs the route asked for, which no model file sets', () => {
+    const params = { ...toGenerationParams({ max_new_tokens: 8 }), logprobs: 3 };
+    expect(applyDecodingDefaults(params, { repetition_penalty: 1.3 }).logprobs).toBe(3);
+  });
 });

@@ -183,5 +183,11 @@ export function applyDecodingDefaults(
   const { returnFullText: _returnFullText, ...resolved } = toGenerationParams(
     withDecodingDefaults(params.requested, model, params.builtIn),
   );
-  return { ...resolved, requested: params.requested, ...(params.builtIn ? { builtIn: params.builtIn } : {}) };
+  return {
+    ...resolved,
+    // What the model file has no say in stays as the route set it.
+    ...(params.logprobs === undefined ? {} : { logprobs: params.logprobs }),
+    requested: params.requested,
+    ...(params.builtIn ? { builtIn: params.builtIn } : {}),
+  };
 }

@@ -44,3 +44,4 @@ export { IncrementalDecoder } from './text-stream.js';
 export { type CaptionDecoding, readCaptionDecoding } from './caption-decoding.js';
 export { asJsonObject, isPositiveInt } from './config-fields.js';
 export { TokenizationSpacesCleaner, cleanUpTokenizationSpaces } from './tokenization-spaces.js';
+export { MAX_TOP_LOGPROBS, type TokenLogprob, tokenLogprob } from './logprobs.js';

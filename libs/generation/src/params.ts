@@ -34,6 +34,11 @@ export interface GenerationParams {
   /** The processors that read the sequence's history (penalties.ts); absent: none. */
   penalties?: Penalties | undefined;
   /**
+   * Report each generated token's log-probability (logprobs.ts) and this many of the step's most
+   * likely tokens (0 to MAX_TOP_LOGPROBS); absent: none.
+   */
+  logprobs?: number | undefined;
+  /**
    * What the request itself asked for, in /serve's names, where its route applies the model's
    * generation_config.json defaults (generation-defaults.ts): the fields above are then resolved
    * again once the model is known. Absent: they stand as they are.

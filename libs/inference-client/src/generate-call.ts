@@ -1,6 +1,10 @@
 import { ErrorCode, GrpcStatus, ModelgateError } from '@modelgate/contracts';
-import { type Penalties } from '@modelgate/generation';
-import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-messages.js';
+import { type Penalties, type TokenLogprob } from '@modelgate/generation';
+import {
+  type ModelGenerateRequestMessage,
+  type ModelGenerateResponseMessage,
+  type TokenLogprobMessage,
+} from './generate-messages.js';
 import { type WorkerPick } from './pick-worker.js';
 import { WorkerCallError, type WorkerCallOptions, type WorkerChannel } from './worker-channel.js';
 import { noReadyWorkerError, workerCallToModelgateError } from './worker-errors.js';
@@ -31,6 +35,8 @@ export interface GenerateRequest {
   seed?: number | undefined;
   /** The processors that read the sequence's history (repetition, presence, n-grams, min length); absent: none. */
   penalties?: Penalties | undefined;
+  /** Report each token's log-probability and this many of its step's most likely tokens; absent: none. */
+  logprobs?: number | undefined;
   /** Absolute deadline of the whole generation, ms since the epoch; sent as `grpc-timeout`. */
   deadlineEpochMs: number;
   /** Worker group to send the call to; ignored when `addresses` is given. */
@@ -55,6 +61,8 @@ export interface GenerateChunk {
   queueMs?: number;
   /** Model time this sequence took part in so far, in ms. */
   computeMs?: number;
+  /** With the request's logprobs: one per token id, in order. */
+  logprobs?: TokenLogprob[];
 }
 
 /**
@@ -176,6 +184,7 @@ export function encodeGenerateRequest(request: GenerateRequest): ModelGenerateRe
     seed: request.seed ?? 0,
     ...(request.pixelValues ? pixelFields(request.pixelValues) : {}),
     ...(request.penalties ? penaltyFields(request.penalties) : {}),
+    ...(request.logprobs === undefined ? {} : { logprobs: true, top_logprobs: request.logprobs }),
   };
 }
 
@@ -216,7 +225,18 @@ export function decodeGenerateResponse(message: ModelGenerateResponseMessage, mo
   if (reason !== '') chunk.finishReason = reason;
   if (message.queue_micros) chunk.queueMs = Number(message.queue_micros) / 1000;
   if (message.compute_micros) chunk.computeMs = Number(message.compute_micros) / 1000;
+  if (message.logprobs?.length) chunk.logprobs = message.logprobs.map(tokenLogprobOf);
   return chunk;
+}
+
+/** One token's log-probability as the message carries it (ids as numbers, alternatives paired). */
+function tokenLogprobOf(message: TokenLogprobMessage): TokenLogprob {
+  const ids = message.top_ids ?? [];
+  const logprobs = message.top_logprobs ?? [];
+  return {
+    logprob: Number(message.logprob ?? 0),
+    top: ids.map((id, index) => ({ id: Number(id), logprob: Number(logprobs[index] ?? 0) })),
+  };
 }
 
 /** The GenerateCall of a worker stream whose first message (or end) is in. */

@@ -27,6 +27,16 @@ export interface ModelGenerateRequestMessage {
   presence_penalty?: number;
   no_repeat_ngram_size?: number;
   min_new_tokens?: number;
+  /** Report each token's log-probability (and top_logprobs alternatives). */
+  logprobs?: boolean;
+  top_logprobs?: number;
+}
+
+/** One token's log-probability and its step's most likely ids with theirs. */
+export interface TokenLogprobMessage {
+  logprob?: number;
+  top_ids?: number[] | null;
+  top_logprobs?: number[] | null;
 }
 
 /** Tokens of one sequence since the previous message; `finish_reason` set on the last one. */
@@ -40,4 +50,6 @@ export interface ModelGenerateResponseMessage {
   generated_tokens?: number;
   queue_micros?: number;
   compute_micros?: number;
+  /** With the request's logprobs: one per token id. */
+  logprobs?: TokenLogprobMessage[] | null;
 }

@@ -114,6 +114,7 @@ export {
   transformersChatGreedy,
   transformersGreedy,
   transformersPixelValues,
+  transformersTokenTexts,
 } from './harness/transformers-greedy.js';
 export { type Cache, type ContextFeeds, type StepResult, DecoderSession } from './harness/decoder-session.js';
 export { CaptionSession, DECODER_START_TOKEN_ID, greedyCaption } from './harness/caption-session.js';

@@ -6,6 +6,7 @@ import {
   openAiFinishReasonSchema,
   streamUsageField,
 } from './completion-answer.schema.js';
+import { chatLogprobsSchema } from './openai-logprobs.js';
 
 /** The fields every chat completion and chunk has. */
 function identity<T extends string>(object: T) {
@@ -18,7 +19,6 @@ function identity<T extends string>(object: T) {
 }
 
 const choiceIndex = z.int().describe('The choice, 0 to n - 1');
-const noLogprobs = z.null().describe('Always null');
 
 /** The non-streamed answer: the assistant's message, its finish_reason and the usage. */
 export const chatCompletionSchema = z.object({
@@ -34,7 +34,7 @@ export const chatCompletionSchema = z.object({
           })
           .describe("The model's turn"),
         finish_reason: openAiFinishReasonSchema,
-        logprobs: noLogprobs,
+        logprobs: chatLogprobsSchema,
       }),
     )
     .describe('One choice per `n`, in order'),
@@ -55,7 +55,7 @@ export const chatCompletionChunkSchema = z.object({
           })
           .describe('What this chunk adds to the message; empty on the last chunk'),
         finish_reason: openAiFinishReasonSchema.nullable().describe('null until the last chunk'),
-        logprobs: noLogprobs,
+        logprobs: chatLogprobsSchema,
       }),
     )
     .describe('The choice this chunk continues; none on the usage chunk'),

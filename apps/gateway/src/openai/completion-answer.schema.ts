@@ -1,6 +1,7 @@
 // OpenAI's completion answer and stream chunk as zod schemas: the OpenAPI document shows them,
 // and the answer builders' types are inferred from them (one definition of each shape).
 import { z } from 'zod';
+import { completionLogprobsSchema } from './openai-logprobs.js';
 
 /** How a generation ended, as OpenAI names it: EOS and stop strings are both `stop`. */
 export const openAiFinishReasonSchema = z
@@ -31,7 +32,6 @@ const identity = {
 };
 
 const choiceIndex = z.int().describe("The prompt's position in `prompt` (0 for a single prompt)");
-const noLogprobs = z.null().describe('Always null');
 
 /** The non-streamed answer: one choice per prompt (each with its finish_reason) and the usage. */
 export const completionAnswerSchema = z.object({
@@ -42,7 +42,7 @@ export const completionAnswerSchema = z.object({
         text: z.string().describe('The completion (after the prompt when `echo`)'),
         index: choiceIndex,
         finish_reason: openAiFinishReasonSchema,
-        logprobs: noLogprobs,
+        logprobs: completionLogprobsSchema,
       }),
     )
     .describe('One choice per prompt, in order'),
@@ -58,7 +58,7 @@ export const completionChunkSchema = z.object({
         text: z.string().describe('The text delta'),
         index: choiceIndex,
         finish_reason: openAiFinishReasonSchema.nullable().describe('null until the last chunk of choices'),
-        logprobs: noLogprobs,
+        logprobs: completionLogprobsSchema,
       }),
     )
     .describe('The choice this chunk continues; none on the usage chunk'),

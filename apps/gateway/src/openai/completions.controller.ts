@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type GenerationSseFormat } from '../http/generation-answer.js';
+import { type TextLogprob } from '../serving/generation/generation-events.js';
 import {
   type CompletionIdentity,
   type CompletionRequest,
@@ -12,6 +13,7 @@ import {
   usageChunk,
 } from './openai-completions.js';
 import { toOpenAiErrorBody } from './openai-errors.js';
+import { type CompletionLogprobs, completionLogprobs } from './openai-logprobs.js';
 import { type OpenAiGenerationFace, OpenAiGenerationRunner } from './openai-generation.js';
 import { choiceParams } from './openai-sampling.js';
 
@@ -54,16 +56,39 @@ const COMPLETIONS: OpenAiGenerationFace<CompletionRequest> = {
       ends.map((end, index) => ({
         text: request.echo ? promptOf(request, index) + end.text : end.text,
         finishReason: toOpenAiFinishReason(end.finishReason),
+        ...(request.params.logprobs === undefined
+          ? {}
+          : { logprobs: completionLogprobs(end.logprobs?.all ?? [], 0) }),
       })),
       completionUsage(ends),
     ),
   events: completionEvents,
 };
 
-/** The stream's chunks: the prompts when echoed, the deltas, each choice's last chunk, the usage, [DONE]. */
+/**
+ * The stream's chunks: the prompts when echoed, the deltas, each choice's last chunk, the usage,
+ * [DONE]. With logprobs, a delta carries its tokens' and the last chunk those whose text never
+ * showed (the end-of-sequence token, a stop string's).
+ */
 function completionEvents(request: CompletionRequest, identity: CompletionIdentity): GenerationSseFormat {
-  const chunk = (index: number, text: string, finish: 'stop' | 'length' | null) =>
-    completionChunk(identity, index, text, finish, request.includeUsage);
+  const wanted = request.params.logprobs !== undefined;
+  // Each choice's text offset so far, over its tokens' texts.
+  const offsets = new Map<number, number>();
+  const logprobsOf = (index: number, entries: readonly TextLogprob[] = []) => {
+    if (!wanted) return null;
+    const at = offsets.get(index) ?? 0;
+    offsets.set(
+      index,
+      entries.reduce((sum, entry) => sum + entry.token.length, at),
+    );
+    return completionLogprobs(entries, at);
+  };
+  const chunk = (
+    index: number,
+    text: string,
+    finish: 'stop' | 'length' | null,
+    logprobs: CompletionLogprobs = null,
+  ) => completionChunk(identity, index, text, finish, request.includeUsage, logprobs);
   return {
     start: () =>
       request.echo
@@ -72,8 +97,10 @@ function completionEvents(request: CompletionRequest, identity: CompletionIdenti
               promptOf(request, index) === '' ? [] : [chunk(index, promptOf(request, index), null)],
           )
         : [],
-    delta: (delta, index) => chunk(index, delta.text, null),
-    end: (end, index) => [chunk(index, '', toOpenAiFinishReason(end.finishReason))],
+    delta: (delta, index) => chunk(index, delta.text, null, logprobsOf(index, delta.logprobs)),
+    end: (end, index) => [
+      chunk(index, '', toOpenAiFinishReason(end.finishReason), logprobsOf(index, end.logprobs?.unsent)),
+    ],
     finish: (ends) => (request.includeUsage ? [usageChunk(identity, completionUsage(ends))] : []),
     error: (status, body) => toOpenAiErrorBody(body, status),
     done: 'data: [DONE]',

@@ -57,10 +57,19 @@ describe('parseOpenAiChatRequest', () => {
     ]);
   });
 
+  it('asks for logprobs with logprobs: true, and top_logprobs alternatives with it', () => {
+    expect(parseOpenAiChatRequest({ ...BASE, logprobs: true }).params.logprobs).toBe(0);
+    expect(parseOpenAiChatRequest({ ...BASE, logprobs: true, top_logprobs: 3 }).params.logprobs).toBe(3);
+    expect(parseOpenAiChatRequest({ ...BASE, logprobs: false }).params.logprobs).toBeUndefined();
+    expect(parseOpenAiChatRequest({ ...BASE, logprobs: null, top_logprobs: null }).params).not.toHaveProperty(
+      'logprobs',
+    );
+  });
+
   it('refuses what it does not implement, naming the field', () => {
-    expect(paramOf({ ...BASE, logprobs: true })).toBe('logprobs');
     expect(paramOf({ ...BASE, logprobs: false })).toBeUndefined();
     expect(paramOf({ ...BASE, top_logprobs: 2 })).toBe('top_logprobs');
+    expect(paramOf({ ...BASE, logprobs: true, top_logprobs: 21 })).toBe('top_logprobs');
     expect(paramOf({ ...BASE, n: 2 })).toBeUndefined();
     expect(paramOf({ ...BASE, n: 17 })).toBe('n');
     expect(parseOpenAiChatRequest({ ...BASE, n: 3 }).choices).toBe(3);

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { type ChatCompletion, type ChatCompletionChunk } from './chat-answer.schema.js';
 import { type CompletionUsage, type OpenAiFinishReason } from './completion-answer.schema.js';
 import { type CompletionIdentity } from './openai-completions.js';
+import { type ChatLogprobs, chatLogprobsFields } from './openai-logprobs.js';
 import {
   choicesField,
   given,
@@ -66,8 +67,7 @@ export const openAiChatRequestSchema = z
     ),
     n: choicesField,
     ...samplingFields,
-    logprobs: z.boolean().nullable().optional().describe('Not supported: only false or null'),
-    top_logprobs: z.int().nullable().optional().describe('Not supported: only null'),
+    ...chatLogprobsFields,
     tools: z.array(z.unknown()).nullable().optional().describe('Not supported: only null or an empty array'),
     tool_choice: z.unknown().optional().describe('Not supported: only null or `none`'),
     parallel_tool_calls: z.boolean().nullable().optional().describe('Accepted and unused without tools'),
@@ -101,8 +101,9 @@ export interface ChatRequest {
 
 /** The options OpenAI has and modelgate refuses unless they hold their neutral value. */
 function unsupportedOption(body: OpenAiChatBody): ModelgateError | undefined {
-  if (body.logprobs === true) return refuse('logprobs', 'is not supported');
-  if (given(body.top_logprobs)) return refuse('top_logprobs', 'is not supported');
+  if (given(body.top_logprobs) && body.logprobs !== true) {
+    return refuse('top_logprobs', 'needs logprobs: true');
+  }
   if (given(body.tools) && body.tools.length > 0) {
     return refuse('tools', 'tool calling is not supported: send the conversation without tools');
   }
@@ -157,7 +158,10 @@ export function parseOpenAiChatRequest(body: unknown): ChatRequest {
   return {
     model: request.model,
     messages: toMessages(request),
-    params: samplingParams(request, maxTokens ?? undefined, MAX_NEW_TOKENS_LIMIT),
+    params: {
+      ...samplingParams(request, maxTokens ?? undefined, MAX_NEW_TOKENS_LIMIT),
+      ...(request.logprobs === true ? { logprobs: request.top_logprobs ?? 0 } : {}),
+    },
     lengthGiven: given(maxTokens),
     ...streamOptionsOf(request),
     choices: request.n ?? 1,
@@ -181,17 +185,17 @@ function schemaRefusal(error: z.ZodError): ModelgateError {
 /** The non-streamed answer: the assistant's message of each choice, in order. */
 export function toChatCompletion(
   identity: CompletionIdentity,
-  replies: readonly { text: string; finishReason: OpenAiFinishReason }[],
+  replies: readonly { text: string; finishReason: OpenAiFinishReason; logprobs?: ChatLogprobs }[],
   usage: CompletionUsage,
 ): ChatCompletion {
   return {
     ...identity,
     object: 'chat.completion',
-    choices: replies.map(({ text, finishReason }, index) => ({
+    choices: replies.map(({ text, finishReason, logprobs = null }, index) => ({
       index,
       message: { role: 'assistant', content: text },
       finish_reason: finishReason,
-      logprobs: null,
+      logprobs,
     })),
     usage,
   };
@@ -207,11 +211,12 @@ export function chatChunk(
   delta: ChatCompletionChunk['choices'][number]['delta'],
   finishReason: OpenAiFinishReason | null,
   includeUsage: boolean,
+  logprobs: ChatLogprobs = null,
 ): ChatCompletionChunk {
   return {
     ...identity,
     object: 'chat.completion.chunk',
-    choices: [{ index, delta, finish_reason: finishReason, logprobs: null }],
+    choices: [{ index, delta, finish_reason: finishReason, logprobs }],
     ...(includeUsage ? { usage: null } : {}),
   };
 }

@@ -131,8 +131,9 @@ describe('parseOpenAiCompletionsRequest', () => {
 
   it.each([
     [{ model: 'gpt', prompt: 'x', suffix: 'end' }, 'suffix'],
-    [{ model: 'gpt', prompt: 'x', logprobs: 1 }, 'logprobs'],
-    [{ model: 'gpt', prompt: 'x', logprobs: 0 }, 'logprobs'],
+    [{ model: 'gpt', prompt: 'x', logprobs: 1, echo: true }, 'logprobs'],
+    [{ model: 'gpt', prompt: 'x', logprobs: 21 }, 'logprobs'],
+    [{ model: 'gpt', prompt: 'x', logprobs: -1 }, 'logprobs'],
     [{ model: 'gpt', prompt: 'x', best_of: 2 }, 'best_of'],
     [{ model: 'gpt', prompt: 'x', n: 17 }, 'n'],
     [{ model: 'gpt', prompt: Array.from({ length: 33 }, () => 'x'), n: 2 }, 'n'],

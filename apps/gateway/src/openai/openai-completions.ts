@@ -7,6 +7,7 @@
 import { type ModelgateError } from '@modelgate/contracts';
 import { type GenerationParams } from '@modelgate/generation';
 import { z } from 'zod';
+import { type CompletionLogprobs, completionLogprobsField } from './openai-logprobs.js';
 import {
   type CompletionAnswer,
   type CompletionUsage,
@@ -47,7 +48,7 @@ export const openAiCompletionsRequestSchema = z
     ...samplingFields,
     echo: z.boolean().nullable().optional().describe('Return the prompt followed by the completion'),
     suffix: z.string().nullable().optional().describe('Not supported: only null'),
-    logprobs: z.int().nullable().optional().describe('Not supported: only null'),
+    logprobs: completionLogprobsField,
     best_of: z.int().min(1).nullable().optional().describe('Not supported beyond 1'),
   })
   .strict();
@@ -76,7 +77,9 @@ export interface CompletionRequest {
 /** The options OpenAI has and modelgate refuses unless they hold their neutral value. */
 function unsupportedOption(body: OpenAiCompletionsBody): ModelgateError | undefined {
   if (given(body.suffix)) return refuse('suffix', 'is not supported (no fill-in-the-middle)');
-  if (given(body.logprobs)) return refuse('logprobs', 'is not supported');
+  if (given(body.logprobs) && body.echo === true) {
+    return refuse('logprobs', "with echo is not supported (the prompt's log-probabilities)");
+  }
   if (given(body.best_of) && body.best_of > 1) return refuse('best_of', 'only 1 is supported');
   return unsupportedSampling(body);
 }
@@ -88,7 +91,10 @@ export function parseOpenAiCompletionsRequest(body: unknown): CompletionRequest 
   const request = parsed.data;
   const unsupported = unsupportedOption(request);
   if (unsupported) throw unsupported;
-  const params = samplingParams(request, request.max_tokens ?? undefined, OPENAI_DEFAULT_MAX_TOKENS);
+  const params = {
+    ...samplingParams(request, request.max_tokens ?? undefined, OPENAI_DEFAULT_MAX_TOKENS),
+    ...(given(request.logprobs) ? { logprobs: request.logprobs } : {}),
+  };
   const prompts = typeof request.prompt === 'string' ? [request.prompt] : request.prompt;
   const choices = request.n ?? 1;
   if (prompts.length * choices > MAX_PROMPTS) {
@@ -142,6 +148,7 @@ export function completionUsage(
 export interface CompletionText {
   text: string;
   finishReason: OpenAiFinishReason;
+  logprobs?: CompletionLogprobs;
 }
 
 /** The non-streamed answer: one choice per prompt, in order. */
@@ -153,11 +160,11 @@ export function toOpenAiCompletion(
   return {
     ...identity,
     object: 'text_completion',
-    choices: texts.map(({ text, finishReason }, index) => ({
+    choices: texts.map(({ text, finishReason, logprobs = null }, index) => ({
       text,
       index,
       finish_reason: finishReason,
-      logprobs: null,
+      logprobs,
     })),
     usage,
   };
@@ -174,11 +181,12 @@ export function completionChunk(
   text: string,
   finishReason: OpenAiFinishReason | null,
   includeUsage: boolean,
+  logprobs: CompletionLogprobs = null,
 ): OpenAiCompletion {
   return {
     ...identity,
     object: 'text_completion',
-    choices: [{ text, index, finish_reason: finishReason, logprobs: null }],
+    choices: [{ text, index, finish_reason: finishReason, logprobs }],
     ...(includeUsage ? { usage: null } : {}),
   };
 }

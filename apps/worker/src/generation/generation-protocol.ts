@@ -3,7 +3,12 @@
  * generation loop. Only commands and token events cross; the KV cache never leaves the thread.
  * Times are epoch milliseconds (Date.now() is shared by the threads of a process).
  */
-import { type GenerationLimits, type Penalties, type SamplingParams } from '@modelgate/generation';
+import {
+  type GenerationLimits,
+  type Penalties,
+  type SamplingParams,
+  type TokenLogprob,
+} from '@modelgate/generation';
 import { type DecoderLayout } from './decoder-layout.js';
 
 /**
@@ -39,6 +44,8 @@ export interface GenerationAdd {
   sampling: SamplingParams;
   /** The processors that read the sequence's history (penalties.ts); absent: none. */
   penalties?: Penalties;
+  /** Report each token's log-probability and this many of its step's most likely tokens; absent: none. */
+  logprobs?: number;
   /** When it was admitted. */
   enqueuedAtMs: number;
   /** When it must have finished; past it the sequence ends with `deadline`. */
@@ -68,6 +75,8 @@ export type GenerationEvent =
       tokenIds: number[];
       finishReason?: 'eos' | 'length';
       computeMicros: number;
+      /** With the sequence's `logprobs`: one per token id. */
+      logprobs?: TokenLogprob[];
     }
   /** The sequence ended without finishing (after its `started`, or instead of it). */
   | { type: 'ended'; seq: number; reason: 'cancelled' | 'deadline' | 'failed'; message: string }

@@ -13,6 +13,7 @@ import {
   type GenerationLimits,
   type Penalties,
   type SamplingParams,
+  type TokenLogprob,
   admitGeneration,
 } from '@modelgate/generation';
 import { type OnnxSession } from '../model-loading/onnx-session.adapter.js';
@@ -35,6 +36,8 @@ export interface GenerateRequest {
   sampling: SamplingParams;
   /** The processors that read the sequence's history; absent: none. */
   penalties?: Penalties;
+  /** Report each token's log-probability and this many of its step's most likely tokens; absent: none. */
+  logprobs?: number;
 }
 
 /** Per-call options of {@link GenerationRunner.generate}. */
@@ -50,7 +53,12 @@ export interface GenerateOptions {
 /** Where one request's results go; exactly one of `tokens` with a finish reason or `failed` ends it. */
 export interface GenerationSink {
   started(queueMicros: number): void;
-  tokens(tokenIds: number[], finishReason: 'eos' | 'length' | undefined, computeMicros: number): void;
+  tokens(
+    tokenIds: number[],
+    finishReason: 'eos' | 'length' | undefined,
+    computeMicros: number,
+    logprobs?: TokenLogprob[],
+  ): void;
   failed(error: ModelgateError): void;
 }
 
@@ -175,6 +183,7 @@ export class GenerationRunner {
       eosTokenIds: request.eosTokenIds,
       sampling: request.sampling,
       ...(request.penalties ? { penalties: request.penalties } : {}),
+      ...(request.logprobs === undefined ? {} : { logprobs: request.logprobs }),
       enqueuedAtMs: Date.now(),
       ...(options.deadlineEpochMs !== undefined ? { deadlineMs: options.deadlineEpochMs } : {}),
       ...(options.pause ? { pause: options.pause } : {}),
@@ -234,7 +243,7 @@ export class GenerationRunner {
           break;
         case 'tokens':
           this.hooks.onTokens?.(event.tokenIds.length);
-          live.sink.tokens(event.tokenIds, event.finishReason, event.computeMicros);
+          live.sink.tokens(event.tokenIds, event.finishReason, event.computeMicros, event.logprobs);
           if (event.finishReason !== undefined) this.finish(event.seq);
           break;
         case 'ended':

@@ -7,6 +7,7 @@ import {
   applyPenalties,
   createTokenSampler,
   hasPenalties,
+  tokenLogprob,
 } from '@modelgate/generation';
 import { type StepLogits } from './decode-batch.js';
 import { type CrossAttention } from './decoder-layout.js';
@@ -92,6 +93,11 @@ export function sampleNext(
   const offset = logits.offsets.get(sequence.add.seq);
   if (offset === undefined) return undefined;
   const token = pickToken(sequence, logits, offset);
+  // Read from the model's own row: the processors acted on a copy, the sampler changes nothing.
+  const logprobs =
+    sequence.add.logprobs === undefined
+      ? undefined
+      : [tokenLogprob(logits.logits, offset, logits.vocabSize, token, sequence.add.logprobs)];
   sequence.generated += 1;
   sequence.pending = token;
   if (sequence.eos.has(token)) sequence.finished = 'eos';
@@ -102,6 +108,7 @@ export function sampleNext(
     tokenIds: [token],
     computeMicros: sequence.computeMicros,
     ...(sequence.finished ? { finishReason: sequence.finished } : {}),
+    ...(logprobs ? { logprobs } : {}),
   };
 }
 

@@ -32,6 +32,8 @@ describe('decodeGenerateRequest', () => {
       { do_sample: true, has_seed: true, seed: String(2 ** 60) },
       /seed must be an integer from 0 to 2\^53 - 1/,
     ],
+    [{ logprobs: true, top_logprobs: 21 }, /top_logprobs must be from 0 to 20, got 21/],
+    [{ top_logprobs: 2 }, /top_logprobs needs logprobs/],
   ])('refuses %o with INVALID_ARGUMENT', (fields, message) => {
     let thrown: unknown;
     try {
@@ -41,6 +43,12 @@ describe('decodeGenerateRequest', () => {
     }
     expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect((thrown as Error).message).toMatch(message);
+  });
+
+  it('asks for logprobs with their alternatives only when logprobs is set', () => {
+    expect(decodeGenerateRequest({ ...base, logprobs: true, top_logprobs: 5 }, 50257).logprobs).toBe(5);
+    expect(decodeGenerateRequest({ ...base, logprobs: true }, 50257).logprobs).toBe(0);
+    expect(decodeGenerateRequest({ ...base, logprobs: false }, 50257)).not.toHaveProperty('logprobs');
   });
 
   it("takes a greedy request's sampling fields at their neutral values, as the gateway sends them", () => {

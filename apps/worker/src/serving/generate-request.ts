@@ -3,7 +3,13 @@
  * `defaults: false`), and the check that turns a request into what the GenerationRunner takes.
  */
 import { ErrorCode, type Int64Like, ModelgateError, int64ToBigInt } from '@modelgate/contracts';
-import { MAX_NEW_TOKENS_LIMIT, type Penalties, hasPenalties } from '@modelgate/generation';
+import {
+  MAX_NEW_TOKENS_LIMIT,
+  MAX_TOP_LOGPROBS,
+  type Penalties,
+  type TokenLogprob,
+  hasPenalties,
+} from '@modelgate/generation';
 import { type ImagePixels } from '../generation/generation-protocol.js';
 import { type GenerateRequest } from '../generation/generation-runner.js';
 
@@ -28,6 +34,14 @@ export interface ModelGenerateRequestMessage {
   presence_penalty?: number;
   no_repeat_ngram_size?: number;
   min_new_tokens?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
+}
+
+export interface TokenLogprobMessage {
+  logprob: number;
+  top_ids: string[];
+  top_logprobs: number[];
 }
 
 export interface ModelGenerateResponseMessage {
@@ -40,6 +54,7 @@ export interface ModelGenerateResponseMessage {
   generated_tokens: number;
   queue_micros: string;
   compute_micros: string;
+  logprobs?: TokenLogprobMessage[];
 }
 
 /**
@@ -93,6 +108,10 @@ export function decodeGenerateRequest(
     }
   }
   const penalties = penaltiesOf(message, maxNewTokens);
+  const top = message.top_logprobs ?? 0;
+  if (top > MAX_TOP_LOGPROBS) throw invalid(`top_logprobs must be from 0 to ${MAX_TOP_LOGPROBS}, got ${top}`);
+  if (top > 0 && message.logprobs !== true)
+    throw invalid('top_logprobs needs logprobs: set logprobs or drop it');
   return {
     promptIds,
     ...(pixels ? { pixels } : {}),
@@ -100,6 +119,16 @@ export function decodeGenerateRequest(
     eosTokenIds,
     sampling: { doSample, temperature, topK, topP, ...(seed === undefined ? {} : { seed }) },
     ...(hasPenalties(penalties) ? { penalties } : {}),
+    ...(message.logprobs === true ? { logprobs: top } : {}),
+  };
+}
+
+/** One token's log-probability as a response message carries it. */
+export function tokenLogprobMessage(logprob: TokenLogprob): TokenLogprobMessage {
+  return {
+    logprob: logprob.logprob,
+    top_ids: logprob.top.map((entry) => String(entry.id)),
+    top_logprobs: logprob.top.map((entry) => entry.logprob),
   };
 }
 

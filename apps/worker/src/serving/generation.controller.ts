@@ -13,6 +13,7 @@ import {
   type ModelGenerateRequestMessage,
   type ModelGenerateResponseMessage,
   decodeGenerateRequest,
+  tokenLogprobMessage,
 } from './generate-request.js';
 import { type CallContext, grpcCallContext } from './call-context.js';
 import { failureCode } from './failure-code.js';
@@ -116,7 +117,7 @@ export class GenerationController {
           started: (micros) => {
             queueMicros = micros;
           },
-          tokens: (tokenIds, finishReason, computeMicros) => {
+          tokens: (tokenIds, finishReason, computeMicros, logprobs) => {
             generated += tokenIds.length;
             subscriber.next({
               ...base,
@@ -125,6 +126,7 @@ export class GenerationController {
               generated_tokens: generated,
               queue_micros: String(first ? queueMicros : 0),
               compute_micros: String(computeMicros),
+              ...(logprobs ? { logprobs: logprobs.map(tokenLogprobMessage) } : {}),
             });
             first = false;
             if (finishReason !== undefined) {

@@ -204,6 +204,28 @@ export class DecoderSession {
     return { generated, prefillLogits };
   }
 
+  /**
+   * The log-softmax (in doubles) of the logits that chose each of `generated` after `prompt`: one
+   * cache-free run over the whole sequence, row i being the distribution generated[i] came from.
+   */
+  async stepLogprobs(prompt: readonly number[], generated: readonly number[]): Promise<Float64Array[]> {
+    const vocab = this.spec.vocabSize;
+    const sequence = [...prompt, ...generated];
+    const result = await this.step(
+      [sequence],
+      [sequence.map(() => 1)],
+      [sequence.map((_, i) => i)],
+      this.emptyCache(1),
+    );
+    return generated.map((_, i) => {
+      const offset = (prompt.length - 1 + i) * vocab;
+      const row = Float64Array.from(result.logits.subarray(offset, offset + vocab));
+      const max = row.reduce((a, b) => Math.max(a, b), -Infinity);
+      const norm = max + Math.log(row.reduce((sum, logit) => sum + Math.exp(logit - max), 0));
+      return row.map((logit) => logit - norm);
+    });
+  }
+
   async release(): Promise<void> {
     await this.session.release();
   }

@@ -76,13 +76,13 @@ export async function transformersGreedy(
  * Runs transformers.js `pipeline('text-generation')` greedily on a conversation: the pipeline
  * renders `messages` with the fixture's chat template (add_generation_prompt) and answers the
  * assistant's reply. Returns the reply's text (special tokens skipped) and the generated ids
- * (ending with an eos id when generation stopped on one), and the prompt's length in tokens.
+ * (ending with an eos id when generation stopped on one), and the prompt's ids and length in tokens.
  */
 export async function transformersChatGreedy(
   fixtureDir: string,
   messages: readonly { role: string; content: string }[],
   maxNewTokens: number,
-): Promise<GreedyGeneration & { promptTokens: number }> {
+): Promise<GreedyGeneration & { promptTokens: number; promptIds: number[] }> {
   const generator = await pipelineFor('text-generation', fixtureDir);
   const options = { do_sample: false, max_new_tokens: maxNewTokens };
   const chat = messages.map((message) => ({ ...message }));
@@ -102,7 +102,14 @@ export async function transformersChatGreedy(
     tokenIds: all.slice(promptTokens).map(Number),
     text: reply?.role === 'assistant' ? reply.content : '',
     promptTokens,
+    promptIds: all.slice(0, promptTokens).map(Number),
   };
+}
+
+/** Each id's text as the fixture's tokenizer decodes it alone in transformers.js (special tokens shown). */
+export async function transformersTokenTexts(fixtureDir: string, ids: readonly number[]): Promise<string[]> {
+  const generator = await pipelineFor('text-generation', fixtureDir);
+  return ids.map((id) => generator.tokenizer.decode([id]));
 }
 
 /** The fixture's own image processor (preprocessor_config.json) applied to one image: pixel_values [channels, size, size]. */

@@ -108,6 +108,42 @@ describe('generationEvents', () => {
     expect(events.filter((e) => e.type === 'delta').map((e) => e.tokenIds)).toEqual([[0xc3, 0xa9], [0x21]]);
   });
 
+  it("carries each token's logprob with the delta that shows its text, the rest on the end", async () => {
+    // 0xc3 0xa9 is 'é' in two tokens; 300 stands in for the end-of-sequence token (no text).
+    const ids = [0x61, 0xc3, 0xa9, 300];
+    const chunks = chunksOf(ids, 'eos').map((chunk, i) => ({
+      ...chunk,
+      logprobs: [{ logprob: -i, top: [{ id: 0x61, logprob: -0.5 }] }],
+    }));
+    const events = await collect(
+      generationEvents(new ScriptedCall(chunks), {
+        decode: decodeBytes,
+        tokenText: (id) => (id === 300 ? '<eos>' : `#${id}`),
+        stop: [],
+        promptTokens: 2,
+        now: () => 0,
+        startedAt: 0,
+        firstTokenAt: 0,
+        recorder: new RecordingRecorder(),
+      }),
+    );
+    const top = [{ token: '#97', logprob: -0.5 }];
+    const entries = ids.map((id, i) => ({ token: id === 300 ? '<eos>' : `#${id}`, logprob: -i, top }));
+    expect(events.filter((e) => e.type === 'delta').map((e) => e.logprobs)).toEqual([
+      entries.slice(0, 1),
+      entries.slice(1, 3),
+    ]);
+    expect(events.at(-1)).toMatchObject({
+      type: 'end',
+      logprobs: { all: entries, unsent: entries.slice(3) },
+    });
+  });
+
+  it('has no logprobs where the worker sent none', async () => {
+    const events = await collect(run(new ScriptedCall(chunksOf(bytesOf('ab')))));
+    for (const event of events) expect(event).not.toHaveProperty('logprobs');
+  });
+
   it('ends the text before a stop string, even across deltas, and cancels the worker call', async () => {
     const call = new ScriptedCall(chunksOf(bytesOf('hello END more text')));
     const events = await collect(run(call, ['END']));

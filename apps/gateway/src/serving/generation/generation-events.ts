@@ -3,11 +3,20 @@ import { IncrementalDecoder, StopMatcher, TokenizationSpacesCleaner } from '@mod
 import { TrimmedTextStream } from '@modelgate/processing';
 import { type GenerationRecorder } from '../../metrics/generation-metrics.js';
 
+/** One generated token's log-probability and its step's most likely tokens, as text. */
+export interface TextLogprob {
+  token: string;
+  logprob: number;
+  top: { token: string; logprob: number }[];
+}
+
 /** A text delta: the text the new tokens completed, and the ids whose text it is. */
 export interface GenerationDelta {
   type: 'delta';
   text: string;
   tokenIds: number[];
+  /** With logprobs asked for: those of `tokenIds`, in order. */
+  logprobs?: TextLogprob[];
 }
 
 /** The last event of a generation. */
@@ -19,6 +28,12 @@ export interface GenerationEnd {
   promptTokens: number;
   generatedTokens: number;
   timings: { queueMs: number; timeToFirstTokenMs: number; totalMs: number };
+  /**
+   * With logprobs asked for: every generated token's (`all`, as many as generatedTokens), and
+   * those no delta carried (`unsent`: the ids whose text never showed, such as the eos or a stop
+   * string's last tokens).
+   */
+  logprobs?: { all: TextLogprob[]; unsent: TextLogprob[] };
 }
 
 /** What a generation stream yields: text deltas, then one `end`. */
@@ -28,6 +43,8 @@ export type GenerationEvent = GenerationDelta | GenerationEnd;
 export interface GenerationEventsContext {
   /** The tokenizer's decode of generated ids (special tokens skipped). */
   decode: (ids: readonly number[]) => string;
+  /** One token's text alone (a logprob's `token`); needed when the worker sends logprobs. */
+  tokenText?: (id: number) => string;
   /**
    * Clean the decoded text as the tokenizer's `clean_up_tokenization_spaces` says (before the stop
    * strings see it): no space before punctuation and contractions.
@@ -108,15 +125,24 @@ async function* runGeneration(
   let lead = context.prefixIds?.length ? clean(decoder.push(context.prefixIds)) : '';
   let text = '';
   let pendingIds: number[] = [];
+  let pendingLogprobs: TextLogprob[] = [];
+  const allLogprobs: TextLogprob[] = [];
+  const tokenText = context.tokenText ?? ((): string => '');
   let generatedTokens = 0;
   let queueMs: number | undefined;
   let lastAt: number | undefined;
   let finishReason: GenerationEnd['finishReason'] | undefined;
   let outcome: 'length' | 'eos' | 'stop' | 'cancelled' | 'error' = 'cancelled';
   const delta = (piece: string): GenerationDelta => {
-    const event: GenerationDelta = { type: 'delta', text: piece, tokenIds: pendingIds };
+    const event: GenerationDelta = {
+      type: 'delta',
+      text: piece,
+      tokenIds: pendingIds,
+      ...(pendingLogprobs.length > 0 ? { logprobs: pendingLogprobs } : {}),
+    };
     text += piece;
     pendingIds = [];
+    pendingLogprobs = [];
     return event;
   };
   try {
@@ -127,6 +153,15 @@ async function* runGeneration(
       queueMs ??= chunk.queueMs;
       generatedTokens += chunk.tokenIds.length;
       pendingIds.push(...chunk.tokenIds);
+      for (const [index, logprob] of (chunk.logprobs ?? []).entries()) {
+        const entry: TextLogprob = {
+          token: tokenText(chunk.tokenIds[index] ?? -1),
+          logprob: logprob.logprob,
+          top: logprob.top.map((entry) => ({ token: tokenText(entry.id), logprob: entry.logprob })),
+        };
+        pendingLogprobs.push(entry);
+        allLogprobs.push(entry);
+      }
       const piece = matcher.push(lead + clean(decoder.push(chunk.tokenIds)));
       lead = '';
       const shaped = shape(piece.text);
@@ -161,6 +196,7 @@ async function* runGeneration(
         timeToFirstTokenMs: context.firstTokenAt - context.startedAt,
         totalMs: context.now() - context.startedAt,
       },
+      ...(allLogprobs.length > 0 ? { logprobs: { all: allLogprobs, unsent: pendingLogprobs } } : {}),
     };
     outcome = finishReason;
     context.onEnd?.(end);

@@ -8,7 +8,7 @@ import { type ChatMessage, type ImageInput, type PixelValues } from '@modelgate/
 import { type ServableModel } from '../../endpoints/endpoint-table.js';
 import { type ConcurrencyGate } from '../concurrency-gate.js';
 import { preprocessImage } from '../image-input.js';
-import { decodeSkippingSpecial, fitPrompt } from './prompt-limits.js';
+import { decodeSkippingSpecial, fitPrompt, tokenTextOf } from './prompt-limits.js';
 
 /** What a generation continues: a text prompt (text-generation), or an image to caption (image-to-text). */
 export type GenerationInput =
@@ -41,6 +41,8 @@ export interface PreparedGeneration {
   prefixIds: number[];
   /** The tokenizer's decode of ids, special tokens skipped. */
   decode: (ids: readonly number[]) => string;
+  /** One token's text alone, special tokens shown (a logprob's `token`). */
+  tokenText: (id: number) => string;
   /** Clean the text's tokenization spaces (tokenizer_config.json's clean_up_tokenization_spaces). */
   cleanUpSpaces: boolean;
   /** Trim the text's leading and trailing whitespace (as transformers.js' image-to-text pipeline). */
@@ -153,6 +155,7 @@ export async function prepareGeneration(
     );
   }
   const decode = decodeSkippingSpecial(tokenizer);
+  const tokenText = tokenTextOf(tokenizer);
   if (input.kind !== 'image') {
     const inputIds = promptIds(model, tokenizer, endpoint, input, params);
     const eosTokenIds = tokenizer.modelConfig.eosTokenIds ?? [];
@@ -164,6 +167,7 @@ export async function prepareGeneration(
       eosTokenIds,
       prefixIds: [],
       decode,
+      tokenText,
       cleanUpSpaces: tokenizer.cleanUpTokenizationSpaces,
       trim: false,
     };
@@ -191,6 +195,7 @@ export async function prepareGeneration(
     eosTokenIds: caption.eosTokenIds,
     prefixIds: start,
     decode,
+    tokenText,
     cleanUpSpaces: tokenizer.cleanUpTokenizationSpaces,
     trim: true,
   };

@@ -147,6 +147,7 @@ export class GenerationService {
         topP: params.topP,
         seed: params.seed,
         penalties: params.penalties,
+        logprobs: params.logprobs,
         deadlineEpochMs,
         workerGroup: workerGroupFor(this.client, spec),
         metadata: { 'x-request-id': requestId },
@@ -161,6 +162,7 @@ export class GenerationService {
     recorder.firstToken((firstTokenAt - startedAt) / 1000);
     const events = generationEvents(call, {
       decode: prepared.decode,
+      tokenText: prepared.tokenText,
       cleanUpSpaces: prepared.cleanUpSpaces,
       stop: params.stop,
       prefixIds: prepared.prefixIds,

@@ -78,3 +78,14 @@ export function decodeSkippingSpecial(tokenizer: {
     return tokens.length === 0 ? '' : tokenizer.decodeTokens(tokens);
   };
 }
+
+/** The text of one token as the tokenizer decodes it alone, special tokens shown (logprobs' `token`). */
+export function tokenTextOf(tokenizer: {
+  idToToken(id: number): string | undefined;
+  decodeTokens(tokens: readonly string[]): string;
+}): (id: number) => string {
+  return (id) => {
+    const token = tokenizer.idToToken(id);
+    return token === undefined ? '' : tokenizer.decodeTokens([token]);
+  };
+}
