@@ -15,6 +15,7 @@ import {
   tokenSecretFromEnv,
 } from '@modelgate/contracts';
 import { DEFAULT_LOAD_RETRY, HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
+import { DEFAULT_PREFILL_CHUNK_TOKENS } from '@modelgate/generation';
 import { z } from 'zod';
 
 /** Worker settings; the only place the worker reads `process.env`. */
@@ -98,6 +99,13 @@ export const workerConfigSchema = z.object({
    * WORKER_SOLO_SPINNING (the default).
    */
   WORKER_INLINE_IDLE_SPIN: booleanFromEnv.default(true),
+  /**
+   * Chunked prefill of generation: a prompt longer than this many tokens is prefilled in slices
+   * of at most this many per loop turn, between the decode steps of the running sequences, so a
+   * long prompt delays their next tokens by one slice rather than by its whole prefill. 0 prefills
+   * every prompt whole.
+   */
+  WORKER_PREFILL_CHUNK_TOKENS: integerFromEnv(0, 65536).default(DEFAULT_PREFILL_CHUNK_TOKENS),
   /** CUDA device the CUDA and TensorRT providers run on. */
   WORKER_CUDA_DEVICE_ID: integerFromEnv(0).default(0),
   /** Log level. */

@@ -112,6 +112,7 @@ export class WorkerModule {
         maxMicros: config.WORKER_INLINE_MAX_MS * 1000,
         spinAfterRuns: config.WORKER_INLINE_IDLE_SPIN,
       },
+      prefillChunking: { chunkTokens: config.WORKER_PREFILL_CHUNK_TOKENS },
       cores: availableParallelism(),
       fetcher: store,
       metrics,

@@ -45,3 +45,11 @@ export { type CaptionDecoding, readCaptionDecoding } from './caption-decoding.js
 export { asJsonObject, isPositiveInt } from './config-fields.js';
 export { TokenizationSpacesCleaner, cleanUpTokenizationSpaces } from './tokenization-spaces.js';
 export { MAX_TOP_LOGPROBS, type TokenLogprob, tokenLogprob } from './logprobs.js';
+export {
+  DEFAULT_PREFILL_CHUNK_TOKENS,
+  type PrefillChunking,
+  type PrefillSlice,
+  type StagedPrompt,
+  isChunkedPrompt,
+  planPrefillSlices,
+} from './chunked-prefill.js';

@@ -48,6 +48,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     WORKER_INLINE: true,
     WORKER_INLINE_MAX_MS: 5,
     WORKER_INLINE_IDLE_SPIN: false,
+    WORKER_PREFILL_CHUNK_TOKENS: 128,
     WORKER_LOG_LEVEL: 'debug',
   },
   registry: {

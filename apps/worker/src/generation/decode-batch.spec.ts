@@ -112,6 +112,31 @@ describe('DecodeBatch', () => {
     expect(Number(fake.feedsSeen.at(-1)!.position_ids!.data[1])).toBe(2);
   });
 
+  it('extends a lone prompt slice by slice, each seeing the slices before it, then decodes on', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await batch.prefill([{ id: 'a', promptIds: [5, 6] }]);
+    let result = await batch.extend([7, 8, 9]);
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([5, 6, 7, 8, 9]));
+    expect(fake.feedsSeen.at(-1)!.input_ids!.dims).toEqual([1, 3]);
+    result = await batch.extend([10]);
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([5, 6, 7, 8, 9, 10]));
+    expect([batch.width, batch.lengthOf('a')]).toEqual([6, 6]);
+    result = await batch.step(new Map([['a', 20]]));
+    expect(fake.seenBy(result, 'a')).toEqual(pairs([5, 6, 7, 8, 9, 10, 20]));
+  });
+
+  it('extends only a batch of one sequence', async () => {
+    const fake = fakeDecoder();
+    const batch = new DecodeBatch<string>(layout, fake.runStep);
+    await expect(batch.extend([1])).rejects.toThrow('a batch of one sequence');
+    await batch.prefill([
+      { id: 'a', promptIds: [1] },
+      { id: 'b', promptIds: [2] },
+    ]);
+    await expect(batch.extend([3])).rejects.toThrow('a batch of one sequence');
+  });
+
   it('feeds the last present as the next past while the membership does not change', async () => {
     const fake = fakeDecoder();
     const batch = new DecodeBatch<string>(layout, fake.runStep);

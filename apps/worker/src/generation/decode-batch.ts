@@ -165,6 +165,31 @@ export class DecodeBatch<Id> {
     return logits;
   }
 
+  /**
+   * Feeds more prompt tokens to the batch's only sequence (a prompt prefilled in slices, after
+   * its first slice's `prefill`): its cache grows by as many positions, and the logits after the
+   * last of them come back. Not for cross-attention (a captioner's prompt is its start token).
+   */
+  async extend(tokens: readonly number[]): Promise<StepLogits<Id>> {
+    if (this.members.length !== 1) throw new Error('a prompt slice extends a batch of one sequence');
+    if (this.encoder) throw new Error('a decoder with cross-attention prefills its prompt whole');
+    const count = tokens.length;
+    if (count === 0) throw new Error('a prompt slice needs at least one token');
+    const { width, lengths } = this.cache;
+    const length = lengths[0] ?? 0;
+    const ids = BigInt64Array.from(tokens, (token) => BigInt(token));
+    const mask = new BigInt64Array(width + count).fill(1n, width - length);
+    const positions = BigInt64Array.from({ length: count }, (_, i) => BigInt(length + i));
+    const outputs = await this.runStep(this.feeds(ids, mask, positions, [1, count], this.cache, undefined));
+    const logits = this.readLogits(outputs, this.members);
+    this.cache = {
+      lengths: [length + count],
+      width: width + count,
+      tensors: this.readPresent(outputs, 1, width + count),
+    };
+    return logits;
+  }
+
   /** Takes `leaving` out of the batch; the cache shrinks to the longest remaining sequence. */
   remove(leaving: Iterable<Id>): void {
     const gone = new Set(leaving);

@@ -65,6 +65,68 @@ describe('GenerationLoop', () => {
     expect(h.events.some((e) => e.type === 'started' && e.seq === 2)).toBe(false);
   });
 
+  it('prefills a long prompt in slices between the decode steps of the running batch, then joins it', async () => {
+    const h = harness(4, { chunking: { chunkTokens: 4 } });
+    h.add(1, [40], 12, { pause: { afterTokens: 1, untilWaiting: 1 } });
+    await h.until(() => h.tokensOf(1).length >= 1);
+    const before = h.steps.length;
+    const prompt = Array.from({ length: 10 }, (_, i) => i + 1);
+    h.add(2, prompt, 2);
+    await h.until(() => h.endOf(2) !== undefined);
+    // Slices of 4, 4 and 2 prompt tokens, each followed by the running sequence's decode step.
+    expect(h.steps.slice(before, before + 6)).toEqual([
+      [1, 4],
+      [1, 1],
+      [1, 4],
+      [1, 1],
+      [1, 2],
+      [2, 1],
+    ]);
+    const slices = h.feeds.slice(before, before + 5).filter((feeds) => feeds.input_ids!.dims[1]! > 1);
+    expect(slices.map((feeds) => [...(feeds.position_ids!.data as BigInt64Array)].map(Number))).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+      [8, 9],
+    ]);
+    // The last slice sees the whole prompt: past 8 positions plus its own 2.
+    expect(h.feeds[before + 4]!.attention_mask!.dims).toEqual([1, 10]);
+    expect(h.tokensOf(2)).toEqual([11, 12]);
+    await h.until(() => h.endOf(1) !== undefined);
+    expect(h.tokensOf(1)).toHaveLength(12);
+  });
+
+  it('prefills a prompt no longer than the chunk whole, and every prompt whole without chunking', async () => {
+    const chunked = harness(4, { chunking: { chunkTokens: 4 } });
+    chunked.add(1, [1, 2, 3, 4], 1);
+    await chunked.until(() => chunked.endOf(1) !== undefined);
+    expect(chunked.steps).toEqual([[1, 4]]);
+    const whole = harness(4);
+    whole.add(
+      1,
+      Array.from({ length: 10 }, (_, i) => i),
+      1,
+    );
+    await whole.until(() => whole.endOf(1) !== undefined);
+    expect(whole.steps).toEqual([[1, 10]]);
+  });
+
+  it('ends a sequence cancelled between its slices without letting it join the batch', async () => {
+    const h = harness(4, {
+      chunking: { chunkTokens: 2 },
+      before: (feeds) => {
+        // Cancelled as its second slice runs: it leaves at the next turn.
+        if (feeds.input_ids!.dims[1] === 2 && Number(feeds.position_ids!.data[0]) === 2) {
+          h.loop.handle({ type: 'cancel', seq: 1 });
+        }
+      },
+    });
+    h.add(1, [1, 2, 3, 4, 5, 6], 3);
+    await h.until(() => h.endOf(1) !== undefined);
+    expect(h.endOf(1)).toMatchObject({ type: 'ended', reason: 'cancelled' });
+    expect(h.tokensOf(1)).toEqual([]);
+    expect(h.decodeSizes()).toEqual([]);
+  });
+
   it('stops holding a test pause once the model drains', async () => {
     const h = harness(1);
     h.add(1, [1], 3, { pause: { afterTokens: 1, untilWaiting: 99 } });

@@ -7,9 +7,18 @@
  * Finished or cancelled sequences leave at the next turn and free their slot and cache. A model
  * run that fails is retried one sequence at a time, so a bad sequence fails alone. Image-to-text:
  * a prefill group's images are encoded in one encoder run first, and each sequence's encoder
- * states go with it into the batch (and into a retry alone).
+ * states go with it into the batch (and into a retry alone). Chunked prefill: a prompt longer than
+ * the chunk is staged on a batch of its own and prefilled a slice per turn (`planPrefillSlices`)
+ * between the running batch's decode steps, joining the batch once its last slice ran.
  */
-import { type GenerationLimits, type StepPlan, planGenerationStep } from '@modelgate/generation';
+import {
+  type GenerationLimits,
+  type PrefillChunking,
+  type StepPlan,
+  isChunkedPrompt,
+  planGenerationStep,
+  planPrefillSlices,
+} from '@modelgate/generation';
 import { DecodeBatch, type RunStep, type StepLogits } from './decode-batch.js';
 import { type DecoderLayout, limitsForLayout } from './decoder-layout.js';
 import { type EncodeImages } from './encoder-states.js';
@@ -45,6 +54,8 @@ export class GenerationLoop {
   /** Set by `resume` (the model drains, for good): test pauses no longer hold the loop. */
   private draining = false;
   private readonly limits: GenerationLimits;
+  /** Prompts prefilled in slices, in the order they joined: each on a batch of its own until done. */
+  private readonly staged = new Map<number, { batch: DecodeBatch<number>; done: number }>();
 
   private readonly runStep: RunStep;
 
@@ -54,6 +65,7 @@ export class GenerationLoop {
     private readonly model: GenerationModel,
     private readonly emit: (events: GenerationEvent[]) => void,
     private readonly now: () => number = Date.now,
+    private readonly chunking: PrefillChunking = { chunkTokens: 0 },
   ) {
     if (layout.crossAttention && !model.encode)
       throw new Error('a decoder with cross-attention needs its image encoder');
@@ -108,12 +120,70 @@ export class GenerationLoop {
       }
       // They no longer wait: the main thread's queue count (429s) must not wait for the prefill.
       this.flush();
-      for (const group of prefillGroups(joiners, (s) => s.add.promptIds.length, PREFILL_TOKEN_BUDGET)) {
+      const whole = joiners.filter((s) => !this.sliced(s));
+      for (const sequence of joiners) {
+        if (this.sliced(sequence)) this.staged.set(sequence.add.seq, { batch: this.newBatch(), done: 0 });
+      }
+      for (const group of prefillGroups(whole, (s) => s.add.promptIds.length, PREFILL_TOKEN_BUDGET)) {
         await this.prefill(group);
         this.flush();
       }
     }
+    await this.prefillSlices();
     if (this.batch.size > 0 && this.paused === undefined) await this.decode();
+  }
+
+  /** Whether `sequence`'s prompt is prefilled in slices (never a captioner's: its prompt is a start token). */
+  private sliced(sequence: Sequence): boolean {
+    return !this.layout.crossAttention && isChunkedPrompt(sequence.add.promptIds.length, this.chunking);
+  }
+
+  private newBatch(): DecodeBatch<number> {
+    return new DecodeBatch(this.layout, this.runStep);
+  }
+
+  /**
+   * Runs this turn's slices of the staged prompts; a prompt whose last slice ran samples its first
+   * token and joins the running batch. A slice that fails ends its sequence alone.
+   */
+  private async prefillSlices(): Promise<void> {
+    const plan = planPrefillSlices(
+      [...this.staged].map(([id, stage]) => ({
+        id,
+        done: stage.done,
+        total: this.running.get(id)?.add.promptIds.length ?? 0,
+      })),
+      this.chunking,
+    );
+    for (const slice of plan) {
+      const sequence = this.running.get(slice.id);
+      const stage = this.staged.get(slice.id);
+      if (!sequence || !stage) continue;
+      const tokens = sequence.add.promptIds.slice(slice.start, slice.end);
+      const started = performance.now();
+      let logits: StepLogits<number>;
+      try {
+        logits =
+          slice.start === 0
+            ? await stage.batch.prefill([{ id: slice.id, promptIds: tokens }])
+            : await stage.batch.extend(tokens);
+      } catch (error) {
+        this.staged.delete(slice.id);
+        this.failOne(sequence, error);
+        continue;
+      }
+      stage.done = slice.end;
+      if (slice.last) {
+        this.staged.delete(slice.id);
+        this.afterStep('prefill', [sequence], logits, started);
+        if (sequence.finished === undefined) this.batch.absorb(stage.batch);
+      } else {
+        const micros = Math.round((performance.now() - started) * 1000);
+        sequence.computeMicros += micros;
+        this.send({ type: 'step', phase: 'prefill', sequences: 1, micros });
+      }
+      this.flush();
+    }
   }
 
   /** Plans the step under `limits`, and ends the sequences that leave or are dropped. */
@@ -126,6 +196,7 @@ export class GenerationLoop {
     );
     for (const { id, reason } of plan.leave) {
       this.running.delete(id);
+      this.staged.delete(id);
       if (reason === 'cancelled' || reason === 'deadline') this.end(id, reason);
     }
     this.batch.remove(plan.leave.map((leaving) => leaving.id));
@@ -282,8 +353,9 @@ export class GenerationLoop {
       this.send({ type: 'ended', seq, reason: 'failed', message: `generation failed: ${message}` });
     }
     this.running.clear();
+    this.staged.clear();
     this.paused = undefined;
-    this.batch = new DecodeBatch(this.layout, this.runStep);
+    this.batch = this.newBatch();
   }
 
   private end(seq: number, reason: 'cancelled' | 'deadline'): void {

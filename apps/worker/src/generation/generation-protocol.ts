@@ -6,6 +6,7 @@
 import {
   type GenerationLimits,
   type Penalties,
+  type PrefillChunking,
   type SamplingParams,
   type TokenLogprob,
 } from '@modelgate/generation';
@@ -57,7 +58,7 @@ export interface GenerationAdd {
 /** Commands to the loop. */
 export type GenerationCommand =
   /** Sets the loop up (once, before any add). */
-  | { type: 'start'; layout: DecoderLayout; limits: GenerationLimits }
+  | { type: 'start'; layout: DecoderLayout; limits: GenerationLimits; chunking: PrefillChunking }
   | GenerationAdd
   /** The caller went away: the sequence leaves (or never starts) at the next step. */
   | { type: 'cancel'; seq: number }

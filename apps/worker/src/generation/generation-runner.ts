@@ -12,6 +12,7 @@ import { ErrorCode, type GenerationFacts, ModelgateError } from '@modelgate/cont
 import {
   type GenerationLimits,
   type Penalties,
+  type PrefillChunking,
   type SamplingParams,
   type TokenLogprob,
   admitGeneration,
@@ -116,6 +117,7 @@ export class GenerationRunner {
     layout: DecoderLayout,
     readonly limits: GenerationLimits,
     private readonly hooks: GenerationRunnerHooks = {},
+    chunking: PrefillChunking = { chunkTokens: 0 },
   ) {
     if (sessions.length === 0) throw new Error(`model ${modelId} has no sessions`);
     this.perSession = sessions.map(() => 0);
@@ -124,7 +126,7 @@ export class GenerationRunner {
         events: (events) => this.onEvents(events),
         lost: (reason) => this.onLost(index, reason),
       });
-      session.generate({ type: 'start', layout, limits });
+      session.generate({ type: 'start', layout, limits, chunking });
     });
   }
 

@@ -17,6 +17,7 @@ import { type Logger, modelLabels } from '@modelgate/observability';
 import { type WorkerMetrics } from '../metrics/worker-metrics.js';
 import { ModelRunner } from '../serving/model-runner.js';
 import { PIXEL_VALUES, decoderLayoutOf } from '../generation/decoder-layout.js';
+import { type PrefillChunking } from '@modelgate/generation';
 import { GenerationRunner, generationLimitsOf } from '../generation/generation-runner.js';
 import {
   type GpuSettings,
@@ -54,6 +55,8 @@ export interface ModelLoaderDeps {
    * take at most `maxMicros` there (libs/batching execution-path.ts).
    */
   inline: { enabled: boolean; maxMicros: number; spinAfterRuns?: boolean };
+  /** How generation slices long prompts (WORKER_PREFILL_CHUNK_TOKENS). */
+  prefillChunking?: PrefillChunking;
   /** Cores this process may run on (os.availableParallelism()), shared among a model's instances. */
   cores: number;
   fetcher: ArtifactFetcher;
@@ -118,7 +121,7 @@ export async function openModel(
       }
     }
     const warmUpMs = isGenerativeTask(spec.task)
-      ? await startGenerator(model, metrics, logger, onSessionLost)
+      ? await startGenerator(model, metrics, logger, onSessionLost, deps.prefillChunking)
       : await startBatcher(model, deps, onSessionLost);
     model.state = 'READY';
     metrics.modelLoadDuration.observe({ ...series, outcome: 'loaded' }, loadSeconds());
@@ -228,6 +231,7 @@ async function startGenerator(
   metrics: WorkerMetrics,
   logger: Logger,
   onSessionLost: (model: ServedModel, reason: string) => void,
+  chunking: PrefillChunking | undefined,
 ): Promise<number> {
   const { spec } = model;
   const series = modelLabels(spec.id);
@@ -257,15 +261,22 @@ async function startGenerator(
   }
   const warmUpMs = await warmUpDecoder(model.sessions, layout, model.imageDims);
   const limits = generationLimitsOf(spec.batching, spec.generation);
-  model.generator = new GenerationRunner(spec.id, model.sessions, layout, limits, {
-    // phase: 'encode' (image-to-text: the image encoder on joiners' images), 'prefill' or 'decode'.
-    onStep: (phase, sequences, seconds) => {
-      metrics.generationStepDuration.observe({ ...series, phase }, seconds);
-      if (phase === 'decode') metrics.generationStepSize.observe(series, sequences);
+  model.generator = new GenerationRunner(
+    spec.id,
+    model.sessions,
+    layout,
+    limits,
+    {
+      // phase: 'encode' (image-to-text: the image encoder on joiners' images), 'prefill' or 'decode'.
+      onStep: (phase, sequences, seconds) => {
+        metrics.generationStepDuration.observe({ ...series, phase }, seconds);
+        if (phase === 'decode') metrics.generationStepSize.observe(series, sequences);
+      },
+      onTokens: (count) => metrics.generatedTokens.inc(series, count),
+      onSessionLost: (reason) => onSessionLost(model, reason),
     },
-    onTokens: (count) => metrics.generatedTokens.inc(series, count),
-    onSessionLost: (reason) => onSessionLost(model, reason),
-  });
+    chunking,
+  );
   return warmUpMs;
 }
 

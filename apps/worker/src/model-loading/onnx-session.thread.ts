@@ -153,8 +153,13 @@ async function handle(request: ThreadRequest): Promise<void> {
 function handleGeneration(command: GenerationCommand): void {
   if (command.type === 'start') {
     const model = encoder ? { step: runDecoderStep, encode: encodeImages } : { step: runDecoderStep };
-    generation = new GenerationLoop(command.layout, command.limits, model, (events) =>
-      reply({ type: 'generation', events }),
+    generation = new GenerationLoop(
+      command.layout,
+      command.limits,
+      model,
+      (events) => reply({ type: 'generation', events }),
+      Date.now,
+      command.chunking,
     );
     return;
   }

@@ -1,4 +1,5 @@
 // A GenerationLoop over a fake decoder, for the loop's unit tests (pure logic: no onnxruntime).
+import { type PrefillChunking } from '@modelgate/generation';
 import { type StepFeeds, type StepOutputs } from '../../src/generation/decode-batch.js';
 import { type DecoderLayout } from '../../src/generation/decoder-layout.js';
 import { type EncodeImages } from '../../src/generation/encoder-states.js';
@@ -46,6 +47,8 @@ export interface HarnessOptions {
   before?: (feeds: StepFeeds, events: readonly GenerationEvent[]) => void;
   /** The image encoder of a layout with cross-attention. */
   encode?: EncodeImages;
+  /** Chunked prefill; none by default. */
+  chunking?: PrefillChunking;
 }
 
 /** A loop with `maxSequences` slots over {@link countingStep}, and helpers to drive and read it. */
@@ -71,6 +74,7 @@ export function harness(maxSequences: number, options: HarnessOptions = {}) {
       waiters.splice(0).forEach((wake) => wake());
     },
     now,
+    options.chunking,
   );
   const until = async (done: () => boolean): Promise<void> => {
     while (!done()) await new Promise<void>((resolve) => waiters.push(resolve));
