@@ -10,7 +10,9 @@ import { REGISTRY_MODES, type RegistryMode } from './control-plane.js';
  * contexts (windows batched across requests) against raw session.run on the same windows;
  * `generation`: text generation, modelgate's continuous batching against one request at a time and
  * static batching on raw onnxruntime (tokens/s, time to first token); `image`: image classification
- * of raw JPEG bodies against raw session.run on their pixel values (images/s, gateway CPU).
+ * of raw JPEG bodies against raw session.run on their pixel values (images/s, gateway CPU);
+ * `prefill`: running sequences' inter-token latency while 2048-token prompts arrive, chunked
+ * prefill against whole prompts (prefill-suite.ts).
  */
 export const SUITES = [
   'shared',
@@ -21,6 +23,7 @@ export const SUITES = [
   'profile',
   'qa',
   'generation',
+  'prefill',
   'image',
 ] as const;
 
@@ -90,10 +93,20 @@ export const JIT_WARMUP_SUITES: readonly Suite[] = ['shared', 'worker', 'pinned'
 
 /** Which suites each option changes; naming an option none of the chosen suites reads is an error. */
 const OPTION_USERS: Record<string, readonly Suite[]> = {
-  repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa', 'generation', 'image'],
+  repeats: ['shared', 'worker', 'gateway', 'pinned', 'mixed', 'qa', 'generation', 'prefill', 'image'],
   'jit-warmup': JIT_WARMUP_SUITES,
   'gateway-workers': ['shared', 'profile', 'qa', 'generation', 'image'],
-  'intra-op-threads': ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa', 'generation', 'image'],
+  'intra-op-threads': [
+    'shared',
+    'worker',
+    'gateway',
+    'mixed',
+    'profile',
+    'qa',
+    'generation',
+    'prefill',
+    'image',
+  ],
   // The pinned split runs one instance on its one core; generation and image deploy their own model.
   instances: ['shared', 'worker', 'gateway', 'mixed', 'profile', 'qa'],
   // The image suite's batching is its own (image-suite.ts).

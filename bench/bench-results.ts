@@ -8,6 +8,7 @@ import { type RawBatchResult, type RawSessionRunResult } from './children/raw-se
 import { type Deployment } from './control-plane.js';
 import { type ProfileSummary } from './cpu-profile-summary.js';
 import { type GenerationResult } from './generation-results.js';
+import { type PrefillResult } from './prefill-suite.js';
 import { type StepResult } from './load-step.js';
 import { type Spread, spreadOf } from './stats.js';
 
@@ -209,6 +210,7 @@ export interface BenchResults {
   profile?: ProfileResult;
   qa?: QaResult;
   generation?: GenerationResult;
+  prefill?: PrefillResult;
   image?: ImageResult;
   targets?: TargetCheck[];
 }

@@ -41,6 +41,8 @@ export interface NodeOptions {
   nodeArgs?: string;
   /** Cores to pin the process (every thread, its children included) to once it is up, e.g. `0`. */
   cpuList?: string;
+  /** More environment of the process, e.g. a worker's WORKER_PREFILL_CHUNK_TOKENS. */
+  env?: Record<string, string>;
 }
 
 /** A running worker of one deployment. */
@@ -93,6 +95,7 @@ export async function startWorkerNode(
     WORKER_LOG_LEVEL: QUIET_LOGS.WORKER_LOG_LEVEL,
     ...node.workerEnv,
     ...nodeArgsEnv(options),
+    ...options.env,
   });
   await waitFor(
     async () =>

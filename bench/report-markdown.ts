@@ -7,6 +7,7 @@ import { type BenchResults } from './bench-results.js';
 import { cpuSection, gatewaySection, timeSection } from './report-costs.js';
 import { fmt, table } from './report-format.js';
 import { generationSection } from './report-generation.js';
+import { prefillSection } from './report-prefill.js';
 import { imageSection } from './report-image.js';
 import { mixedSection, pinnedSection } from './report-modes.js';
 import { profileSection } from './report-profile.js';
@@ -16,8 +17,8 @@ import { ladderSection, rawSection, workerSection } from './report-shared.js';
 function header(results: BenchResults): string {
   const { meta } = results;
   const o = meta.options;
-  // Generation and image runs have their own model and deployment (their sections say which).
-  const minilm = o.suites.some((suite) => suite !== 'generation' && suite !== 'image');
+  // Generation, prefill and image runs have their own model and deployment (their sections say which).
+  const minilm = o.suites.some((suite) => !['generation', 'prefill', 'image'].includes(suite));
   return [
     `# modelgate bench: ${meta.startedAt.slice(0, 10)} on ${meta.host}`,
     '',
@@ -30,7 +31,7 @@ function header(results: BenchResults): string {
         ? 'one profiled pass (the profile suite takes no repeats); '
         : `**${o.repeats} interleaved rounds** (each round measures every system once, in turn; ` +
           `ratios are taken within a round, then shown as median (min–max) over the rounds); `) +
-      (o.suites.some((suite) => suite !== 'generation')
+      (o.suites.some((suite) => suite !== 'generation' && suite !== 'prefill')
         ? `${o.durationS} s measured per step after ${o.warmupS} s warm-up`
         : 'fixed request counts per step') +
       jitWarmupNote(o) +
@@ -100,6 +101,7 @@ export function renderMarkdown(results: BenchResults, chartFile: string): string
     mixedSection(results),
     qaSection(results),
     generationSection(results),
+    prefillSection(results),
     imageSection(results),
     profileSection(results),
     cpuSection(results),

@@ -15,6 +15,7 @@ import { BENCH_DIR } from './child-process.js';
 import { type Deployment, startControlPlane } from './control-plane.js';
 import { runGatewaySuite } from './gateway-suite.js';
 import { runGenerationSuite } from './generation-suite.js';
+import { runPrefillSuite } from './prefill-suite.js';
 import { runImageSuite } from './image-suite.js';
 import { runMixedSuite } from './mixed-suite.js';
 import { pinnedDeployment, runPinnedSuite } from './pinned-suite.js';
@@ -73,6 +74,7 @@ async function runSuites(options: BenchOptions, results: BenchResults, fixtureDi
     if (suites.includes('mixed')) results.mixed = await runMixedSuite(options, plane, deployment, fixtureDir);
     if (suites.includes('qa')) results.qa = await runQaSuite(options, plane, deployment);
     if (suites.includes('generation')) results.generation = await runGenerationSuite(options, plane);
+    if (suites.includes('prefill')) results.prefill = await runPrefillSuite(options, plane);
     if (suites.includes('image')) results.image = await runImageSuite(options, plane);
     if (suites.includes('profile')) {
       // Profiles outlive the run, for a closer look (e.g. in Chrome DevTools).
