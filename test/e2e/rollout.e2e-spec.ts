@@ -5,18 +5,10 @@
 // request; the primary's clients never see an error caused by a shadow.
 import { join } from 'node:path';
 import { type RolloutView } from '@modelgate/contracts';
-import { type RunningGateway, type RunningWorker, waitFor } from '@modelgate/testing';
+import { type RunningGateway, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runModelgate } from '../../apps/cli/test/support/cli-process.js';
 import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
-import {
-  ADMIN_TOKEN,
-  type Isolation,
-  type RunningRegistry,
-  isolate,
-  startRegistryProcess,
-} from '../../apps/registry/test/support/registry-harness.js';
-import { startLiveWorkerAndGateway } from './support/live-stack.js';
+import { RolloutStack, ended } from './support/rollout-stack.js';
 
 /** The failing version: its worker's test hook fails every inference of it. */
 const FAILING = 'tiny:3';
@@ -61,28 +53,14 @@ class Client {
 }
 
 describe('rollouts end to end: registry + gateway + worker, real Postgres and Redis', () => {
-  let iso: Isolation;
-  let registry: RunningRegistry;
-  let worker: RunningWorker;
-  let gateway: RunningGateway;
-
-  const cli = (...args: string[]) => runModelgate(args, { registryUrl: registry.url, token: ADMIN_TOKEN });
-  const rollout = (endpoint: string) => registry.admin.getRollout(endpoint);
-  /** Polls the rollout's status until `done` (events, never time). */
-  const until = async (endpoint: string, done: (view: RolloutView) => boolean): Promise<RolloutView> => {
-    let last: RolloutView | undefined;
-    await waitFor(async () => done((last = await rollout(endpoint))), {
-      timeoutMs: 40_000,
-      intervalMs: 200,
-      describe: () => JSON.stringify(last, null, 1),
-    });
-    return last!;
-  };
+  const stack = new RolloutStack();
+  const cli = (...args: string[]) => stack.cli(...args);
+  const until = (endpoint: string, done: (view: RolloutView) => boolean) => stack.until(endpoint, done);
   /** Waits until the gateway serves the registry's latest revision. */
   const gatewayCaughtUp = async (): Promise<void> => {
-    const latest = (await registry.admin.configSnapshot()).revision;
+    const latest = (await stack.registry.admin.configSnapshot()).revision;
     await waitFor(async () => {
-      const ready = (await (await fetch(`${gateway.url}/health/ready`)).json()) as {
+      const ready = (await (await fetch(`${stack.gateway.url}/health/ready`)).json()) as {
         revision: number | null;
       };
       return (ready.revision ?? -1) >= latest;
@@ -95,9 +73,8 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
   };
 
   beforeAll(async () => {
-    iso = await isolate();
-    registry = await startRegistryProcess({ ...iso.env, REGISTRY_ROLLOUT_TICK_MS: '200' });
-    const files = join(iso.dir, 'files');
+    const registry = await stack.startRegistry();
+    const files = join(stack.iso.dir, 'files');
     const body = await fixtureRegistration('tiny-bert-sst2', 'tiny', 'text-classification', files);
     // 1: the primary; 2: the same weights (healthy); 3: fails at run time; 4: its labels swapped,
     // so its top-1 label disagrees with 1's on every row.
@@ -114,34 +91,16 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
       await registry.admin.createEndpoint({ name, task: 'text-classification', model: 'tiny:1' });
     }
 
-    ({ worker, gateway } = await startLiveWorkerAndGateway(registry, iso, {
-      worker: {
-        WORKER_HEARTBEAT_TTL_MS: '1500',
-        WORKER_RECONCILE_INTERVAL_MS: '1000',
-        WORKER_TEST_HOOKS: 'true',
-        WORKER_TEST_FAILING_MODELS: FAILING,
-      },
-      gateway: {
-        GATEWAY_RECONCILE_INTERVAL_MS: '1000',
-        GATEWAY_DISCOVERY_INTERVAL_MS: '250',
-        // Beats every 500 ms, so a 2 s window sees the counters of most of it.
-        GATEWAY_HEARTBEAT_TTL_MS: '1500',
-      },
-    }));
-    await waitFor(async () => (await gateway.post('/serve/calm', { text: 'warm' })).status === 200, {
-      timeoutMs: 30_000,
-    });
+    await stack.startNodes(
+      { path: '/serve/calm', body: { text: 'warm' } },
+      { WORKER_TEST_HOOKS: 'true', WORKER_TEST_FAILING_MODELS: FAILING },
+    );
   });
 
-  afterAll(async () => {
-    await gateway?.stop();
-    await worker?.stop();
-    await registry?.stop();
-    await iso?.dispose().catch(() => undefined);
-  });
+  afterAll(() => stack.stop());
 
   it('takes a healthy v2 through 10 → 50 → 100 on its own, failing no client', async () => {
-    const client = new Client(gateway, 'calm');
+    const client = new Client(stack.gateway, 'calm');
     try {
       await start(
         'calm',
@@ -158,7 +117,7 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
       expect(JSON.parse(status.stdout)).toMatchObject({
         rollouts: [expect.objectContaining({ endpoint: 'calm', to: 'tiny:2' })],
       });
-      const done = await until('calm', (view) => view.state !== 'PENDING' && view.state !== 'RUNNING');
+      const done = await until('calm', (view) => ended(view));
       expect(done.state).toBe('COMPLETED');
       const promotions = done.history.filter((entry) => entry.event === 'promote' || entry.event === 'ready');
       expect(promotions.map((entry) => entry.percent)).toEqual([10, 50, 100]);
@@ -172,18 +131,18 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
     }
     expect(client.errors).toEqual([]);
     expect(new Set(client.answers.map((answer) => answer.version))).toEqual(new Set(['1', '2']));
-    const after = await gateway.post('/serve/calm', { text: 'after the rollout' });
+    const after = await stack.gateway.post('/serve/calm', { text: 'after the rollout' });
     expect(after.body).toMatchObject({ version: '2', route: 'primary' });
     const shown = await cli('rollout', 'status', 'calm');
     expect(shown.stdout).toMatch(/state:\s+COMPLETED/);
   });
 
   it('rolls a v2 that fails at run time back after its first window; clients saw only its share fail', async () => {
-    const client = new Client(gateway, 'flaky');
+    const client = new Client(stack.gateway, 'flaky');
     let back: RolloutView;
     try {
       await start('flaky', '--to', FAILING, '--steps', '10,100', '--interval', '2s', '--min-requests', '5');
-      back = await until('flaky', (view) => view.state !== 'PENDING' && view.state !== 'RUNNING');
+      back = await until('flaky', (view) => ended(view));
       await gatewayCaughtUp();
     } finally {
       await client.stop();
@@ -203,14 +162,14 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
     expect(client.errors.length).toBeLessThan(client.answers.length / 2);
     // Once the previous routes are back, nothing fails.
     for (let i = 0; i < 20; i++) {
-      expect((await gateway.post('/serve/flaky', { text: `after ${i}` })).body).toMatchObject({
+      expect((await stack.gateway.post('/serve/flaky', { text: `after ${i}` })).body).toMatchObject({
         version: '1',
       });
     }
   });
 
   it('rolls a v2 whose labels disagree back during --shadow-first, before it takes a live request', async () => {
-    const client = new Client(gateway, 'moody');
+    const client = new Client(stack.gateway, 'moody');
     let back: RolloutView;
     try {
       await start(
@@ -226,7 +185,7 @@ describe('rollouts end to end: registry + gateway + worker, real Postgres and Re
         '--min-requests',
         '5',
       );
-      back = await until('moody', (view) => view.state !== 'PENDING' && view.state !== 'RUNNING');
+      back = await until('moody', (view) => ended(view));
     } finally {
       await client.stop();
     }

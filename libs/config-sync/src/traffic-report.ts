@@ -23,6 +23,11 @@ export const modelTrafficSchema = z.object({
   mirrorFailed: count.describe('Of those, failed.'),
   agreeing: count.describe("Mirrored classification rows whose top-1 label agreed with the primary's."),
   disagreeing: count.describe("Mirrored classification rows whose top-1 label differed from the primary's."),
+  uncompared: count
+    .default(0)
+    .describe(
+      'Mirrored rows not compared with the primary (generations sampled without a seed): they move no agreement. 0 in reports from before it was counted.',
+    ),
 });
 
 /** One model's counters on one gateway. */
@@ -55,5 +60,6 @@ export function emptyModelTraffic(bucketCount: number): ModelTraffic {
     mirrorFailed: 0,
     agreeing: 0,
     disagreeing: 0,
+    uncompared: 0,
   };
 }

@@ -97,6 +97,12 @@ describe('decideRolloutStep, shadow phase (no live traffic yet)', () => {
       /30 mirrored rows, fewer than the 100/,
     ],
     [
+      'sampled generations only: uncompared, so they hold and never roll back',
+      { agreeing: 0, disagreeing: 0, uncompared: 400, mirrored: 400 },
+      'hold',
+      /0 mirrored rows, fewer than the 100 needed \(400 sampled without a seed were not compared/,
+    ],
+    [
       'mirrors that fail, before any agreement is looked at',
       { agreeing: 200, disagreeing: 0, mirrored: 200, mirrorErrors: 20 },
       'rollback',
@@ -135,18 +141,27 @@ describe('windowNumbers', () => {
   it('works out the rates and p99 of a window, null where nothing was measured', () => {
     expect(
       windowNumbers(
-        window({ requests: 200, errors: 2, latency: fast(200), agreeing: 9, disagreeing: 1, mirrored: 10 }),
+        window({
+          requests: 200,
+          errors: 2,
+          latency: fast(200),
+          agreeing: 9,
+          disagreeing: 1,
+          uncompared: 4,
+          mirrored: 14,
+        }),
       ),
     ).toEqual({
       requests: 200,
       errors: 2,
       errorRate: 0.01,
       p99Ms: expect.closeTo(9.9, 6) as number,
-      mirrored: 10,
+      mirrored: 14,
       mirrorErrors: 0,
       agreeing: 9,
       disagreeing: 1,
       agreement: 0.9,
+      uncompared: 4,
       comparesAnswers: true,
     });
     expect(windowNumbers(window({ requests: 0, latency: fast(0), comparesAnswers: false }))).toMatchObject({

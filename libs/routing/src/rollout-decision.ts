@@ -32,6 +32,8 @@ export interface RolloutWindow {
   /** Mirrored rows whose answer agreed / disagreed with the primary's (shadow comparison, AGREEMENT_TASKS). */
   readonly agreeing: number;
   readonly disagreeing: number;
+  /** Mirrored rows not compared (generations sampled without a seed): they judge nothing. @defaultValue 0 */
+  readonly uncompared?: number;
   /** Requests mirrored to the candidate (answered or failed); 0 when it is not a shadow. @defaultValue 0 */
   readonly mirrored?: number;
   /** Mirrored requests the candidate failed. @defaultValue 0 */
@@ -112,9 +114,14 @@ export function decideRolloutStep(
       return { decision: 'promote', reason: `${answered} answered mirrors without errors above the limit` };
     }
     if (compared < thresholds.minRequests) {
+      const uncompared = window.uncompared ?? 0;
       return {
         decision: 'hold',
-        reason: `${compared} mirrored rows, fewer than the ${thresholds.minRequests} needed`,
+        reason:
+          `${compared} mirrored rows, fewer than the ${thresholds.minRequests} needed` +
+          (uncompared > 0
+            ? ` (${uncompared} sampled without a seed were not compared: greedy or seeded requests judge the candidate)`
+            : ''),
       };
     }
     return {
@@ -161,6 +168,8 @@ export interface RolloutWindowNumbers {
   readonly agreeing: number;
   readonly disagreeing: number;
   readonly agreement: number | null;
+  /** Mirrored rows left out of the agreement (sampled generations without a seed). */
+  readonly uncompared: number;
   /** Whether the shadow phase counts compared rows (true) or answered mirrors (false). */
   readonly comparesAnswers: boolean;
 }
@@ -178,6 +187,7 @@ export function windowNumbers(window: RolloutWindow): RolloutWindowNumbers {
     agreeing: window.agreeing,
     disagreeing: window.disagreeing,
     agreement: compared > 0 ? window.agreeing / compared : null,
+    uncompared: window.uncompared ?? 0,
     comparesAnswers: window.comparesAnswers !== false,
   };
 }

@@ -61,7 +61,7 @@ export function windowChecks(view: RolloutView, numbers: RolloutWindowNumbersVie
   const comparesAnswers = numbers.comparesAnswers ?? compared > 0;
   checks.push({
     check: 'agreement',
-    value: `${formatShare(numbers.agreement)} (${compared} rows)`,
+    value: `${formatShare(numbers.agreement)} (${compared} rows${numbers.uncompared ? `, ${numbers.uncompared} sampled rows uncompared` : ''})`,
     limit: numbers.comparesAnswers === false ? 'not measured' : `≥ ${formatShare(t.minAgreement)}`,
     verdict: numbers.agreement === null ? '-' : numbers.agreement < t.minAgreement ? 'over' : 'ok',
   });

@@ -229,6 +229,7 @@ export class GatewayMetrics {
 
   /** Rows mirrored but not compared (generations sampled without a seed): they move no rollout. */
   recordUncompared(endpoint: string, model: string, rows: number): void {
+    this.traffic.recordUncompared(endpoint, model, rows);
     const labels = { serving_endpoint: endpoint, ...modelLabels(model) };
     if (rows > 0) this.shadowAgreement.inc({ ...labels, result: 'uncompared' }, rows);
   }

@@ -19,6 +19,7 @@ describe('RolloutTraffic', () => {
       mirrorFailed: 0,
       agreeing: 0,
       disagreeing: 0,
+      uncompared: 0,
     });
     expect(report.endpoints.other?.['m:1']?.latency).toEqual([1, 0, 0]);
   });
@@ -29,12 +30,14 @@ describe('RolloutTraffic', () => {
     traffic.recordMirror('e', 'm:2', 'error');
     traffic.recordMirror('e', 'm:2', 'dropped');
     traffic.recordAgreement('e', 'm:2', 3, 1);
+    traffic.recordUncompared('e', 'm:2', 2);
     expect(traffic.report().endpoints.e?.['m:2']).toMatchObject({
       served: 0,
       mirrored: 2,
       mirrorFailed: 1,
       agreeing: 3,
       disagreeing: 1,
+      uncompared: 2,
     });
   });
 

@@ -47,6 +47,11 @@ export class RolloutTraffic {
     entry.disagreeing += disagreeing;
   }
 
+  /** Mirrored rows that were not compared (sampled generations without a seed). */
+  recordUncompared(endpoint: string, model: string, rows: number): void {
+    this.entry(endpoint, model).uncompared += rows;
+  }
+
   /** Everything counted so far, for the heartbeat (a copy). */
   report(): TrafficReport {
     const endpoints: TrafficReport['endpoints'] = {};

@@ -30,7 +30,7 @@ describe('windowSince', () => {
     ];
     const end = [
       gateway('g1', 'a', counters({ served: 30, failed: 2, latency: [20, 10, 0, 0], agreeing: 3 })),
-      gateway('g2', 'b', counters({ served: 14, latency: [10, 3, 1, 0], disagreeing: 1 })),
+      gateway('g2', 'b', counters({ served: 14, latency: [10, 3, 1, 0], disagreeing: 1, uncompared: 5 })),
     ];
     const window = windowSince(takeBaseline(start, 'e', 'm:2'), end, 'e', 'm:2', true);
     expect(window).toMatchObject({
@@ -38,6 +38,7 @@ describe('windowSince', () => {
       errors: 1,
       agreeing: 3,
       disagreeing: 1,
+      uncompared: 5,
       comparesAnswers: true,
     });
     expect(window.latency).toEqual({ bounds: [...BOUNDS, Infinity], cumulative: [21, 29, 30, 30] });

@@ -49,7 +49,15 @@ export function windowSince(
   model: string,
   comparesAnswers: boolean,
 ): RolloutWindow {
-  const total = { served: 0, failed: 0, mirrored: 0, mirrorFailed: 0, agreeing: 0, disagreeing: 0 };
+  const total = {
+    served: 0,
+    failed: 0,
+    mirrored: 0,
+    mirrorFailed: 0,
+    agreeing: 0,
+    disagreeing: 0,
+    uncompared: 0,
+  };
   let bounds: readonly number[] | undefined;
   let buckets: number[] = [];
   for (const beat of heartbeats) {
@@ -81,6 +89,7 @@ export function windowSince(
     },
     agreeing: total.agreeing,
     disagreeing: total.disagreeing,
+    uncompared: total.uncompared,
     mirrored: total.mirrored,
     mirrorErrors: total.mirrorFailed,
     comparesAnswers,
@@ -94,7 +103,8 @@ function wentDown(now: ModelTraffic, start: ModelTraffic): boolean {
     now.mirrored < start.mirrored ||
     now.mirrorFailed < start.mirrorFailed ||
     now.agreeing < start.agreeing ||
-    now.disagreeing < start.disagreeing;
+    now.disagreeing < start.disagreeing ||
+    now.uncompared < start.uncompared;
   return (
     scalarDown ||
     now.latency.length !== start.latency.length ||

@@ -30,6 +30,12 @@ export const rolloutWindowNumbersViewSchema = z.object({
     .describe("Mirrored rows whose answer (top class or generated text) agreed with the primary's."),
   disagreeing: z.number().describe("Mirrored rows whose answer differed from the primary's."),
   agreement: z.number().nullable().describe('agreeing / (agreeing + disagreeing).'),
+  uncompared: z
+    .number()
+    .optional()
+    .describe(
+      'Mirrored rows left out of the agreement: generations sampled without a seed, which two models cannot be expected to answer alike. Absent in windows recorded before it was reported.',
+    ),
   comparesAnswers: z
     .boolean()
     .optional()
