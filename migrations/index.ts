@@ -12,6 +12,7 @@ import { ImageToTextTask1795370400000 } from './1795370400000-image-to-text-task
 import { OptionsThatNeverApplied1795374000000 } from './1795374000000-options-that-never-applied.js';
 import { DecodersWithoutPositionIds1795377600000 } from './1795377600000-decoders-without-position-ids.js';
 import { InertQueueDelays1795381200000 } from './1795381200000-inert-queue-delays.js';
+import { EndpointGenerationDefaults1795384800000 } from './1795384800000-endpoint-generation-defaults.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -29,4 +30,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   OptionsThatNeverApplied1795374000000,
   DecodersWithoutPositionIds1795377600000,
   InertQueueDelays1795381200000,
+  EndpointGenerationDefaults1795384800000,
 ];

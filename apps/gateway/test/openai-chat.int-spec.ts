@@ -19,6 +19,8 @@ const MAX_TOKENS = 12;
 const EOS = [50258, 50256];
 /** tiny-gpt2-chat's n_positions. */
 const POSITIONS = 256;
+/** The `brief` endpoint's own max_new_tokens. */
+const BRIEF_TOKENS = 5;
 /** tiny-gpt2-chat's generation_config.json max_new_tokens. */
 const MODEL_MAX_NEW_TOKENS = 24;
 
@@ -70,6 +72,13 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
             name: 'plain',
             task: 'text-generation',
             routes: [{ model: 'plainchat:1', weight: 100, role: 'primary' }],
+          },
+          {
+            name: 'brief',
+            task: 'text-generation',
+            routes: [{ model: 'chat:1', weight: 100, role: 'primary' }],
+            // The endpoint's own default, over the model's generation_config.json max_new_tokens 24.
+            generation: { max_new_tokens: BRIEF_TOKENS },
           },
           {
             name: 'sentiment',
@@ -194,6 +203,30 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
     expect(usage.completion_tokens).toBeGreaterThan(MODEL_MAX_NEW_TOKENS);
   });
 
+  it("takes the endpoint's decoding defaults over the model file's, and the request's over both", async () => {
+    const reference = await transformersChatGreedy(
+      await ensureFixture('tiny-gpt2-chat'),
+      MESSAGES,
+      BRIEF_TOKENS,
+    );
+    expect(reference.tokenIds).toHaveLength(BRIEF_TOKENS);
+    const brief = await client.chat.completions.create({
+      model: 'brief',
+      messages: MESSAGES,
+      temperature: 0,
+    });
+    expect(brief.choices[0]?.message.content).toBe(reference.text);
+    expect(brief.usage?.completion_tokens).toBe(BRIEF_TOKENS);
+    expect(brief.choices[0]?.finish_reason).toBe('length');
+    const asked = await client.chat.completions.create({
+      model: 'brief',
+      messages: MESSAGES,
+      temperature: 0,
+      max_completion_tokens: MAX_TOKENS,
+    });
+    expect(asked.choices[0]?.message.content).toBe(expected.text);
+  });
+
   it('answers n choices: identical when greedy, seed + i for choice i when sampled, streamed by index', async () => {
     const greedy = await client.chat.completions.create({
       model: 'assistant',
@@ -280,7 +313,7 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
   it('lists the endpoints the OpenAI routes serve as models, and answers one by id', async () => {
     const models = [];
     for await (const model of client.models.list()) models.push(model);
-    expect(models.map((model) => model.id)).toEqual(['assistant', 'plain', 'writer']);
+    expect(models.map((model) => model.id)).toEqual(['assistant', 'brief', 'plain', 'writer']);
     expect(models[0]).toEqual({
       id: 'assistant',
       object: 'model',
@@ -290,7 +323,7 @@ describe('gateway: OpenAI-compatible POST /v1/chat/completions and GET /v1/model
     });
     const one = await client.models.retrieve('writer');
     expect(one.id).toBe('writer');
-    expect(one.created).toBe(models[2]?.created);
+    expect(one.created).toBe(models[3]?.created);
     const unknown = await refusal(client.models.retrieve('nope'));
     expect(unknown.status).toBe(404);
     const classifier = await refusal(client.models.retrieve('sentiment'));

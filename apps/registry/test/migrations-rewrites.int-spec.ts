@@ -155,7 +155,9 @@ describe('migrations that rewrite values never applied', () => {
     await model('zero', 'text-classification', { maxQueueDelayMicros: 0 }, {});
     await model('default', 'text-classification', { maxQueueDelayMicros: 2000 }, {});
     await model('gen', 'text-generation', { maxQueueDelayMicros: 500 }, {});
-    expect((await runMigrations(config, 'up')).applied).toEqual(['InertQueueDelays1795381200000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('InertQueueDelays1795381200000'),
+    );
     expect(await isolation.sql(`SELECT name, batching FROM models ORDER BY name`)).toEqual([
       { name: 'alone', batching: { maxBatchSize: 8 } },
       { name: 'default', batching: { maxQueueDelayMicros: 2000 } },

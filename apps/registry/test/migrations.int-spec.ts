@@ -264,4 +264,25 @@ describe('migrations', () => {
     await isolation.sql(`DELETE FROM models`);
     expect((await runMigrations(config, 'up')).applied).toEqual(ALL_MIGRATIONS.slice(index + 1));
   });
+
+  it('give every existing endpoint no decoding defaults of its own, and take the column back on down', async () => {
+    await revertAfter(config, 'InertQueueDelays1795381200000');
+    await isolation.sql(
+      `INSERT INTO endpoints (id, name, task, preprocessing, postprocessing)
+       VALUES (gen_random_uuid(), 'old', 'text-generation', '{}'::jsonb, '{}'::jsonb)`,
+    );
+    expect((await runMigrations(config, 'up')).applied).toEqual(['EndpointGenerationDefaults1795384800000']);
+    expect(await isolation.sql(`SELECT name, generation FROM endpoints`)).toEqual([
+      { name: 'old', generation: {} },
+    ]);
+    await revertAfter(config, 'InertQueueDelays1795381200000');
+    const columns = await isolation.sql(
+      `SELECT column_name FROM information_schema.columns
+        WHERE table_schema = $1 AND table_name = 'endpoints' AND column_name = 'generation'`,
+      [isolation.schema],
+    );
+    expect(columns).toEqual([]);
+    expect((await runMigrations(config, 'up')).applied).toEqual(['EndpointGenerationDefaults1795384800000']);
+    await isolation.sql(`DELETE FROM endpoints`);
+  });
 });

@@ -7,7 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
+import { type ApiErrorBody, type EndpointView, type ModelView } from '@modelgate/contracts';
 import { packBundle, unpackBundle } from '@modelgate/model-store';
 import { ensureFixture } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,6 +189,38 @@ describe('text-generation model preparation (BullMQ)', () => {
     expect(raw.status).toBe(400);
     expect(raw.body.error.field).toBe('model');
     expect(raw.body.error.message).toContain('a raw endpoint cannot serve a text-generation model');
+  });
+
+  it("keeps an endpoint's own decoding defaults, merges and clears them key by key, and carries them in the snapshot", async () => {
+    const created = await registry.admin.post<EndpointView>('/v1/endpoints', {
+      name: 'teller',
+      task: 'text-generation',
+      model: 'gpt:1',
+      generation: { max_new_tokens: 8, do_sample: true, temperature: 0.7 },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.generation).toEqual({ max_new_tokens: 8, do_sample: true, temperature: 0.7 });
+    const patched = await registry.admin.patch<EndpointView>('/v1/endpoints/teller', {
+      generation: { temperature: null, top_k: 5 },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.generation).toEqual({ max_new_tokens: 8, do_sample: true, top_k: 5 });
+    const snapshot = await registry.admin.configSnapshot();
+    expect(snapshot.endpoints.find((endpoint) => endpoint.name === 'teller')?.generation).toEqual({
+      max_new_tokens: 8,
+      do_sample: true,
+      top_k: 5,
+    });
+    for (const [generation, key] of [
+      [{ typical_p: 0.9 }, 'typical_p'],
+      [{ top_p: 2 }, 'top_p'],
+    ] as const) {
+      const refused = await registry.admin.patch<ApiErrorBody>('/v1/endpoints/teller', { generation });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.field).toMatch(/^generation(\.|$)/);
+      expect(JSON.stringify(refused.body.error)).toContain(key);
+    }
+    expect((await registry.admin.delete('/v1/endpoints/teller')).status).toBe(204);
   });
 
   it('refuses batching fields that generation would ignore, naming each', async () => {

@@ -14,6 +14,14 @@ describe('endpoint settings (--preprocessing / --postprocessing KEY=VALUE)', () 
       truncation: false,
     });
     expect(parseSettings('postprocessing', ['topK=null'])).toEqual({ topK: null });
+    expect(parseSettings('generation', ['temperature=0.7', 'do_sample=true', 'max_new_tokens=32'])).toEqual({
+      temperature: 0.7,
+      do_sample: true,
+      max_new_tokens: 32,
+    });
+    expect(() => parseSettings('generation', ['typical_p=0.9'])).toThrow(
+      /unknown key 'typical_p'; it takes max_new_tokens, /,
+    );
   });
 
   it('lists the keys of the admin API’s own schema', () => {
@@ -48,6 +56,7 @@ describe('endpoint settings (--preprocessing / --postprocessing KEY=VALUE)', () 
 
   it('builds the PATCH sections only for the options given', () => {
     expect(settingsUpdate(undefined, undefined)).toEqual({});
+    expect(settingsUpdate(undefined, undefined, ['top_k=null'])).toEqual({ generation: { top_k: null } });
     expect(
       settingsUpdate(collectPair('maxTokens=64'), collectPair('normalize=false', collectPair('topK=1'))),
     ).toEqual({

@@ -9,7 +9,7 @@ import { type UpdateEndpointRequest, updateEndpointSchema } from '@modelgate/con
 import { type z } from 'zod';
 import { UsageError } from '../cli-errors.js';
 
-export type SettingsSection = 'preprocessing' | 'postprocessing';
+export type SettingsSection = 'preprocessing' | 'postprocessing' | 'generation';
 
 type SectionSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -27,7 +27,7 @@ function parseValue(text: string): unknown {
   if (text === 'null' || text === 'none') return null;
   if (text === 'true') return true;
   if (text === 'false') return false;
-  if (/^-?[0-9]+$/.test(text)) return Number(text);
+  if (/^-?[0-9]+(\.[0-9]+)?$/.test(text)) return Number(text);
   return text;
 }
 
@@ -73,16 +73,20 @@ export function parseSettings(
 }
 
 function exampleOf(section: SettingsSection): string {
-  return section === 'preprocessing' ? 'maxTokens=128' : 'normalize=true';
+  return { preprocessing: 'maxTokens=128', postprocessing: 'normalize=true', generation: 'temperature=0.7' }[
+    section
+  ];
 }
 
 /** The PATCH body's two sections from the options given (absent when no pair was). */
 export function settingsUpdate(
   preprocessing: readonly string[] | undefined,
   postprocessing: readonly string[] | undefined,
+  generation?: readonly string[],
 ): Pick<UpdateEndpointRequest, SettingsSection> {
   return {
     ...(preprocessing?.length ? { preprocessing: parseSettings('preprocessing', preprocessing) } : {}),
     ...(postprocessing?.length ? { postprocessing: parseSettings('postprocessing', postprocessing) } : {}),
+    ...(generation?.length ? { generation: parseSettings('generation', generation) } : {}),
   };
 }

@@ -26,11 +26,13 @@ interface EndpointAddOptions {
   timeoutMs?: number;
   preprocessing?: string[];
   postprocessing?: string[];
+  generation?: string[];
 }
 
 interface EndpointSetOptions {
   preprocessing?: string[];
   postprocessing?: string[];
+  generation?: string[];
   /** `none` clears it (commander stores a parser's null as ''). */
   timeoutMs?: number | 'none';
   stickyHeader?: string;
@@ -38,6 +40,7 @@ interface EndpointSetOptions {
 
 const PREPROCESSING_HELP = `an input limit, KEY=VALUE (repeatable): ${settingsKeys('preprocessing').join(', ')}`;
 const POSTPROCESSING_HELP = `an answer option, KEY=VALUE (repeatable): ${settingsKeys('postprocessing').join(', ')}`;
+const GENERATION_HELP = `a decoding default of a text-generation endpoint, under each request's and over the model's generation_config.json, KEY=VALUE (repeatable): ${settingsKeys('generation').join(', ')}`;
 
 /** `none` (back to the default) or a positive integer. */
 function parseTimeoutOrNone(text: string): number | 'none' {
@@ -72,6 +75,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
     )
     .option('--preprocessing <key=value>', PREPROCESSING_HELP, collectPair)
     .option('--postprocessing <key=value>', POSTPROCESSING_HELP, collectPair)
+    .option('--generation <key=value>', GENERATION_HELP, collectPair)
     .action(async (name: string, options: EndpointAddOptions, command: Command) => {
       const { client, output } = contextOf(command);
       const preprocessing = {
@@ -81,6 +85,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
       const postprocessing = parseSettings('postprocessing', options.postprocessing ?? [], {
         allowNull: false,
       });
+      const generation = parseSettings('generation', options.generation ?? [], { allowNull: false });
       const task = options.task ?? (await client.getModel(parseModelRef(options.model))).task;
       const created = await client.createEndpoint({
         name,
@@ -88,6 +93,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
         model: options.model,
         ...(Object.keys(preprocessing).length === 0 ? {} : { preprocessing }),
         ...(Object.keys(postprocessing).length === 0 ? {} : { postprocessing }),
+        ...(Object.keys(generation).length === 0 ? {} : { generation }),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       });
       output.result(created, () => renderEndpoint(created));
@@ -101,6 +107,7 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
     )
     .option('--preprocessing <key=value>', PREPROCESSING_HELP, collectPair)
     .option('--postprocessing <key=value>', POSTPROCESSING_HELP, collectPair)
+    .option('--generation <key=value>', GENERATION_HELP, collectPair)
     .option(
       '--timeout-ms <ms>',
       "request deadline in ms, or none for the model's",
@@ -113,13 +120,13 @@ export function registerEndpointCommands(program: Command, contextOf: ContextFac
     .action(async (name: string, options: EndpointSetOptions, command: Command) => {
       const { client, output } = contextOf(command);
       const update = {
-        ...settingsUpdate(options.preprocessing, options.postprocessing),
+        ...settingsUpdate(options.preprocessing, options.postprocessing, options.generation),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: noneAsNull(options.timeoutMs) }),
         ...(options.stickyHeader === undefined ? {} : { stickyHeader: noneAsNull(options.stickyHeader) }),
       };
       if (Object.keys(update).length === 0) {
         throw new UsageError(
-          'endpoint set: nothing to change; give --preprocessing, --postprocessing, --timeout-ms or --sticky-header',
+          'endpoint set: nothing to change; give --preprocessing, --postprocessing, --generation, --timeout-ms or --sticky-header',
         );
       }
       const updated = await client.updateEndpoint(name, update);
@@ -198,6 +205,14 @@ export function renderEndpoint(endpoint: EndpointView): string {
     [
       'postprocessing',
       post.length === 0 ? undefined : post.map(([key, value]) => `${key} ${String(value)}`).join(', '),
+    ],
+    [
+      'generation',
+      Object.keys(endpoint.generation).length === 0
+        ? undefined
+        : Object.entries(endpoint.generation)
+            .map(([key, value]) => `${key} ${String(value)}`)
+            .join(', '),
     ],
     ['sticky header', endpoint.stickyHeader ?? undefined],
     ['timeout', endpoint.timeoutMs === null ? "the model's default" : `${endpoint.timeoutMs}ms`],

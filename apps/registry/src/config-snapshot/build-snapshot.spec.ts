@@ -52,6 +52,7 @@ const endpoint: EndpointEntity = {
   postprocessing: { topK: 1 },
   stickyHeader: null,
   timeoutMs: 500,
+  generation: {},
   createdAt: new Date(0),
   updatedAt: new Date(0),
 };

@@ -73,5 +73,6 @@ function toEndpointSpec(endpoint: EndpointEntity, routes: Route[]): EndpointSpec
     postprocessing: endpoint.postprocessing,
     ...(endpoint.stickyHeader === null ? {} : { stickyHeader: endpoint.stickyHeader }),
     ...(endpoint.timeoutMs === null ? {} : { timeoutMs: endpoint.timeoutMs }),
+    ...(Object.keys(endpoint.generation).length === 0 ? {} : { generation: endpoint.generation }),
   };
 }

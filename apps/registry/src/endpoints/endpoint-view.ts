@@ -12,6 +12,7 @@ export function toEndpointView(row: EndpointEntity, routes: Route[]): EndpointVi
     postprocessing: row.postprocessing,
     stickyHeader: row.stickyHeader,
     timeoutMs: row.timeoutMs,
+    generation: row.generation,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

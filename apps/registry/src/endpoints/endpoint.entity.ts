@@ -1,4 +1,9 @@
-import { type ModelTask, type PostprocessingConfig, type PreprocessingConfig } from '@modelgate/contracts';
+import {
+  type GenerationDefaults,
+  type ModelTask,
+  type PostprocessingConfig,
+  type PreprocessingConfig,
+} from '@modelgate/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** A row of `endpoints`: one public `/serve/<name>` endpoint. */
@@ -25,6 +30,10 @@ export class EndpointEntity {
 
   @Column('integer', { name: 'timeout_ms', nullable: true })
   timeoutMs!: number | null;
+
+  /** text-generation: the endpoint's decoding defaults (empty: the model's alone). */
+  @Column('jsonb', { default: () => "'{}'::jsonb" })
+  generation!: GenerationDefaults;
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;

@@ -59,6 +59,7 @@ export class EndpointsService {
         postprocessing: input.postprocessing,
         ...(input.stickyHeader === undefined ? {} : { stickyHeader: input.stickyHeader }),
         ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
+        generation: input.generation,
       });
       refuseOptionsRawModelIgnores(spec, model, 'model');
       const row = repository.create({
@@ -69,6 +70,7 @@ export class EndpointsService {
         postprocessing: spec.postprocessing,
         stickyHeader: input.stickyHeader ?? null,
         timeoutMs: spec.timeoutMs ?? null,
+        generation: spec.generation,
       });
       await repository.insert(row);
       await manager
@@ -121,6 +123,7 @@ export class EndpointsService {
         postprocessing: withoutNulls({ ...row.postprocessing, ...patch.postprocessing }),
         ...(stickyHeader === null ? {} : { stickyHeader }),
         ...(timeoutMs === null ? {} : { timeoutMs }),
+        generation: withoutNulls({ ...row.generation, ...patch.generation }),
       });
       // The routed models, read only when a check needs them: a new maxTokens, or a raw endpoint's options.
       const newMaxTokens =
@@ -139,6 +142,7 @@ export class EndpointsService {
           postprocessing: spec.postprocessing,
           stickyHeader,
           timeoutMs,
+          generation: spec.generation,
           updatedAt: () => 'now()',
         },
       );

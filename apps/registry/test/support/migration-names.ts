@@ -16,6 +16,7 @@ export const ALL_MIGRATIONS = [
   'OptionsThatNeverApplied1795374000000',
   'DecodersWithoutPositionIds1795377600000',
   'InertQueueDelays1795381200000',
+  'EndpointGenerationDefaults1795384800000',
 ];
 
 /** Reverts every migration after `name`, newest first, so that `name` is the last applied. */

@@ -5,6 +5,7 @@ import {
   ROUTE_ROLES,
   routeSchema,
 } from '../config/endpoint-spec.schema.js';
+import { generationDefaultsSchema } from '../config/model-spec.schema.js';
 import { modelTaskSchema } from '../config/model-task.js';
 import {
   modelIdSchema,
@@ -38,6 +39,11 @@ export const createEndpointSchema = z.strictObject({
   timeoutMs: timeoutMsSchema
     .optional()
     .describe("Request deadline in milliseconds; the model's defaultTimeoutMs when omitted"),
+  generation: generationDefaultsSchema
+    .default({})
+    .describe(
+      "text-generation: decoding defaults (max_new_tokens, do_sample, temperature, top_k, top_p, repetition_penalty, no_repeat_ngram_size, min_new_tokens), under each request's values and over the model's generation_config.json",
+    ),
 });
 
 /** The body of `POST /v1/endpoints` as a client sends it. */
@@ -49,6 +55,7 @@ export type CreateEndpointInput = z.output<typeof createEndpointSchema>;
 /**
  * `PATCH /v1/endpoints/:name`: limits and options. preprocessing and postprocessing merge into
  * the current values key by key; `null` clears stickyHeader, timeoutMs or a postprocessing key.
+ * generation merges the same way, `null` clearing a key (the model's own default applies again).
  */
 export const updateEndpointSchema = z.strictObject({
   preprocessing: z
@@ -84,6 +91,27 @@ export const updateEndpointSchema = z.strictObject({
     .nullable()
     .optional()
     .describe("Request deadline in milliseconds; null: the model's defaultTimeoutMs"),
+  generation: z
+    .strictObject(
+      Object.fromEntries(
+        Object.entries(generationDefaultsSchema.shape).map(([key, schema]) => [
+          key,
+          schema
+            .unwrap()
+            .nullable()
+            .describe(`${schema.description ?? key}; null: the model's own`),
+        ]),
+      ) as {
+        [K in keyof typeof generationDefaultsSchema.shape]: z.ZodNullable<
+          ReturnType<(typeof generationDefaultsSchema.shape)[K]['unwrap']>
+        >;
+      },
+    )
+    .partial()
+    .optional()
+    .describe(
+      'Decoding defaults to change (text-generation); keys left out keep their value, null clears one',
+    ),
 });
 
 /** The body of `PATCH /v1/endpoints/:name` as a client sends it. */
@@ -128,6 +156,9 @@ export const endpointViewSchema = z.object({
     .nullable()
     .describe('Request header pinning a client to one route; null: `x-modelgate-route-key`'),
   timeoutMs: z.number().nullable().describe("Request deadline in milliseconds; null: the model's"),
+  generation: generationDefaultsSchema.describe(
+    "text-generation: the endpoint's decoding defaults, over the model's generation_config.json (empty: the model's alone)",
+  ),
   createdAt: z.string().describe('ISO time it was created'),
   updatedAt: z.string().describe('ISO time it last changed'),
 });

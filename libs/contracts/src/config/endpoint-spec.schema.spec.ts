@@ -29,7 +29,22 @@ describe('endpointSpecSchema', () => {
       preprocessing: { maxInputChars: 20000, truncation: true, maxBatchItems: 64 },
       postprocessing: {},
       stickyHeader: 'x-modelgate-route-key',
+      generation: {},
     });
+  });
+
+  it('takes decoding defaults on a text-generation endpoint only, in Hugging Face names', () => {
+    const spec = parseEndpointSpec(
+      endpoint({ task: 'text-generation', generation: { max_new_tokens: 8, top_p: 0.9 } }),
+    );
+    expect(spec.generation).toEqual({ max_new_tokens: 8, top_p: 0.9 });
+    expect(issuesOf(endpoint({ generation: { max_new_tokens: 8 } }))).toContainEqual({
+      path: 'generation',
+      message: 'decoding defaults apply to text-generation endpoints only, not text-classification',
+    });
+    expect(
+      issuesOf(endpoint({ task: 'text-generation', generation: { typical_p: 0.9 } as object })),
+    ).not.toEqual([]);
   });
 
   it('leaves maxTokens and timeoutMs unset unless given', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { generationDefaultsSchema } from './model-spec.schema.js';
 import { type ModelTask, isGenerativeTask, modelTaskSchema } from './model-task.js';
 import { reportDuplicates } from './report-duplicates.js';
 import {
@@ -222,6 +223,11 @@ export const endpointSpecSchema = z
       .describe(
         "Deadline of a request to this endpoint, in milliseconds (a generation's: the whole generation); when absent, the model's defaultTimeoutMs, plus 50 ms per token of max_new_tokens for a generation.",
       ),
+    generation: generationDefaultsSchema
+      .default({})
+      .describe(
+        "text-generation: this endpoint's decoding defaults (Hugging Face's names), under each request's own values and over the model's generation_config.json",
+      ),
   })
   .superRefine((endpoint, ctx) => {
     const { routes } = endpoint;
@@ -252,6 +258,13 @@ export const endpointSpecSchema = z
     );
 
     checkPreprocessingForTask(endpoint.task, endpoint.preprocessing, ctx);
+    if (Object.keys(endpoint.generation).length > 0 && endpoint.task !== 'text-generation') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['generation'],
+        message: `decoding defaults apply to text-generation endpoints only, not ${endpoint.task}`,
+      });
+    }
     for (const [option, tasks] of Object.entries(TASKS_OF_POSTPROCESSING_OPTION)) {
       const value = endpoint.postprocessing[option as keyof PostprocessingConfig];
       if (value !== undefined && !(tasks as readonly ModelTask[]).includes(endpoint.task)) {

@@ -50,6 +50,7 @@ export function sampleEndpointView(fields: Partial<EndpointView> = {}): Endpoint
     postprocessing: postprocessingSchema.parse({}),
     stickyHeader: null,
     timeoutMs: null,
+    generation: {},
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
     ...fields,

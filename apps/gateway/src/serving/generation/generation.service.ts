@@ -120,8 +120,10 @@ export class GenerationService {
     const { model, route, endpoint } = resolved;
     const spec = model.spec;
     options.onRouted?.({ modelId: spec.id, route });
-    // The model's generation_config.json defaults, under what the request asked for (a shadow's, its own).
-    const defaults = asked.kind === 'image' ? undefined : spec.generation?.defaults;
+    // Under what the request asked for: the endpoint's decoding defaults, then the model's
+    // generation_config.json (a shadow's, its own model's).
+    const defaults =
+      asked.kind === 'image' ? undefined : { ...spec.generation?.defaults, ...endpoint?.generation };
     const params = applyDecodingDefaults(askedParams, defaults);
     const input =
       asked.kind === 'chat' && !asked.lengthGiven && defaults?.max_new_tokens !== undefined
