@@ -64,6 +64,7 @@ describe('Prometheus scraping a registry, a gateway and a worker', () => {
     const files = join(iso.dir, 'files');
     const sst2 = await fixtureRegistration('tiny-bert-sst2', 'tiny', 'text-classification', files);
     const embedder = await fixtureRegistration('tiny-bert-embedder', 'embed', 'feature-extraction', files);
+    const decoder = await fixtureRegistration('tiny-gpt2', 'gpt', 'text-generation', files);
     const models = [
       { ...sst2, version: '1' },
       { ...sst2, version: '2' },
@@ -72,6 +73,7 @@ describe('Prometheus scraping a registry, a gateway and a worker', () => {
       { ...sst2, name: 'small', version: '1', batching: { maxBatchSize: 1, maxQueueSize: 1 } },
       { ...embedder, version: '1' },
       { ...embedder, version: '2' },
+      { ...decoder, version: '1' },
     ];
     for (const body of models) {
       expect((await registry.admin.post('/v1/models', body)).status).toBe(202);
@@ -84,6 +86,7 @@ describe('Prometheus scraping a registry, a gateway and a worker', () => {
       { name: 'broken', task: 'text-classification', model: FAILING },
       { name: 'small', task: 'text-classification', model: 'small:1' },
       { name: 'gradual', task: 'text-classification', model: 'tiny:1' },
+      { name: 'writer', task: 'text-generation', model: 'gpt:1' },
     ];
     for (const { name, task, model, shadow } of endpoints) {
       expect((await registry.admin.post('/v1/endpoints', { name, task, model })).status).toBe(201);
@@ -108,7 +111,7 @@ describe('Prometheus scraping a registry, a gateway and a worker', () => {
         GATEWAY_DISCOVERY_INTERVAL_MS: '250',
       },
     }));
-    for (const endpoint of ['sentiment', 'embed', 'small', 'gradual']) {
+    for (const endpoint of ['sentiment', 'embed', 'small', 'gradual', 'writer']) {
       await waitFor(async () => (await gateway.post(`/serve/${endpoint}`, { text: 'warm' })).status === 200, {
         timeoutMs: DATA_TIMEOUT_MS,
       });
@@ -136,8 +139,13 @@ describe('Prometheus scraping a registry, a gateway and a worker', () => {
       ruleGroups,
     });
 
-    // Traffic: answers, shadows of both kinds, 500s (the failing model), a 404, a full worker queue,
-    // a call for a model the worker does not serve, and a rollout that holds for lack of traffic.
+    // Traffic: answers, shadows of both kinds, generations, 500s (the failing model), a 404, a full
+    // worker queue, a call for a model the worker does not serve, and a rollout that holds for lack
+    // of traffic.
+    for (let i = 0; i < 3; i++) {
+      const body = { text: `Story ${i}:`, parameters: { max_new_tokens: 8 } };
+      expect((await gateway.post('/serve/writer', body)).status).toBe(200);
+    }
     for (let i = 0; i < 10; i++) {
       expect((await gateway.post('/serve/sentiment', { text: `sentence ${i} is fine` })).status).toBe(200);
       expect((await gateway.post('/serve/embed', { text: `sentence ${i} to embed` })).status).toBe(200);
