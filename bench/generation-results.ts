@@ -4,8 +4,8 @@
  */
 import { type LatencySummary } from './stats.js';
 
-/** The three ways of serving the same requests. */
-export const GENERATION_MODES = ['modelgate', 'one-at-a-time', 'static'] as const;
+/** The ways of serving the same requests. */
+export const GENERATION_MODES = ['modelgate', 'naive', 'one-at-a-time', 'static'] as const;
 
 /** One of GENERATION_MODES. */
 export type GenerationMode = (typeof GENERATION_MODES)[number];

@@ -1,16 +1,19 @@
 /**
- * Text generation (issue 17): tokens/s and time to first token at concurrency 1, 8 and 32 for the
- * same requests served three ways on the same cores — modelgate's continuous batching (registry,
- * worker, gateway; streaming POST /serve/<endpoint>), one request at a time and static batching
- * (both raw onnxruntime-node greedy loops with a KV cache, children/raw-generation.ts). Each step is
+ * Text generation (issues 17, 41): tokens/s and time to first token at concurrency 1, 8 and 32 for
+ * the same requests served four ways on the same cores — modelgate's continuous batching
+ * (registry, worker, gateway; streaming POST /serve/<endpoint>), a naive transformers.js server
+ * (children/naive-generation-server.ts: one request at a time, tokens streamed), one request at a
+ * time and static batching (both raw onnxruntime-node greedy loops with a KV cache,
+ * children/raw-generation.ts). Each step is
  * a fixed list of requests (prompts of 8–64 tokens, max_new_tokens 16–128, greedy) taken by c
- * closed-loop clients. Interleaved rounds; the order of raw and modelgate alternates per round.
+ * closed-loop clients. Interleaved rounds; the order of the three processes rotates per round.
  */
 import { availableParallelism } from 'node:os';
 import { loadTokenizerFromDir } from '@modelgate/processing';
-import { ensureFixture, metricValue } from '@modelgate/testing';
+import { ensureFixture, freePort, metricValue, waitFor } from '@modelgate/testing';
 import { type BenchOptions } from './bench-options.js';
-import { childScript, runChild } from './child-process.js';
+import { type RunningChild, childScript, runChild, spawnChild } from './child-process.js';
+import { type NaiveGenerationServerConfig } from './children/naive-generation-server.js';
 import { type RawGenerationConfig, type RawGenerationResult } from './children/raw-generation.js';
 import { type SseLoadConfig, type SseLoadResult } from './children/sse-load.js';
 import { type ControlPlane, type Deployment } from './control-plane.js';
@@ -101,6 +104,57 @@ function workerStats(
   };
 }
 
+/** Starts the naive transformers.js generation server on `fixtureDir` and waits until it answers. */
+async function startNaiveGenerationServer(
+  fixtureDir: string,
+): Promise<{ url: string; process: RunningChild }> {
+  const port = await freePort();
+  const config: NaiveGenerationServerConfig = { fixtureDir, port };
+  const server = spawnChild(childScript('naive-generation-server.ts'), config);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => (await fetch(`${url}/health`)).ok, {
+      timeoutMs: 120_000,
+      describe: () => server.output(),
+    });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return { url, process: server };
+}
+
+/** One naive-server step: the same SSE load generator, the server's CPU metered over it. */
+async function measureNaive(
+  naive: { url: string; process: RunningChild },
+  fixtureDir: string,
+  workload: GenerationWorkloadSpec,
+  step: { concurrency: number; requests: number },
+): Promise<GenerationStepResult> {
+  const config: SseLoadConfig = {
+    url: naive.url,
+    path: '/generate',
+    fixtureDir,
+    workload,
+    concurrency: step.concurrency,
+    requests: step.requests,
+    warmupNewTokens: WARMUP_NEW_TOKENS,
+    mode: 'naive',
+  };
+  const measured = await runLoadStep(
+    'naive',
+    { kind: 'sse', config },
+    { parties: { server: naive.process.pid }, silent: true },
+  );
+  const { generation } = measured.load as SseLoadResult;
+  return {
+    ...generation,
+    cpuMs: { ...measured.cpu.byParty },
+    otherCores: measured.otherCores,
+    attempts: measured.attempts,
+  };
+}
+
 /** One modelgate step: the SSE load generator at `c`, CPU of every party metered over it. */
 async function measureModelgate(
   stack: ModelgateStack,
@@ -156,7 +210,10 @@ export async function runGenerationSuite(
       `${steps.map((s) => `c=${s.concurrency}: ${s.requests} requests`).join(', ')}; ${options.repeats} rounds\n`,
   );
   let stack: ModelgateStack | undefined;
+  let naive: { url: string; process: RunningChild } | undefined;
   try {
+    naive = await startNaiveGenerationServer(fixtureDir);
+    const naiveServer = naive;
     stack = await startModelgate(plane, deployment, {
       gatewayWorkers: options.gatewayWorkers,
       warmUpBody: { text: 'warm up', parameters: { max_new_tokens: 1 } },
@@ -186,10 +243,21 @@ export async function runGenerationSuite(
         }
         return measured;
       };
-      // Alternate which side goes first, so neither always runs on a machine the other just warmed.
-      const first = index % 2 === 0 ? await measureRaw() : await measureStack();
-      const second = index % 2 === 0 ? await measureStack() : await measureRaw();
-      rounds.push({ steps: [...first, ...second] });
+      const measureNaiveServer = async () => {
+        const measured: GenerationStepResult[] = [];
+        for (const step of steps) {
+          const result = await measureNaive(naiveServer, fixtureDir, workload, step);
+          printGenerationStep(result);
+          measured.push(result);
+        }
+        return measured;
+      };
+      // Rotate which side goes first, so none always runs on a machine another just warmed.
+      const sides = [measureRaw, measureStack, measureNaiveServer];
+      const order = [...sides.slice(index % 3), ...sides.slice(0, index % 3)];
+      const measuredSteps: GenerationStepResult[] = [];
+      for (const measure of order) measuredSteps.push(...(await measure()));
+      rounds.push({ steps: measuredSteps });
     }
     return {
       fixture,
@@ -201,5 +269,6 @@ export async function runGenerationSuite(
     };
   } finally {
     await stack?.stop();
+    await naive?.process.stop();
   }
 }

@@ -17,6 +17,7 @@ import { fmt, spreadCell, table } from './report-format.js';
 
 const MODE_NAMES: Record<GenerationMode, string> = {
   modelgate: 'modelgate (continuous batching)',
+  naive: 'naive transformers.js server (one at a time)',
   'one-at-a-time': 'one request at a time (raw)',
   static: 'static batching (raw)',
 };
@@ -104,10 +105,12 @@ export function generationSection(results: BenchResults): string {
   return [
     '## Text generation (issue 17)',
     '',
-    `\`${generation.fixture}\` (GPT-2 decoder with KV cache, random weights), greedy. The same requests served three ways ` +
+    `\`${generation.fixture}\` (GPT-2 decoder with KV cache, random weights), greedy. The same requests served four ways ` +
       `on the same cores: modelgate (streaming \`POST /serve/<endpoint>\`, SSE; the worker's continuous batching with ` +
       `batching ${JSON.stringify(generation.batching)}: the deadline raised so that no slow request is cut short, as the ` +
-      'raw loops have none), and two raw onnxruntime-node greedy loops with a KV cache in ' +
+      "raw loops have none), a naive server (`node:http` around transformers.js' `pipeline('text-generation')`, " +
+      "one request at a time, each token streamed as an SSE event through the library's TextStreamer, library defaults), " +
+      'and two raw onnxruntime-node greedy loops with a KV cache in ' +
       'a process of their own: one request at a time (FIFO), and static batching (whatever waits, up to c, becomes one ' +
       'left-padded batch that runs until its longest sequence ends). Requests: prompts of ' +
       `${range(workload.promptTokens)} tokens, max_new_tokens ${range(workload.maxNewTokens)}; every request generates ` +
@@ -137,11 +140,13 @@ export function generationSection(results: BenchResults): string {
     ),
     ...failureLines(rounds),
     '',
-    'modelgate ÷ the other two, within each round (tokens/s: higher is better; TTFT: lower is better):',
+    'modelgate ÷ the others, within each round (tokens/s: higher is better; TTFT: lower is better):',
     '',
     table(
       [
         'c',
+        'tokens/s ÷ naive',
+        'TTFT p50 ÷ naive',
         'tokens/s ÷ one-at-a-time',
         'tokens/s ÷ static',
         'TTFT p50 ÷ one-at-a-time',
@@ -151,6 +156,8 @@ export function generationSection(results: BenchResults): string {
       ],
       generation.steps.map(({ concurrency: c }) => [
         `c=${c}`,
+        ratioCell(rounds, c, 'naive', tokensPerSec),
+        ratioCell(rounds, c, 'naive', ttftP50),
         ratioCell(rounds, c, 'one-at-a-time', tokensPerSec),
         ratioCell(rounds, c, 'static', tokensPerSec),
         ratioCell(rounds, c, 'one-at-a-time', ttftP50),

@@ -10,7 +10,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { loadTokenizerFromDir } from '@modelgate/processing';
 import { mark, readChildConfig, reportResult } from '../child-process.js';
-import { type GenerationStepResult } from '../generation-results.js';
+import { type GenerationMode, type GenerationStepResult } from '../generation-results.js';
 import {
   type GenerationRequest,
   type GenerationWorkloadSpec,
@@ -32,6 +32,8 @@ export interface SseLoadConfig {
   requests: number;
   /** max_new_tokens of the warm-up requests (one per client). */
   warmupNewTokens: number;
+  /** What the results are labelled with: modelgate, or the naive server speaking its events. @defaultValue modelgate */
+  mode?: GenerationMode;
 }
 
 /** What the child reports: the generation step, plus the load-result shape every load step has. */
@@ -193,7 +195,7 @@ const answer: SseLoadResult = {
   stages: new StageAverager().averages(),
   loadGeneratorCpuMs: (cpu.user + cpu.system) / 1000,
   generation: {
-    mode: 'modelgate',
+    mode: config.mode ?? 'modelgate',
     concurrency: config.concurrency,
     requests: outcomes.length,
     ok: ok.length,
