@@ -15,15 +15,14 @@ import {
   type GenerationLimits,
   type PrefillChunking,
   type StepPlan,
-  isChunkedPrompt,
   planGenerationStep,
-  planPrefillSlices,
 } from '@modelgate/generation';
 import { DecodeBatch, type RunStep, type StepLogits } from './decode-batch.js';
 import { type DecoderLayout, limitsForLayout } from './decoder-layout.js';
 import { type EncodeImages } from './encoder-states.js';
 import { PREFILL_TOKEN_BUDGET, prefillGroups } from './prefill-groups.js';
 import { type GenerationCommand, type GenerationEvent, type StepPhase } from './generation-protocol.js';
+import { StagedPrompts } from './staged-prompts.js';
 import {
   type Sequence,
   encodeSequences,
@@ -54,8 +53,8 @@ export class GenerationLoop {
   /** Set by `resume` (the model drains, for good): test pauses no longer hold the loop. */
   private draining = false;
   private readonly limits: GenerationLimits;
-  /** Prompts prefilled in slices, in the order they joined: each on a batch of its own until done. */
-  private readonly staged = new Map<number, { batch: DecodeBatch<number>; done: number }>();
+  /** Prompts prefilled in slices (chunked prefill). */
+  private readonly staged: StagedPrompts;
 
   private readonly runStep: RunStep;
 
@@ -65,13 +64,14 @@ export class GenerationLoop {
     private readonly model: GenerationModel,
     private readonly emit: (events: GenerationEvent[]) => void,
     private readonly now: () => number = Date.now,
-    private readonly chunking: PrefillChunking = { chunkTokens: 0 },
+    chunking: PrefillChunking = { chunkTokens: 0 },
   ) {
     if (layout.crossAttention && !model.encode)
       throw new Error('a decoder with cross-attention needs its image encoder');
     this.limits = limitsForLayout(layout, limits);
     this.runStep = model.step;
     this.batch = new DecodeBatch(layout, this.runStep);
+    this.staged = new StagedPrompts(chunking, layout.crossAttention !== undefined, () => this.newBatch());
   }
 
   /** Takes one command; starts the loop when there is work. */
@@ -120,10 +120,8 @@ export class GenerationLoop {
       }
       // They no longer wait: the main thread's queue count (429s) must not wait for the prefill.
       this.flush();
-      const whole = joiners.filter((s) => !this.sliced(s));
-      for (const sequence of joiners) {
-        if (this.sliced(sequence)) this.staged.set(sequence.add.seq, { batch: this.newBatch(), done: 0 });
-      }
+      const whole = joiners.filter((s) => !this.staged.takes(s));
+      for (const sequence of joiners) if (this.staged.takes(sequence)) this.staged.stage(sequence);
       for (const group of prefillGroups(whole, (s) => s.add.promptIds.length, PREFILL_TOKEN_BUDGET)) {
         await this.prefill(group);
         this.flush();
@@ -131,11 +129,6 @@ export class GenerationLoop {
     }
     await this.prefillSlices();
     if (this.batch.size > 0 && this.paused === undefined) await this.decode();
-  }
-
-  /** Whether `sequence`'s prompt is prefilled in slices (never a captioner's: its prompt is a start token). */
-  private sliced(sequence: Sequence): boolean {
-    return !this.layout.crossAttention && isChunkedPrompt(sequence.add.promptIds.length, this.chunking);
   }
 
   private newBatch(): DecodeBatch<number> {
@@ -147,43 +140,22 @@ export class GenerationLoop {
    * token and joins the running batch. A slice that fails ends its sequence alone.
    */
   private async prefillSlices(): Promise<void> {
-    const plan = planPrefillSlices(
-      [...this.staged].map(([id, stage]) => ({
-        id,
-        done: stage.done,
-        total: this.running.get(id)?.add.promptIds.length ?? 0,
-      })),
-      this.chunking,
-    );
-    for (const slice of plan) {
-      const sequence = this.running.get(slice.id);
-      const stage = this.staged.get(slice.id);
-      if (!sequence || !stage) continue;
-      const tokens = sequence.add.promptIds.slice(slice.start, slice.end);
-      const started = performance.now();
-      let logits: StepLogits<number>;
-      try {
-        logits =
-          slice.start === 0
-            ? await stage.batch.prefill([{ id: slice.id, promptIds: tokens }])
-            : await stage.batch.extend(tokens);
-      } catch (error) {
-        this.staged.delete(slice.id);
-        this.failOne(sequence, error);
-        continue;
-      }
-      stage.done = slice.end;
-      if (slice.last) {
-        this.staged.delete(slice.id);
-        this.afterStep('prefill', [sequence], logits, started);
-        if (sequence.finished === undefined) this.batch.absorb(stage.batch);
-      } else {
-        const micros = Math.round((performance.now() - started) * 1000);
+    await this.staged.runTurn(this.running, {
+      last: (sequence, logits, startedMs, batch) => {
+        this.afterStep('prefill', [sequence], logits, startedMs);
+        if (sequence.finished === undefined) this.batch.absorb(batch);
+        this.flush();
+      },
+      slice: (sequence, micros) => {
         sequence.computeMicros += micros;
         this.send({ type: 'step', phase: 'prefill', sequences: 1, micros });
-      }
-      this.flush();
-    }
+        this.flush();
+      },
+      failed: (sequence, error) => {
+        this.failOne(sequence, error);
+        this.flush();
+      },
+    });
   }
 
   /** Plans the step under `limits`, and ends the sequences that leave or are dropped. */
@@ -196,7 +168,7 @@ export class GenerationLoop {
     );
     for (const { id, reason } of plan.leave) {
       this.running.delete(id);
-      this.staged.delete(id);
+      this.staged.drop(id);
       if (reason === 'cancelled' || reason === 'deadline') this.end(id, reason);
     }
     this.batch.remove(plan.leave.map((leaving) => leaving.id));
