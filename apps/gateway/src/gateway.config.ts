@@ -9,7 +9,9 @@ import {
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
   artifactAllowedHostsRule,
+  outboundProxyEnv,
   parseEnv,
+  refuseLowercaseProxyEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
   integerFromEnv,
@@ -113,6 +115,7 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
+  ...outboundProxyEnv,
   /**
    * Whether /serve calls for the same model that arrive in the same event-loop turn share one
    * ModelInfer (up to maxBatchSize × instances rows, token lengths within a factor of two; each
@@ -179,6 +182,7 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   refuseRetiredKeys(env, RETIRED_KEYS, 'gateway');
   refuseIdleKeys(env, IDLE_KEY_RULES, 'gateway');
+  refuseLowercaseProxyEnv(env, 'gateway');
   const config = parseEnv(gatewayConfigSchema, env, 'gateway');
   if (
     config.GATEWAY_LOCAL_WORKER &&

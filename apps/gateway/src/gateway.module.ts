@@ -14,7 +14,7 @@ import {
   registryArtifactAccess,
 } from '@modelgate/config-sync';
 import { InferenceClient, type LocalWorkerEndpoint } from '@modelgate/inference-client';
-import { ModelStore } from '@modelgate/model-store';
+import { ModelStore, readProxySettings } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { TokenizerLoader } from './endpoints/tokenizer-loader.js';
@@ -140,6 +140,7 @@ export class GatewayModule {
       fileRoots: config.GATEWAY_ARTIFACT_ROOTS,
       allowHttp: config.GATEWAY_ALLOW_HTTP_ARTIFACTS,
       s3: { endpointUrl: config.S3_ENDPOINT_URL },
+      proxy: readProxySettings(config),
       ...registryArtifactAccess(
         config.REGISTRY_URL,
         config.REGISTRY_TOKEN,

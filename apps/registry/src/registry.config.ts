@@ -4,7 +4,9 @@ import {
   booleanFromEnv,
   listFromEnv,
   millisecondsFromEnv,
+  outboundProxyEnv,
   parseEnv,
+  refuseLowercaseProxyEnv,
   REDIS_KEY_PREFIX_RULE,
   refuseIdleKeys,
   integerFromEnv,
@@ -58,6 +60,7 @@ export const registryConfigSchema = databaseConfigSchema.extend({
   REGISTRY_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
+  ...outboundProxyEnv,
   /** Base URL of the Hugging Face Hub (or a mirror) that hf://org/name[@revision] models are imported from. */
   HF_ENDPOINT: z
     .string()
@@ -127,6 +130,7 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
 /** Parses the environment; throws listing every bad key by name (never its value). */
 export function loadRegistryConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
   refuseIdleKeys(env, IDLE_KEY_RULES, 'registry');
+  refuseLowercaseProxyEnv(env, 'registry');
   return parseEnv(registryConfigSchema, env, 'registry');
 }
 

@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { HfHub } from '@modelgate/model-store';
+import { HfHub, readProxySettings } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
 import { ApiExceptionFilter } from './admin-api/api-exception.filter.js';
 import { ArtifactStore } from './artifacts/artifact-store.js';
@@ -74,6 +74,7 @@ export class RegistryModule {
         ...(config.HF_TOKEN === undefined ? {} : { token: config.HF_TOKEN }),
         allowedHosts: config.REGISTRY_ARTIFACT_ALLOWED_HOSTS,
         timeoutMs: config.REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS,
+        proxy: readProxySettings(config),
       }),
       artifacts,
       config.REGISTRY_ARTIFACT_MAX_BYTES,

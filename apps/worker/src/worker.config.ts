@@ -8,7 +8,9 @@ import {
   REDIS_KEY_PREFIX_RULE,
   REGISTRY_TOKEN_RULE,
   artifactAllowedHostsRule,
+  outboundProxyEnv,
   parseEnv,
+  refuseLowercaseProxyEnv,
   refuseIdleKeys,
   refuseRetiredKeys,
   integerFromEnv,
@@ -57,6 +59,7 @@ export const workerConfigSchema = z.object({
   WORKER_ARTIFACT_ALLOWED_HOSTS: listFromEnv.default([]),
   /** An S3-compatible store's URL for s3:// artifacts (e.g. http://minio:9000); unset = AWS S3. Credentials and region: the AWS SDK's standard chain. */
   S3_ENDPOINT_URL: z.string().url().optional(),
+  ...outboundProxyEnv,
   /** Wait before retrying a failed model load, in ms; it doubles with each further failure. */
   WORKER_LOAD_RETRY_BASE_MS: millisecondsFromEnv(1).default(DEFAULT_LOAD_RETRY.baseDelayMs),
   /** Longest wait between attempts to load a model, in ms. */
@@ -187,6 +190,7 @@ const IDLE_KEY_RULES: readonly IdleKeyRule[] = [
 export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   refuseRetiredKeys(env, RETIRED_KEYS, 'worker');
   refuseIdleKeys(env, IDLE_KEY_RULES, 'worker');
+  refuseLowercaseProxyEnv(env, 'worker');
   const config = parseEnv(workerConfigSchema, env, 'worker');
   if (config.WORKER_TEST_FAILING_MODELS.length > 0 && !config.WORKER_TEST_HOOKS) {
     throw new Error(

@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { ModelStore } from '@modelgate/model-store';
+import { ModelStore, readProxySettings } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
 import { availableParallelism, hostname } from 'node:os';
 import {
@@ -88,6 +88,7 @@ export class WorkerModule {
       fileRoots: config.WORKER_ARTIFACT_ROOTS,
       allowHttp: config.WORKER_ALLOW_HTTP_ARTIFACTS,
       s3: { endpointUrl: config.S3_ENDPOINT_URL },
+      proxy: readProxySettings(config),
       ...registryArtifactAccess(
         config.REGISTRY_URL,
         config.REGISTRY_TOKEN,

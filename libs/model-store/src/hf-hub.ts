@@ -18,6 +18,7 @@ import {
 import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
 import { type SourceStream } from './file-source.js';
 import { openHttpSource } from './http-source.js';
+import { type ProxySettings } from './outbound-proxy.js';
 
 /** How the Hub is reached. */
 export interface HfHubOptions {
@@ -33,6 +34,8 @@ export interface HfHubOptions {
   idleTimeoutMs?: number;
   /** Most redirects followed per file. @defaultValue 3 */
   maxRedirects?: number;
+  /** Forward proxies (readProxySettings of HTTPS_PROXY, HTTP_PROXY, NO_PROXY). @defaultValue none */
+  proxy?: ProxySettings | undefined;
 }
 
 /** What a sink made of a downloaded file: at least the digest and size of what it read. */
@@ -71,6 +74,7 @@ export class HfHub {
   readonly #allowlist: HostAllowlist;
   readonly #timeoutMs: number;
   readonly #idleTimeoutMs: number;
+  readonly #proxy: ProxySettings | undefined;
   readonly #maxRedirects: number;
 
   constructor(options: HfHubOptions = {}) {
@@ -89,6 +93,7 @@ export class HfHub {
     this.#allowlist = parseHostAllowlist(options.allowedHosts ?? []);
     this.#timeoutMs = options.timeoutMs ?? 300_000;
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
+    this.#proxy = options.proxy;
     this.#maxRedirects = options.maxRedirects ?? 3;
   }
 
@@ -115,6 +120,7 @@ export class HfHub {
         maxBytes: options.maxBytes,
         idleTimeoutMs: this.#idleTimeoutMs,
         maxRedirects: this.#maxRedirects,
+        proxy: this.#proxy,
         signal,
         bearerTokens: this.#token === undefined ? {} : { [this.#origin]: this.#token },
         onResponse: ({ status, headers }) => hops.push({ status, headers }),

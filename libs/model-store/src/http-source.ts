@@ -9,6 +9,8 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type HostAllowlist, isForbiddenAddress } from './address-policy.js';
+import { type ProxySettings, proxyFor } from './outbound-proxy.js';
+import { openTunnel } from './proxy-tunnel.js';
 import { type SourceStream } from './file-source.js';
 import { redactUri } from './redact-uri.js';
 
@@ -26,6 +28,8 @@ export interface HttpSourceOptions {
   signal: AbortSignal;
   /** Bearer tokens by origin (`http://registry:8081`); sent only to that exact origin, never across a redirect elsewhere. */
   bearerTokens?: Readonly<Record<string, string>>;
+  /** Forward proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY): a request goes through a CONNECT tunnel to its vetted address. */
+  proxy?: ProxySettings | undefined;
   /** Hears every response's status and headers, redirects and errors included, before it is handled. */
   onResponse?: (response: { url: URL; status: number; headers: IncomingHttpHeaders }) => void;
 }
@@ -130,8 +134,12 @@ async function vetHost(url: URL, options: HttpSourceOptions): Promise<VettedAddr
   return addresses;
 }
 
-/** One GET to one of the vetted addresses; resolves once the response headers arrive. */
-function get(url: URL, addresses: VettedAddress[], options: HttpSourceOptions): Promise<IncomingMessage> {
+/** One GET to one of the vetted addresses (through the proxy's tunnel, when one applies); resolves once the response headers arrive. */
+async function get(
+  url: URL,
+  addresses: VettedAddress[],
+  options: HttpSourceOptions,
+): Promise<IncomingMessage> {
   // Node asks this instead of DNS, so the socket can only reach an address vetted above.
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
     const first = addresses[0];
@@ -158,6 +166,14 @@ function get(url: URL, addresses: VettedAddress[], options: HttpSourceOptions): 
     signal: options.signal,
     timeout: options.idleTimeoutMs,
   };
+  const proxy = proxyFor(url, options.proxy);
+  if (proxy !== undefined) {
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    const tunnel = await openTunnel(proxy, { address: addresses[0]!.address, port, target: url }, options);
+    delete requestOptions.lookup;
+    delete requestOptions.agent;
+    requestOptions.createConnection = () => tunnel;
+  }
   if (url.username !== '' || url.password !== '') {
     requestOptions.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
   }

@@ -6,3 +6,4 @@ export * from './hf-hub.js';
 export { type S3Options, parseS3Uri } from './s3-source.js';
 export { redactUri } from './redact-uri.js';
 export { packBundle, unpackBundle } from './tar-bundle.js';
+export { type ProxySettings, hasProxy, proxyFor, readProxySettings } from './outbound-proxy.js';

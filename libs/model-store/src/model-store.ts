@@ -8,6 +8,7 @@ import { type HostAllowlist, parseHostAllowlist } from './address-policy.js';
 import { extractBundle, isDirectory } from './bundle-extract.js';
 import { openFileSource, type SourceStream } from './file-source.js';
 import { openHttpSource } from './http-source.js';
+import { type ProxySettings } from './outbound-proxy.js';
 import { ENCODER_FILE_NAME, linkModelDirectory } from './model-directory.js';
 import { type S3Options, createS3Client, openS3Source, parseS3Uri } from './s3-source.js';
 import { type S3Client } from '@aws-sdk/client-s3';
@@ -44,6 +45,8 @@ export interface ModelStoreOptions {
   bearerTokens?: Readonly<Record<string, string>>;
   /** How `s3://` URIs are fetched (credentials: the AWS SDK's standard chain). @defaultValue AWS S3 */
   s3?: S3Options;
+  /** Forward proxies of http(s) and s3 fetches (readProxySettings of HTTPS_PROXY, HTTP_PROXY, NO_PROXY). @defaultValue none */
+  proxy?: ProxySettings | undefined;
 }
 
 /** An artifact to fetch: where it is and the sha256 (hex) its bytes must have. */
@@ -71,6 +74,7 @@ export class ModelStore {
   readonly #maxRedirects: number;
   readonly #bearerTokens: Readonly<Record<string, string>>;
   readonly #s3Options: S3Options;
+  readonly #proxy: ProxySettings | undefined;
   #s3Client: S3Client | undefined;
   /** One transfer per digest in this process; concurrent callers share it. */
   readonly #artifactsInFlight = new Map<string, Promise<FetchedArtifact>>();
@@ -88,6 +92,7 @@ export class ModelStore {
     this.#maxRedirects = options.maxRedirects ?? 3;
     this.#bearerTokens = options.bearerTokens ?? {};
     this.#s3Options = options.s3 ?? {};
+    this.#proxy = options.proxy;
     if (!Number.isInteger(this.#maxRedirects) || this.#maxRedirects < 0) {
       throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, `maxRedirects must be a whole number >= 0`);
     }
@@ -168,11 +173,17 @@ export class ModelStore {
         scheme === 'file'
           ? await openFileSource(uri, this.#fileRoots, limit)
           : scheme === 's3'
-            ? await openS3Source(uri, (this.#s3Client ??= createS3Client(this.#s3Options)), limit, signal)
+            ? await openS3Source(
+                uri,
+                (this.#s3Client ??= createS3Client(this.#s3Options, this.#proxy)),
+                limit,
+                signal,
+              )
             : await openHttpSource(uri, {
                 allowlist: this.#allowlist,
                 maxBytes: limit,
                 idleTimeoutMs: this.#idleTimeoutMs,
+                proxy: this.#proxy,
                 maxRedirects: this.#maxRedirects,
                 signal,
                 bearerTokens: this.#bearerTokens,

@@ -7,7 +7,10 @@
 import { Readable } from 'node:stream';
 import { GetObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { type SourceStream } from './file-source.js';
+import { type ProxySettings, proxyFor } from './outbound-proxy.js';
+import { tunnelAgent } from './proxy-tunnel.js';
 import { redactUri } from './redact-uri.js';
 
 /** How the store reaches S3. */
@@ -58,9 +61,13 @@ export function parseS3Uri(uri: string): { bucket: string; key: string } {
   return { bucket, key };
 }
 
-/** An S3 client for `options`; one per store, created on first use. */
-export function createS3Client(options: S3Options): S3Client {
+/**
+ * An S3 client for `options`; one per store, created on first use. With a proxy that applies to
+ * the endpoint (AWS S3 itself: https), its connections go through CONNECT tunnels.
+ */
+export function createS3Client(options: S3Options, proxy?: ProxySettings): S3Client {
   const endpoint = options.endpointUrl;
+  const via = proxyFor(new URL(endpoint ?? 'https://s3.amazonaws.com'), proxy);
   // The SDK's own chain first (AWS_REGION, ~/.aws/config); a default so S3-compatible stores,
   // which ignore regions, need no AWS configuration. Resolved once per client.
   let region: Promise<string> | undefined;
@@ -68,6 +75,15 @@ export function createS3Client(options: S3Options): S3Client {
     region: () =>
       (region ??= regionFromChain().then((found) => found ?? options.defaultRegion ?? 'us-east-1')),
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    ...(via === undefined ? {} : { requestHandler: tunnelledRequestHandler(via) }),
+  });
+}
+
+/** The SDK's handler with every connection tunnelled through `proxy`. */
+function tunnelledRequestHandler(proxy: URL): NodeHttpHandler {
+  return new NodeHttpHandler({
+    httpAgent: tunnelAgent(proxy, 'http:'),
+    httpsAgent: tunnelAgent(proxy, 'https:'),
   });
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ArtifactRef, ErrorCode, type ExternalDataRef, ModelgateError } from '@modelgate/contracts';
-import { linkModelDirectory, ModelStore } from '@modelgate/model-store';
+import { linkModelDirectory, ModelStore, readProxySettings } from '@modelgate/model-store';
 import { type ArtifactStore } from '../artifacts/artifact-store.js';
 import { type RegistryConfig } from '../registry.config.js';
 import { type ArtifactFetcher } from './prepare-model.js';
@@ -28,6 +28,7 @@ export class PreparationFetcher implements ArtifactFetcher {
       maxBytes: config.REGISTRY_ARTIFACT_MAX_BYTES,
       timeoutMs: config.REGISTRY_ARTIFACT_FETCH_TIMEOUT_MS,
       s3: { endpointUrl: config.S3_ENDPOINT_URL },
+      proxy: readProxySettings(config),
     });
     this.#local = new ModelStore({ cacheDir: config.REGISTRY_CACHE_DIR, fileRoots: [artifacts.dir] });
     this.#cacheDir = config.REGISTRY_CACHE_DIR;

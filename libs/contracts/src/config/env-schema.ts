@@ -132,3 +132,48 @@ export function refuseIdleKeys(env: NodeJS.ProcessEnv, rules: readonly IdleKeyRu
   });
   if (idle.length > 0) throw new Error(`invalid ${app} configuration:\n  ${idle.join('\n  ')}`);
 }
+
+const proxyUrl = z
+  .string()
+  .refine((value) => {
+    try {
+      return new URL(value.includes('://') ? value : `http://${value}`).protocol === 'http:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// proxy URL such as http://proxy:3128 (the proxy is spoken to in plain HTTP; https targets go through CONNECT tunnels)')
+  .optional();
+
+/**
+ * The forward proxies of a node's outbound fetches (http(s) and s3 artifacts, the Hugging Face
+ * Hub), as curl names them: HTTPS_PROXY for https:// targets, HTTP_PROXY for http://, NO_PROXY
+ * the hosts reached directly. The uppercase names: lowercase ones are refused unless they match.
+ */
+export const outboundProxyEnv = {
+  /** Forward proxy of https:// targets (a CONNECT tunnel to each), e.g. http://proxy:3128. */
+  HTTPS_PROXY: proxyUrl,
+  /** Forward proxy of http:// targets (a CONNECT tunnel to each), e.g. http://proxy:3128. */
+  HTTP_PROXY: proxyUrl,
+  /** Comma-separated hosts (and their subdomains), addresses or host:port reached without a proxy; `*`: none proxied. */
+  NO_PROXY: z.string().optional(),
+};
+
+/**
+ * Refuses http_proxy, https_proxy and no_proxy unless they equal their uppercase names, which
+ * are the ones read: a lowercase-only proxy would otherwise be set and ignored.
+ */
+export function refuseLowercaseProxyEnv(env: NodeJS.ProcessEnv, app: string): void {
+  const stray = ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'].filter((name) => {
+    const lower = env[name.toLowerCase()];
+    return lower !== undefined && lower !== env[name];
+  });
+  if (stray.length === 0) return;
+  throw new Error(
+    `invalid ${app} configuration:\n  ${stray
+      .map(
+        (name) =>
+          `${name.toLowerCase()}: set ${name} (uppercase), which is the one read, to the same value or leave it out`,
+      )
+      .join('\n  ')}`,
+  );
+}
