@@ -33,7 +33,7 @@ export {
   packRows,
 } from './preprocessing/encode-inputs.js';
 export { longestFirstLengths, truncateContent } from './preprocessing/truncate-tokens.js';
-export { checkTextLengths } from './preprocessing/request-limits.js';
+export { checkItemCount, checkTextLengths } from './preprocessing/request-limits.js';
 export { requestIssues } from './preprocessing/request-issues.js';
 export {
   type ParseServeRequestOptions,
@@ -64,7 +64,14 @@ export {
   softmax,
   topKIndices,
 } from './postprocessing/classify.js';
-export { type EmbedOptions, type PoolingMode, embed, normalizeL2 } from './postprocessing/embed.js';
+export {
+  type EmbedOptions,
+  type PoolingMode,
+  embed,
+  normalizeL2,
+  shortenEmbedding,
+  tokenEmbeddings,
+} from './postprocessing/embed.js';
 export { type RankOptions, type RankedText, rankTexts, rankedTextSchema } from './postprocessing/rank.js';
 export { type OutputTensor, type OutputTensorJson, rawOutputs } from './postprocessing/raw-outputs.js';
 export {

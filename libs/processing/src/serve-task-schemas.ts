@@ -59,7 +59,7 @@ export const SERVE_TASK_SCHEMAS = {
     summary: 'text (and text_pair for sentence pairs) → labels with scores, best first',
     request: serveRequestSchema.extend({
       parameters: parametersSchema
-        .omit({ aggregation_strategy: true, ignore_labels: true })
+        .omit({ aggregation_strategy: true, ignore_labels: true, normalize: true, pooling: true })
         .optional()
         .describe(PARAMETERS_DESCRIPTION),
     }),
@@ -78,11 +78,21 @@ export const SERVE_TASK_SCHEMAS = {
   'feature-extraction': {
     summary: 'text → one embedding per input (mean or CLS pooling, optionally L2-normalized)',
     request: serveRequestSchema.omit({ text_pair: true }).extend({
-      parameters: parametersSchema.pick({ truncation: true }).optional().describe(PARAMETERS_DESCRIPTION),
+      parameters: parametersSchema
+        .pick({ truncation: true, normalize: true, pooling: true })
+        .optional()
+        .describe(PARAMETERS_DESCRIPTION),
     }),
-    prediction: z.object({
-      embedding: z.array(z.number()).describe("The pooled vector, the model's hidden size long"),
-    }),
+    prediction: z.union([
+      z.object({
+        embedding: z.array(z.number()).describe("The pooled vector, the model's hidden size long"),
+      }),
+      z.object({
+        token_embeddings: z
+          .array(z.array(z.number()))
+          .describe('parameters.pooling none: one vector per token read (special tokens included), in order'),
+      }),
+    ]),
     example: {
       summary: 'Embeddings of two texts',
       request: { text: ['a first sentence', 'a second one'] },
@@ -131,7 +141,10 @@ export const SERVE_TASK_SCHEMAS = {
       'text → entities (NER): per token, or grouped B-/I- by aggregation_strategy (simple, first, average, max), ' +
       'with character offsets',
     request: serveRequestSchema.omit({ text_pair: true }).extend({
-      parameters: parametersSchema.omit({ top_k: true }).optional().describe(PARAMETERS_DESCRIPTION),
+      parameters: parametersSchema
+        .omit({ top_k: true, function_to_apply: true, normalize: true, pooling: true })
+        .optional()
+        .describe(PARAMETERS_DESCRIPTION),
     }),
     prediction: z
       .array(z.union([groupedEntitySchema, tokenEntitySchema]))

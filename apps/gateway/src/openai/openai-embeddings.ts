@@ -7,7 +7,7 @@
  * `encoding_format: base64` sends little-endian float32 bytes. Pure: no I/O.
  */
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
-import { normalizeL2 } from '@modelgate/processing';
+import { shortenEmbedding } from '@modelgate/processing';
 import { z } from 'zod';
 
 export const openAiEmbeddingsRequestSchema = z
@@ -77,19 +77,12 @@ export function toOpenAiEmbeddings(
   unitLength: boolean,
 ): OpenAiEmbeddingsResponse {
   const data = predictions.map((prediction, index) => {
-    let vector = [...(prediction as { embedding: number[] }).embedding];
-    if (request.dimensions !== undefined) {
-      if (request.dimensions > vector.length) {
-        throw new ModelgateError(
-          ErrorCode.INVALID_ARGUMENT,
-          `dimensions: ${request.dimensions} is more than the model's ${vector.length}`,
-          { field: 'dimensions' },
-        );
-      }
-      vector = vector.slice(0, request.dimensions);
-    }
-    // Idempotent on an endpoint that normalizes already (within float rounding).
-    if (unitLength) normalizeL2(vector);
+    // Normalizing is idempotent on an endpoint that normalizes already (within float rounding).
+    const vector = shortenEmbedding(
+      (prediction as { embedding: number[] }).embedding,
+      request.dimensions,
+      unitLength,
+    );
     const embedding = request.encoding_format === 'base64' ? toBase64Float32(vector) : vector;
     return { object: 'embedding' as const, index, embedding };
   });

@@ -116,3 +116,30 @@ describe('classify: one output', () => {
     expect(classify([0, 0], [1, 2], { topK: 2 })[0]?.map((score) => score.score)).toEqual([0.5, 0.5]);
   });
 });
+
+describe('classify: function_to_apply', () => {
+  it("overrides the model's own function: softmax, sigmoid or the logits", () => {
+    const logits = [2, -1];
+    const scores = (functionToApply: 'softmax' | 'sigmoid' | 'none') =>
+      classify(logits, [1, 2], { functionToApply, topK: Infinity, labels: ['a', 'b'] })[0]?.map(
+        (s) => s.score,
+      );
+    expect(scores('none')).toEqual([2, -1]);
+    expect(scores('sigmoid')).toEqual([sigmoid(2), sigmoid(-1)]);
+    expect(scores('softmax')).toEqual(Array.from(softmax(logits)));
+    // A regression model's scores are its outputs unless the request asks otherwise.
+    const regression = resolveClassifyOptions({
+      modelConfig: { problemType: 'regression' },
+      requestFunction: 'sigmoid',
+    });
+    expect(classify([0], [1, 1], regression)[0]?.[0]?.score).toBe(0.5);
+  });
+
+  it('answers every label for top_k Infinity (a request top_k of null)', () => {
+    expect(classify([1, 3, 2], [1, 3], { topK: Infinity })[0]?.map((s) => s.label)).toEqual([
+      'LABEL_1',
+      'LABEL_2',
+      'LABEL_0',
+    ]);
+  });
+});

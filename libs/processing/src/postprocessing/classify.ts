@@ -18,7 +18,12 @@ export interface ClassifyOptions {
   /** problem_type regression: the raw output, as the pipeline's function_to_apply "none". @defaultValue false */
   regression?: boolean | undefined;
   /**
-   * Labels returned per input, best first; capped at the label count.
+   * The scores' function, as the pipeline's function_to_apply: overrides what `multiLabel`,
+   * `regression` and the label count pick (softmax, sigmoid, or none: the logits).
+   */
+  functionToApply?: 'softmax' | 'sigmoid' | 'none' | undefined;
+  /**
+   * Labels returned per input, best first; capped at the label count (Infinity: every label).
    * @defaultValue 1 for single-label (the transformers pipeline default), every label for multi-label
    */
   topK?: number | undefined;
@@ -56,6 +61,7 @@ export function topKIndices(values: ArrayLike<number>, k: number): number[] {
 /** Which classification options apply: request top_k, then the endpoint's, then the model's labels and problem type. */
 export function resolveClassifyOptions(sources: {
   requestTopK?: number | undefined;
+  requestFunction?: ClassifyOptions['functionToApply'];
   postprocessing?: { topK?: number | undefined; multiLabel?: boolean | undefined } | undefined;
   modelLabels?: readonly string[] | undefined;
   modelConfig?:
@@ -71,6 +77,7 @@ export function resolveClassifyOptions(sources: {
     labels: sources.modelLabels ?? sources.modelConfig?.labels,
     multiLabel: sources.postprocessing?.multiLabel ?? sources.modelConfig?.multiLabel ?? false,
     topK: sources.requestTopK ?? sources.postprocessing?.topK,
+    ...(sources.requestFunction === undefined ? {} : { functionToApply: sources.requestFunction }),
   };
 }
 
@@ -103,11 +110,15 @@ export function classify(
     const row = Array.from({ length: width }, (_, i) => logits[r * width + i] ?? 0);
     // One output: a softmax over it is always 1, so the pipeline takes its sigmoid (or, for a
     // regression model, the value itself).
-    const scores = options.regression
-      ? Float64Array.from(row)
-      : multiLabel || width === 1
-        ? Float64Array.from(row, sigmoid)
-        : softmax(row);
+    const apply =
+      options.functionToApply ??
+      (options.regression ? 'none' : multiLabel || width === 1 ? 'sigmoid' : 'softmax');
+    const scores =
+      apply === 'none'
+        ? Float64Array.from(row)
+        : apply === 'sigmoid'
+          ? Float64Array.from(row, sigmoid)
+          : softmax(row);
     results.push(
       topKIndices(scores, topK).map((i) => ({ label: labels?.[i] ?? `LABEL_${i}`, score: scores[i] ?? 0 })),
     );

@@ -1,7 +1,7 @@
 import { ErrorCode } from '@modelgate/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { embed, normalizeL2 } from './embed.js';
+import { embed, normalizeL2, shortenEmbedding, tokenEmbeddings } from './embed.js';
 
 // Two inputs, three positions, two dims: row 0 has two real tokens, row 1 has three.
 const HIDDEN = Float32Array.from([1, 2, 3, 4, 100, 100, 1, 1, 2, 2, 3, 3]);
@@ -51,5 +51,37 @@ describe('embed', () => {
         if (vector.some((v) => Math.abs(v) > 1e-6)) expect(norm).toBeCloseTo(1, 9);
       }),
     );
+  });
+});
+
+describe('tokenEmbeddings', () => {
+  it("answers every real token's vector per row, in order, padding left out", () => {
+    // HIDDEN is [2, 3, 2]; MASK leaves out row 0's last position.
+    expect(tokenEmbeddings(HIDDEN, [2, 3, 2], MASK)).toEqual([
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [1, 1],
+        [2, 2],
+        [3, 3],
+      ],
+    ]);
+    const unit = tokenEmbeddings(HIDDEN, [2, 3, 2], MASK, true);
+    for (const vector of unit.flat()) expect(Math.hypot(...vector)).toBeCloseTo(1, 6);
+  });
+
+  it('refuses a pooled [n, hidden] output, which has no token vectors', () => {
+    expect(() => tokenEmbeddings(HIDDEN, [6, 2], undefined)).toThrow(/outputs pooled embeddings/);
+  });
+});
+
+describe('shortenEmbedding', () => {
+  it('keeps the first dimensions, normalized after the cut when asked, and refuses more than there are', () => {
+    expect(shortenEmbedding([3, 4, 12], 2, false)).toEqual([3, 4]);
+    expect(shortenEmbedding([3, 4, 12], 2, true)).toEqual([0.6, 0.8]);
+    expect(shortenEmbedding([3, 4, 12], undefined, false)).toEqual([3, 4, 12]);
+    expect(() => shortenEmbedding([3, 4], 3, true)).toThrow("dimensions: 3 is more than the model's 2");
   });
 });

@@ -92,3 +92,58 @@ export function embed(
     finish(poolRow(hidden, r, sequence, width, attentionMask, pooling)),
   );
 }
+
+/**
+ * Every token's vector from hidden states [n, seq, hidden] (row-major), one list per input holding
+ * the positions where `attentionMask` ([n, seq]) is non-zero, in order (padding left out);
+ * optionally each L2-normalized. A [n, hidden] output (already pooled) has no token vectors.
+ */
+export function tokenEmbeddings(
+  hidden: ArrayLike<number>,
+  dims: readonly number[],
+  attentionMask: ArrayLike<number | bigint> | undefined,
+  normalize = false,
+): number[][][] {
+  const [rows, sequence, width] = dims;
+  if (dims.length !== 3 || rows === undefined || sequence === undefined || width === undefined) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      'parameters.pooling: none needs token vectors, and this model outputs pooled embeddings',
+      { field: 'parameters.pooling' },
+    );
+  }
+  if (rows * sequence * width !== hidden.length) {
+    throw shapeError(`dims [${dims.join(',')}] but ${hidden.length} values`);
+  }
+  return Array.from({ length: rows }, (_, r) => {
+    const vectors: number[][] = [];
+    for (let t = 0; t < sequence; t++) {
+      if (attentionMask !== undefined && Number(attentionMask[r * sequence + t] ?? 0) === 0) continue;
+      const offset = (r * sequence + t) * width;
+      const vector = Array.from({ length: width }, (_, h) => hidden[offset + h] ?? 0);
+      vectors.push(normalize ? normalizeL2(vector) : vector);
+    }
+    return vectors;
+  });
+}
+
+/**
+ * `vector` cut to its first `dimensions` (Matryoshka; all of it when undefined), then L2-normalized
+ * when `normalize`: what OpenAI's and TEI's `dimensions` answer. INVALID_ARGUMENT naming
+ * `dimensions` when it is more than the vector has.
+ */
+export function shortenEmbedding(
+  vector: readonly number[],
+  dimensions: number | undefined,
+  normalize: boolean,
+): number[] {
+  if (dimensions !== undefined && dimensions > vector.length) {
+    throw new ModelgateError(
+      ErrorCode.INVALID_ARGUMENT,
+      `dimensions: ${dimensions} is more than the model's ${vector.length}`,
+      { field: 'dimensions' },
+    );
+  }
+  const kept = vector.slice(0, dimensions ?? vector.length);
+  return normalize ? normalizeL2(kept) : kept;
+}

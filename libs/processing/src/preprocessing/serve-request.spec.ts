@@ -37,6 +37,30 @@ describe('parseServeRequest', () => {
     expect(parseServeRequest({ text: 'a', text_pair: '' }, LIMITS).pairs).toEqual(['']);
   });
 
+  it("reads the task options: every label (top_k null), the scores' function, an embedding's pooling and norm", () => {
+    expect(
+      parseServeRequest({ text: 'a', parameters: { top_k: null, function_to_apply: 'none' } }, LIMITS, {
+        task: 'text-classification',
+      }),
+    ).toMatchObject({ topK: Infinity, functionToApply: 'none' });
+    expect(
+      parseServeRequest({ text: 'a', parameters: { pooling: 'none', normalize: false } }, LIMITS, {
+        task: 'feature-extraction',
+      }),
+    ).toMatchObject({ pooling: 'none', normalize: false });
+    expect(errorOf({ text: 'a', parameters: { normalize: true } }, { task: 'text-classification' })).toEqual({
+      code: ErrorCode.INVALID_ARGUMENT,
+      field: 'parameters.normalize',
+      message: 'parameters.normalize: applies to feature-extraction, not text-classification',
+    });
+    expect(
+      errorOf({ text: 'a', parameters: { function_to_apply: 'none' } }, { task: 'feature-extraction' }).field,
+    ).toBe('parameters.function_to_apply');
+    expect(
+      errorOf({ text: 'a', parameters: { pooling: 'max' } }, { task: 'feature-extraction' }).message,
+    ).toContain("must be 'mean', 'cls' or 'none'");
+  });
+
   it.each([
     [{}, 'text', /text: is required/],
     [{ text: 3 }, 'text', /must be a string or an array of strings/],

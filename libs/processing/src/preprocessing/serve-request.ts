@@ -34,10 +34,31 @@ export const serveRequestSchema = z.strictObject(
     parameters: z
       .strictObject({
         top_k: z
-          .int({ error: 'must be a positive integer' })
-          .min(1, 'must be a positive integer')
+          .int({ error: 'must be a positive integer or null' })
+          .min(1, 'must be a positive integer or null')
+          .nullable()
           .optional()
-          .describe('Labels to return per input, best first'),
+          .describe(
+            'Labels to return per input, best first; null: every label (as the pipeline reads top_k=None)',
+          ),
+        function_to_apply: z
+          .enum(['softmax', 'sigmoid', 'none'], { error: "must be 'softmax', 'sigmoid' or 'none'" })
+          .optional()
+          .describe(
+            "text-classification: the scores' function, as the pipeline's function_to_apply: softmax over the labels, a sigmoid per label, or none (the logits); the model's own (softmax, sigmoid for multi-label and one-label models, none for regression) when omitted",
+          ),
+        pooling: z
+          .enum(['mean', 'cls', 'none'], { error: "must be 'mean', 'cls' or 'none'" })
+          .optional()
+          .describe(
+            "feature-extraction: how token vectors become the embedding (mean over the attention mask, or the first token), or none: every token's vector as `token_embeddings` (as sentence-transformers' output_value='token_embeddings'); the endpoint's postprocessing.pooling when omitted",
+          ),
+        normalize: z
+          .boolean({ error: 'must be true or false' })
+          .optional()
+          .describe(
+            "feature-extraction: L2-normalize each embedding (true) or answer the pooled vector (false); the endpoint's postprocessing.normalize when omitted",
+          ),
         truncation: z
           .boolean({ error: 'must be true or false' })
           .optional()
@@ -63,8 +84,14 @@ export interface ServeRequest {
   pairs?: string[];
   /** True when the client sent an array: the response then holds one prediction per element. */
   batch: boolean;
-  /** `parameters.top_k` when given. */
+  /** `parameters.top_k` when given; Infinity for null (every label). */
   topK?: number;
+  /** text-classification: `parameters.function_to_apply` when given. */
+  functionToApply?: 'softmax' | 'sigmoid' | 'none';
+  /** feature-extraction: `parameters.normalize` when given. */
+  normalize?: boolean;
+  /** feature-extraction: `parameters.pooling` when given. */
+  pooling?: 'mean' | 'cls' | 'none';
   /** `parameters.truncation`, else the endpoint's default. */
   truncation: boolean;
   /** token-classification: `aggregation_strategy` and `ignore_labels`, defaults filled in. */
@@ -88,7 +115,24 @@ function fieldError(code: ErrorCode, field: string, message: string): ModelgateE
 }
 
 function checkTaskFields(body: ServeRequestBody, task: ModelTask | undefined): void {
-  if (task === undefined || task === 'text-classification') return;
+  if (task === undefined) return;
+  for (const key of ['normalize', 'pooling'] as const) {
+    if (body.parameters?.[key] !== undefined && task !== 'feature-extraction') {
+      throw fieldError(
+        ErrorCode.INVALID_ARGUMENT,
+        `parameters.${key}`,
+        `applies to feature-extraction, not ${task}`,
+      );
+    }
+  }
+  if (task === 'text-classification') return;
+  if (body.parameters?.function_to_apply !== undefined) {
+    throw fieldError(
+      ErrorCode.INVALID_ARGUMENT,
+      'parameters.function_to_apply',
+      `applies to text-classification, not ${task}`,
+    );
+  }
   if (body.text_pair !== undefined) {
     throw fieldError(ErrorCode.INVALID_ARGUMENT, 'text_pair', `applies to text-classification, not ${task}`);
   }
@@ -163,7 +207,10 @@ export function parseServeRequest(
     checkTextLengths(pairs, 'text_pair', batch, preprocessing.maxInputChars);
   }
 
-  const topK = request.parameters?.top_k;
+  const topK = request.parameters?.top_k === null ? Infinity : request.parameters?.top_k;
+  const functionToApply = request.parameters?.function_to_apply;
+  const normalize = request.parameters?.normalize;
+  const pooling = request.parameters?.pooling;
   const tokenClassification = tokenClassificationOptions(request.parameters, options.task);
   return {
     ...(tokenClassification === undefined ? {} : { tokenClassification }),
@@ -171,6 +218,9 @@ export function parseServeRequest(
     ...(pairs === undefined ? {} : { pairs }),
     batch,
     ...(topK === undefined ? {} : { topK }),
+    ...(functionToApply === undefined ? {} : { functionToApply }),
+    ...(normalize === undefined ? {} : { normalize }),
+    ...(pooling === undefined ? {} : { pooling }),
     truncation: request.parameters?.truncation ?? preprocessing.truncation,
   };
 }

@@ -2,7 +2,12 @@
 // best first, read with the model's labels and problem type and the endpoint's postprocessing.
 import { type EndpointSpec } from '@modelgate/contracts';
 import { type InferOutput } from '@modelgate/inference-client';
-import { type ClassScore, classify, resolveClassifyOptions } from '@modelgate/processing';
+import {
+  type ClassScore,
+  type ClassifyOptions,
+  classify,
+  resolveClassifyOptions,
+} from '@modelgate/processing';
 import { type ServableModel } from '../../endpoints/endpoint-table.js';
 import { firstOutput, textTask } from './text-rows.js';
 
@@ -12,10 +17,12 @@ export function classifyLogits(
   endpoint: EndpointSpec,
   outputs: Record<string, InferOutput>,
   topK: number | undefined,
+  functionToApply?: ClassifyOptions['functionToApply'],
 ): ClassScore[][] {
   const logits = firstOutput(outputs, 'logits');
   const options = resolveClassifyOptions({
     requestTopK: topK,
+    requestFunction: functionToApply,
     postprocessing: endpoint.postprocessing,
     modelLabels: model.labels,
     modelConfig: model.tokenizer?.modelConfig ?? model.image?.modelConfig,
@@ -24,5 +31,5 @@ export function classifyLogits(
 }
 
 export const textClassification = textTask('text-classification', ({ model, endpoint, outputs, request }) =>
-  classifyLogits(model, endpoint, outputs, request.topK),
+  classifyLogits(model, endpoint, outputs, request.topK, request.functionToApply),
 );
