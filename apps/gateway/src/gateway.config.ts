@@ -19,6 +19,7 @@ import {
 } from '@modelgate/contracts';
 import { HEARTBEAT_TTL_LIMITS_MS } from '@modelgate/config-sync';
 import { z } from 'zod';
+import { teiDefaultsFromEnv } from './tei/tei-endpoint.js';
 
 /**
  * `group=host:port,host:port;group2=host:port` → worker groups. Each address is a gRPC target;
@@ -137,6 +138,12 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_DRAIN_TIMEOUT_MS: millisecondsFromEnv(0, 3_600_000).default(30_000),
   /** Serve the OpenAPI document and UI at /docs. */
   GATEWAY_DOCS: booleanFromEnv.default(true),
+  /**
+   * The endpoint of the TEI-compatible routes (/embed, /rerank, /predict, …) when a request names
+   * none (no `model` field, no x-modelgate-endpoint header): `name` for every route, and/or
+   * `route=name` entries, e.g. `embed=embedder,rerank=ranker`.
+   */
+  GATEWAY_TEI_DEFAULT_ENDPOINT: teiDefaultsFromEnv.default({ byRoute: {} }),
   /** Log level. */
   GATEWAY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -35,6 +35,7 @@ import { CompletionsController } from './openai/completions.controller.js';
 import { OpenAiGenerationRunner } from './openai/openai-generation.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ModelsController } from './openai/models.controller.js';
+import { TeiController } from './tei/tei.controller.js';
 import { GenerationService } from './serving/generation/generation.service.js';
 import { generationCalls } from './serving/generation/serve-generation.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
@@ -116,6 +117,7 @@ export const GATEWAY_CONTROLLERS = [
   CompletionsController,
   ChatCompletionsController,
   ModelsController,
+  TeiController,
   JobsController,
   HealthController,
 ];

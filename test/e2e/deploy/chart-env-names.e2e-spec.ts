@@ -34,6 +34,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     GATEWAY_SHUTDOWN_DELAY_MS: 0,
     GATEWAY_DRAIN_TIMEOUT_MS: 1000,
     GATEWAY_DOCS: false,
+    GATEWAY_TEI_DEFAULT_ENDPOINT: 'embedder,rerank=ranker',
     GATEWAY_LOG_LEVEL: 'debug',
   },
   worker: {

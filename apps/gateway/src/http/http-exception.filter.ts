@@ -11,6 +11,7 @@ import { type Logger } from '@modelgate/observability';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isOpenAiPath, toOpenAiErrorBody } from '../openai/openai-errors.js';
+import { isTeiPath, toTeiError } from '../tei/tei-errors.js';
 
 /**
  * The JSON error body of every failed request (DESIGN §3.1): the admin API's, less validation
@@ -92,6 +93,11 @@ export function sendErrorReply(
   if (isKserveV2Path(request.url)) return reply.status(status).send({ error: body.error.message });
   // The OpenAI-compatible routes add OpenAI's `type` and `param`, which its clients read.
   if (isOpenAiPath(request.url)) return reply.status(status).send(toOpenAiErrorBody(body, status));
+  // The TEI-compatible routes answer TEI's `{error, error_type}` with TEI's status for the type.
+  if (isTeiPath(request.url)) {
+    const tei = toTeiError(error, body, status);
+    return reply.status(tei.status).send(tei.body);
+  }
   return reply.status(status).send(body);
 }
 

@@ -13,6 +13,7 @@ import { openAiEmbeddingsRequestSchema } from '../openai/openai-embeddings.js';
 import { chatRoutes } from './chat-openapi.js';
 import { generationRoutes, openAiErrors } from './generation-openapi.js';
 import { kserveRoutes } from './kserve-openapi.js';
+import { teiRoutes } from './tei-openapi.js';
 import {
   MODEL_HEADER,
   REQUEST_ID_HEADER,
@@ -167,13 +168,19 @@ export const gatewayApi: ApiDescription = {
     "`POST /serve/{endpoint}` with text (the body depends on the endpoint's task; text generation may " +
     "stream Server-Sent Events); KServe v2 REST for raw tensors and Triton's generate extension; " +
     'OpenAI-compatible embeddings, completions, chat completions and model list. Errors are `{"error": {code, message, request_id}}` ' +
-    '(`{"error": "<message>"}` on /v2; with OpenAI\'s `type` and `param` added on /v1).',
+    '(`{"error": "<message>"}` on /v2; with OpenAI\'s `type` and `param` added on /v1; TEI\'s `{error, error_type}` on its routes). ' +
+    "Text Embeddings Inference's routes (/embed, /embed_all, /rerank, /predict, /tokenize, /decode, /info) over endpoints.",
   tags: [
     { name: 'serving', description: 'Inference by endpoint, synchronous or as a job' },
     { name: 'openai', description: 'OpenAI-compatible routes' },
     {
       name: 'kserve-v2',
       description: "KServe v2 / Open Inference Protocol REST, and Triton's generate extension",
+    },
+    {
+      name: 'tei',
+      description:
+        "Text Embeddings Inference's routes; the endpoint is the body's `model`, the x-modelgate-endpoint header, or GATEWAY_TEI_DEFAULT_ENDPOINT",
     },
     { name: 'health', description: 'Probes and metrics' },
   ],
@@ -184,6 +191,7 @@ export const gatewayApi: ApiDescription = {
     ...chatRoutes,
     ...kserveRoutes,
     ...generationRoutes.kserve,
+    ...teiRoutes,
   ],
 };
 

@@ -2,7 +2,7 @@
 // vocabulary tokens, character offsets, which text each came from), after the truncation /serve
 // would apply, as TEI's /tokenize. The gateway answers alone: no worker is called, and the call is
 // not counted as served traffic (no request metrics, no rollout windows).
-import { ErrorCode, type ModelTask, ModelgateError } from '@modelgate/contracts';
+import { type EndpointSpec, ErrorCode, type ModelTask, ModelgateError } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import {
   type TokenizableTask,
@@ -10,9 +10,9 @@ import {
   parseTokenizeRequest,
   tokenizeTexts,
 } from '@modelgate/processing';
-import { pickRoute } from '@modelgate/routing';
+import { type RouteChoice, pickRoute } from '@modelgate/routing';
 import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { servableModel } from '../endpoints/endpoint-table.js';
+import { type ServableModel, servableModel } from '../endpoints/endpoint-table.js';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { sendErrorReply } from '../http/http-exception.filter.js';
 import { requireEndpoint } from './serve.service.js';
@@ -41,6 +41,22 @@ function isTokenizable(task: ModelTask): task is TokenizableTask {
 }
 
 /**
+ * The endpoint named `endpointName` and the model the route a serve call with `stickyKey` takes
+ * serves (canaries may use another tokenizer). NOT_FOUND for an unknown endpoint.
+ */
+export function routedModel(
+  tables: EndpointTables,
+  endpointName: string,
+  stickyKey?: string,
+): { endpoint: EndpointSpec; choice: RouteChoice<EndpointSpec['routes'][number]>; model: ServableModel } {
+  const table = tables.current;
+  if (!table) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the gateway has no configuration yet');
+  const endpoint = requireEndpoint(table, endpointName);
+  const choice = pickRoute(endpoint.routes, stickyKey === undefined ? {} : { stickyKey });
+  return { endpoint, choice, model: servableModel(table, choice.route.model) };
+}
+
+/**
  * Tokenizes `body` with the tokenizer of the model the endpoint routes this caller to, as that
  * model's task reads text: pairs only where rows are pairs, a text-generation prompt cut from its
  * start to the endpoint's maxTokens. Question answering and image tasks are refused.
@@ -51,12 +67,7 @@ export function tokenizeForEndpoint(
   body: unknown,
   stickyKey?: string,
 ): TokenizeAnswer {
-  const table = tables.current;
-  if (!table) throw new ModelgateError(ErrorCode.UNAVAILABLE, 'the gateway has no configuration yet');
-  const endpoint = requireEndpoint(table, endpointName);
-  // The route a serve call with the same sticky key takes: canaries may use another tokenizer.
-  const choice = pickRoute(endpoint.routes, stickyKey === undefined ? {} : { stickyKey });
-  const model = servableModel(table, choice.route.model);
+  const { endpoint, choice, model } = routedModel(tables, endpointName, stickyKey);
   const task = model.spec.task;
   const tokenizer = model.tokenizer;
   if (!tokenizer || !isTokenizable(task)) {

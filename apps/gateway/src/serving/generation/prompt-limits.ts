@@ -62,21 +62,36 @@ export function fitPrompt(
   return ids;
 }
 
-/** The tokenizer's decode of ids, special tokens skipped (transformers' `skip_special_tokens: true`). */
-export function decodeSkippingSpecial(tokenizer: {
+/** What decoding ids needs of a tokenizer. */
+interface IdDecoder {
   readonly specialIds: ReadonlySet<number>;
   idToToken(id: number): string | undefined;
   decodeTokens(tokens: readonly string[]): string;
-}): (ids: readonly number[]) => string {
-  return (ids) => {
-    const tokens: string[] = [];
-    for (const id of ids) {
-      if (tokenizer.specialIds.has(id)) continue;
-      const token = tokenizer.idToToken(id);
-      if (token !== undefined) tokens.push(token);
-    }
-    return tokens.length === 0 ? '' : tokenizer.decodeTokens(tokens);
-  };
+}
+
+/**
+ * The tokenizer's decode of ids, special tokens skipped unless `skipSpecial` is false; an id
+ * outside the vocabulary is left out, or, with `onUnknown`, reported (it may throw).
+ */
+export function decodeIds(
+  tokenizer: IdDecoder,
+  ids: readonly number[],
+  skipSpecial = true,
+  onUnknown?: (id: number, index: number) => void,
+): string {
+  const tokens: string[] = [];
+  ids.forEach((id, index) => {
+    if (skipSpecial && tokenizer.specialIds.has(id)) return;
+    const token = tokenizer.idToToken(id);
+    if (token !== undefined) tokens.push(token);
+    else onUnknown?.(id, index);
+  });
+  return tokens.length === 0 ? '' : tokenizer.decodeTokens(tokens);
+}
+
+/** The tokenizer's decode of ids, special tokens skipped (transformers' `skip_special_tokens: true`). */
+export function decodeSkippingSpecial(tokenizer: IdDecoder): (ids: readonly number[]) => string {
+  return (ids) => decodeIds(tokenizer, ids);
 }
 
 /** The text of one token as the tokenizer decodes it alone, special tokens shown (logprobs' `token`). */
