@@ -81,7 +81,7 @@ export function commandOutputFormat(command: Command): OutputFormat {
   }
   if (format === 'name' && !NAME_COMMANDS.has(command)) {
     throw new UsageError(
-      `-o name lists the resources of model add, list and show, endpoint add, set, list and show, and token list; ` +
+      `-o name lists the resources of model add, list and show, endpoint add, set, list and show, apply, get endpoint, and token list; ` +
         `'${commandPath(command)}' answers none: use -o table, json or yaml`,
     );
   }

@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { asArgParser, contextFactory } from './cli-context.js';
 import { CliFailure, describeFailure, ExitCode, UsageError } from './cli-errors.js';
 import { DEFAULT_REGISTRY_URL } from './cli.config.js';
+import { registerApplyCommands } from './commands/apply.command.js';
 import { registerEndpointCommands } from './commands/endpoint.command.js';
 import { registerModelCommands } from './commands/model.command.js';
 import { parseRegistryUrl } from './commands/parse-arguments.js';
@@ -56,6 +57,7 @@ export function buildProgram(streams: OutputStreams): Command {
   registerModelCommands(program, contextOf);
   registerEndpointCommands(program, contextOf);
   registerRouteCommands(program, contextOf);
+  registerApplyCommands(program, contextOf);
   registerRolloutCommands(program, contextOf);
   registerTokenCommands(program, contextOf);
   registerStatusCommand(program, contextOf);

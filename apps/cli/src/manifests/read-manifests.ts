@@ -1,0 +1,65 @@
+/**
+ * The documents of a file given to `modelgate apply -f`: YAML (one document or several, `---`
+ * between them) or JSON, each checked against its kind's schema before anything is applied, so a
+ * typo anywhere changes nothing. Kinds apply does not manage are refused by name. Pure: no I/O.
+ */
+import { formatIssuePath } from '@modelgate/contracts';
+import { parseAllDocuments } from 'yaml';
+import { UsageError } from '../cli-errors.js';
+import { type EndpointManifest, endpointManifestSchema } from './endpoint-manifest.js';
+
+/** What other kinds are, and where they are managed instead. */
+const OTHER_KINDS: Readonly<Record<string, string>> = {
+  Model:
+    'model versions are registered with `modelgate model add` (they are immutable: apply would have nothing to change)',
+  Rollout: 'rollouts are started and moved with `modelgate rollout start|pause|resume|abort|promote`',
+  Key: 'serving API keys do not exist yet',
+  Token: 'admin tokens are created and revoked with `modelgate token create|revoke`',
+};
+
+/**
+ * The endpoint documents of `text` (read from `file`, named in errors), in file order. A document
+ * may also be a list of them (what `get endpoints -o json|yaml` prints).
+ */
+export function readManifests(text: string, file: string): EndpointManifest[] {
+  const documents = parseAllDocuments(text);
+  if (!Array.isArray(documents)) return [];
+  const values: { value: unknown; where: string }[] = [];
+  documents.forEach((document, index) => {
+    const where = documents.length === 1 ? file : `${file} (document ${index + 1})`;
+    const [error] = document.errors;
+    if (error) throw new UsageError(`${where}: not YAML or JSON: ${error.message.split('\n')[0] ?? ''}`);
+    const value: unknown = document.toJS();
+    if (Array.isArray(value))
+      value.forEach((item, at) => values.push({ value: item, where: `${where} item ${at + 1}` }));
+    else if (value !== null && value !== undefined) values.push({ value, where });
+  });
+  const manifests: EndpointManifest[] = [];
+  for (const { value, where } of values) {
+    const manifest = readManifest(value, where);
+    if (manifests.some((other) => other.name === manifest.name)) {
+      throw new UsageError(`${where}: endpoint ${manifest.name} is in the file twice`);
+    }
+    manifests.push(manifest);
+  }
+  return manifests;
+}
+
+function readManifest(value: unknown, where: string): EndpointManifest {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  if (typeof kind === 'string' && kind in OTHER_KINDS) {
+    throw new UsageError(`${where}: kind ${kind} is not applied from files: ${OTHER_KINDS[kind] ?? ''}`);
+  }
+  if (kind !== 'Endpoint') {
+    throw new UsageError(`${where}: kind must be Endpoint (got ${JSON.stringify(kind ?? null)})`);
+  }
+  const parsed = endpointManifestSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const path = issue.path.length === 0 ? undefined : formatIssuePath(issue.path);
+    return issue.code === 'unrecognized_keys'
+      ? `${issue.keys.map((key) => (path === undefined ? key : `${path}.${key}`)).join(', ')}: is not a known field`
+      : `${path ?? 'document'}: ${issue.message}`;
+  });
+  throw new UsageError(`${where}: ${problems.join('; ')}`);
+}
