@@ -2,7 +2,8 @@ import { AdminClient } from '@modelgate/admin-client';
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadCliConfig } from './cli.config.js';
 import { UsageError } from './cli-errors.js';
-import { Output, type OutputFormat, type OutputStreams } from './output/output.js';
+import { checkJsonPath } from './output/jsonpath.js';
+import { OUTPUT_FORMATS, Output, type OutputFormat, type OutputStreams } from './output/output.js';
 
 /** What every command action works with. */
 export interface CommandContext {
@@ -17,7 +18,8 @@ export type ContextFactory = (command: Command) => CommandContext;
 export interface GlobalOptions {
   registry?: string;
   json?: boolean;
-  output?: OutputFormat;
+  /** An OUTPUT_FORMATS name, or `jsonpath=TEMPLATE`. */
+  output?: string;
   /** false with `--no-headers`. */
   headers?: boolean;
 }
@@ -93,7 +95,12 @@ export function contextFactory(streams: OutputStreams): ContextFactory {
   return (command) => {
     const options = command.optsWithGlobals<GlobalOptions>();
     const format = commandOutputFormat(command);
-    const output = new Output(format, streams, commandHeaders(command, format));
+    const output = new Output(
+      format,
+      streams,
+      commandHeaders(command, format),
+      format === 'jsonpath' ? (options.output ?? '').slice(JSONPATH_PREFIX.length) : '',
+    );
     let client: AdminClient | undefined;
     return {
       output,
@@ -123,10 +130,30 @@ export function asArgParser<T>(parse: (text: string) => T): (text: string) => T 
   };
 }
 
+const JSONPATH_PREFIX = 'jsonpath=';
+
+/** `-o`'s value: a format of OUTPUT_FORMATS, or `jsonpath=TEMPLATE` with a template that reads. */
+export function parseOutputOption(given: string): string {
+  // `-o=json` (kubectl's spelling) reaches here as `=json`.
+  const text = given.startsWith('=') ? given.slice(1) : given;
+  if (text.startsWith(JSONPATH_PREFIX)) {
+    checkJsonPath(text.slice(JSONPATH_PREFIX.length));
+    return text;
+  }
+  if (text === 'jsonpath') throw new UsageError('-o jsonpath needs a template: -o jsonpath={.name}');
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(text)) {
+    throw new UsageError(
+      `'${text}' is not an output format: ${OUTPUT_FORMATS.filter((f) => f !== 'jsonpath').join(', ')} or jsonpath=TEMPLATE`,
+    );
+  }
+  return text;
+}
+
 /** `-o` wins; `--json` is `-o json`; the default is a table. Both, disagreeing, is a usage error. */
 export function outputFormat(options: Pick<GlobalOptions, 'json' | 'output'>): OutputFormat {
   if (options.json === true && options.output !== undefined && options.output !== 'json') {
     throw new UsageError(`--json and -o ${options.output} disagree: give one of them`);
   }
-  return options.output ?? (options.json === true ? 'json' : 'table');
+  if (options.output?.startsWith(JSONPATH_PREFIX) === true) return 'jsonpath';
+  return (options.output as OutputFormat | undefined) ?? (options.json === true ? 'json' : 'table');
 }

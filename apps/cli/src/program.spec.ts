@@ -128,6 +128,36 @@ describe('modelgate command line', () => {
     expect((await run('endpoint', 'list', '-o', 'name')).stdout).toBe('');
   });
 
+  it("prints what -o jsonpath=TEMPLATE selects of the answer, kubectl's way", async () => {
+    const view = sampleEndpointView({
+      name: 'sentiment',
+      routes: [
+        { model: 'sst2:1', weight: 90, role: 'primary' },
+        { model: 'sst2:2', weight: 10, role: 'canary' },
+      ],
+    });
+    fetchMock.mockResolvedValueOnce(answer(200, view));
+    const one = await run('endpoint', 'show', 'sentiment', '-o', 'jsonpath={.routes[*].model}');
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toBe('sst2:1 sst2:2');
+    fetchMock.mockResolvedValueOnce(answer(200, [view, sampleEndpointView({ name: 'embed' })]));
+    const list = await run('-o=jsonpath={range [*]}{.name}{"\\n"}{end}', 'endpoint', 'list');
+    expect(list.stdout).toBe('sentiment\nembed\n');
+  });
+
+  it('exits 2 for a jsonpath it cannot read, or none, before any call', async () => {
+    const unclosed = await run('endpoint', 'list', '-o', 'jsonpath={.name');
+    expect(unclosed.code).toBe(2);
+    expect(unclosed.stderr).toContain("-o jsonpath={.name: '{' at 1 is never closed");
+    const bare = await run('endpoint', 'list', '-o', 'jsonpath');
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('-o jsonpath needs a template');
+    const other = await run('endpoint', 'list', '-o', 'xml');
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("'xml' is not an output format");
+    expect(fetchMock).not.toHaveBeenCalled();
+  });
+
   it('prints list tables without their header line with --no-headers, and nothing for an empty list', async () => {
     fetchMock.mockResolvedValueOnce(
       answer(200, [

@@ -1,7 +1,7 @@
 import { AdminAnswerError, AdminApiError, AdminUnreachableError } from '@modelgate/admin-client';
 import { MODELGATE_VERSION } from '@modelgate/contracts';
 import { Command, CommanderError, Option } from 'commander';
-import { asArgParser, contextFactory } from './cli-context.js';
+import { asArgParser, contextFactory, parseOutputOption } from './cli-context.js';
 import { CliFailure, describeFailure, ExitCode, UsageError } from './cli-errors.js';
 import { DEFAULT_REGISTRY_URL } from './cli.config.js';
 import { registerApplyCommands } from './commands/apply.command.js';
@@ -37,8 +37,11 @@ export function buildProgram(streams: OutputStreams): Command {
     .addOption(
       new Option(
         '-o, --output <format>',
-        'table (default), wide (more columns: model list, endpoint list, status), json, yaml, or name (one resource name per line)',
-      ).choices(OUTPUT_FORMATS),
+        "table (default), wide (more columns: model list, endpoint list, status), json, yaml, name (one resource name per line), or jsonpath=TEMPLATE (kubectl's JSONPath over the answer, e.g. jsonpath='{.routes[*].model}')",
+      )
+        // The choices are listed in help and completion; the parser also takes jsonpath=TEMPLATE.
+        .choices([...OUTPUT_FORMATS.filter((format) => format !== 'jsonpath'), 'jsonpath='])
+        .argParser(asArgParser(parseOutputOption)),
     )
     .option('--json', 'print the raw API JSON on stdout, nothing else (for scripts); same as -o json')
     .option('--no-headers', 'list tables without their header line (model list, endpoint list, token list)')

@@ -54,7 +54,14 @@ describe('modelgate completion', () => {
     expect(complete('modelgate model add --task ')).toEqual(
       expect.arrayContaining(['text-classification', 'feature-extraction', 'raw']),
     );
-    expect(complete('modelgate model list -o ')).toEqual(['json', 'name', 'table', 'wide', 'yaml']);
+    expect(complete('modelgate model list -o ')).toEqual([
+      'json',
+      'jsonpath=',
+      'name',
+      'table',
+      'wide',
+      'yaml',
+    ]);
   });
 
   it('writes a zsh script that loads the same function through bashcompinit', () => {
@@ -96,6 +103,13 @@ describe('modelgate completion fish', () => {
     expect(completeInFish('modelgate model add --task ')).toEqual(
       expect.arrayContaining(['text-classification', 'feature-extraction', 'raw']),
     );
-    expect(completeInFish('modelgate model list -o ')).toEqual(['json', 'name', 'table', 'wide', 'yaml']);
+    expect(completeInFish('modelgate model list -o ')).toEqual([
+      'json',
+      'jsonpath=',
+      'name',
+      'table',
+      'wide',
+      'yaml',
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import { stringify as stringifyYaml } from 'yaml';
+import { applyJsonPath } from './jsonpath.js';
 
 /** Where a command's result and its notes go. */
 export interface OutputStreams {
@@ -7,10 +8,11 @@ export interface OutputStreams {
 }
 
 /**
- * `-o`: a human table (`wide` adds columns to lists), the API's answer as JSON or YAML, or the
- * names of the resources it holds, one per line (`name`: `sst2:1` for a model version).
+ * `-o`: a human table (`wide` adds columns to lists), the API's answer as JSON or YAML, the
+ * names of the resources it holds, one per line (`name`: `sst2:1` for a model version), or what a
+ * JSONPath template selects of it (`jsonpath=TEMPLATE`, output/jsonpath.ts).
  */
-export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name'] as const;
+export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath'] as const;
 
 /** One of OUTPUT_FORMATS. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -26,11 +28,13 @@ export class Output {
     readonly streams: OutputStreams,
     /** false with `--no-headers`: list tables print their rows alone. */
     readonly headers = true,
+    /** `-o jsonpath=TEMPLATE`: the template. */
+    readonly template = '',
   ) {}
 
-  /** True for -o json, yaml and name: stdout holds the API's answer (or its names) only. */
+  /** True for -o json, yaml, name and jsonpath: stdout holds the API's answer (or part of it) only. */
   get json(): boolean {
-    return this.format === 'json' || this.format === 'yaml' || this.format === 'name';
+    return this.format !== 'table' && this.format !== 'wide';
   }
 
   /**
@@ -42,6 +46,10 @@ export class Output {
       if (apiJson === undefined) return;
       const text = this.format === 'json' ? `${JSON.stringify(apiJson, null, 2)}\n` : stringifyYaml(apiJson);
       this.streams.stdout.write(text);
+      return;
+    }
+    if (this.format === 'jsonpath') {
+      if (apiJson !== undefined) this.streams.stdout.write(applyJsonPath(this.template, apiJson));
       return;
     }
     if (this.format === 'name') {
