@@ -1,6 +1,8 @@
 import { AdminClient } from '@modelgate/admin-client';
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadCliConfig } from './cli.config.js';
+import { DEFAULT_REGISTRY_URL, contextsFilePath, loadCliConfig } from './cli.config.js';
+import { parseContextsFile, resolveConnection } from './contexts/cli-contexts.js';
+import { readTextIfAny } from './contexts/contexts-file.js';
 import { UsageError } from './cli-errors.js';
 import { checkJsonPath } from './output/jsonpath.js';
 import { OUTPUT_FORMATS, Output, type OutputFormat, type OutputStreams } from './output/output.js';
@@ -22,6 +24,8 @@ export interface GlobalOptions {
   output?: string;
   /** false with `--no-headers`. */
   headers?: boolean;
+  /** `--context NAME`: a context of the contexts file. */
+  context?: string;
 }
 
 /** The list commands whose table `--no-headers` prints without its header line (see withListTable). */
@@ -108,10 +112,19 @@ export function contextFactory(streams: OutputStreams): ContextFactory {
       get client(): AdminClient {
         if (client) return client;
         const config = loadCliConfig({ registryFlag: options.registry !== undefined });
-        client = new AdminClient({
-          baseUrl: options.registry ?? config.MODELGATE_REGISTRY,
-          ...(config.MODELGATE_TOKEN === undefined ? {} : { token: config.MODELGATE_TOKEN }),
-        });
+        const file = contextsFilePath(config);
+        const { registry, token } = resolveConnection(
+          {
+            ...(options.registry === undefined ? {} : { registryFlag: options.registry }),
+            ...(options.context === undefined ? {} : { contextFlag: options.context }),
+            ...(config.MODELGATE_REGISTRY === undefined ? {} : { envRegistry: config.MODELGATE_REGISTRY }),
+            ...(config.MODELGATE_TOKEN === undefined ? {} : { envToken: config.MODELGATE_TOKEN }),
+            defaultRegistry: DEFAULT_REGISTRY_URL,
+          },
+          parseContextsFile(readTextIfAny(file), file),
+          file,
+        );
+        client = new AdminClient({ baseUrl: registry, ...(token === undefined ? {} : { token }) });
         return client;
       },
     };

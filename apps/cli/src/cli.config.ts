@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from './cli-errors.js';
 
@@ -20,10 +22,13 @@ const emptyAsUnset = (value: unknown): unknown => (value === '' ? undefined : va
 
 /** CLI settings from the environment; the only place the CLI reads `process.env`. */
 export const cliConfigSchema = z.object({
-  /** Base URL of the registry's admin API; `--registry` overrides it. */
-  MODELGATE_REGISTRY: z.preprocess(emptyAsUnset, registryUrlSchema.default(DEFAULT_REGISTRY_URL)),
+  /** Base URL of the registry's admin API; `--registry` and `--context` override it, it overrides the current context's. */
+  MODELGATE_REGISTRY: z.preprocess(emptyAsUnset, registryUrlSchema.optional()),
   /** Bearer token for the registry (admin for changes, viewer suffices for reads). */
   MODELGATE_TOKEN: z.preprocess(emptyAsUnset, z.string().min(1).optional()),
+  /** The contexts file (contexts/cli-contexts.ts); default $XDG_CONFIG_HOME/modelgate/config.yaml, else ~/.config/modelgate/config.yaml. */
+  MODELGATE_CONFIG: z.preprocess(emptyAsUnset, z.string().min(1).optional()),
+  XDG_CONFIG_HOME: z.preprocess(emptyAsUnset, z.string().min(1).optional()),
 });
 
 /** Parsed CLI settings. */
@@ -40,10 +45,20 @@ export function loadCliConfig(
   const parsed = cliConfigSchema.safeParse({
     MODELGATE_REGISTRY: options.registryFlag === true ? undefined : env.MODELGATE_REGISTRY,
     MODELGATE_TOKEN: env.MODELGATE_TOKEN,
+    MODELGATE_CONFIG: env.MODELGATE_CONFIG,
+    XDG_CONFIG_HOME: env.XDG_CONFIG_HOME,
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new UsageError(`invalid environment: ${problems.join('; ')}`);
   }
   return parsed.data;
+}
+
+/** The contexts file this environment names. */
+export function contextsFilePath(config: Pick<CliConfig, 'MODELGATE_CONFIG' | 'XDG_CONFIG_HOME'>): string {
+  return (
+    config.MODELGATE_CONFIG ??
+    join(config.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'modelgate', 'config.yaml')
+  );
 }

@@ -15,6 +15,7 @@ import { registerStatusCommand } from './commands/status.command.js';
 import { registerTokenCommands } from './commands/token.command.js';
 import { registerVersionCommand } from './commands/version.command.js';
 import { registerCompletionCommand } from './commands/completion.command.js';
+import { registerConfigCommands } from './commands/config.command.js';
 import { OUTPUT_FORMATS, type OutputStreams } from './output/output.js';
 
 /** The CLI's version (`modelgate --version`, `modelgate version`). */
@@ -43,6 +44,10 @@ export function buildProgram(streams: OutputStreams): Command {
         .choices([...OUTPUT_FORMATS.filter((format) => format !== 'jsonpath'), 'jsonpath='])
         .argParser(asArgParser(parseOutputOption)),
     )
+    .option(
+      '--context <name>',
+      'a context of the contexts file (env MODELGATE_CONFIG, default ~/.config/modelgate/config.yaml): its registry and token',
+    )
     .option('--json', 'print the raw API JSON on stdout, nothing else (for scripts); same as -o json')
     .option('--no-headers', 'list tables without their header line (model list, endpoint list, token list)')
     .addHelpText(
@@ -66,6 +71,7 @@ export function buildProgram(streams: OutputStreams): Command {
   registerStatusCommand(program, contextOf);
   registerPerfCommand(program, contextOf);
   registerVersionCommand(program, contextOf);
+  registerConfigCommands(program, contextOf);
   registerCompletionCommand(program);
   return program;
 }
@@ -85,7 +91,7 @@ export async function runCli(argv: readonly string[], streams: OutputStreams): P
 }
 
 /** Global options that take a value (the value is the next argument unless given as `--opt=value`). */
-const GLOBAL_VALUE_OPTIONS = new Set(['--registry', '-o', '--output']);
+const GLOBAL_VALUE_OPTIONS = new Set(['--registry', '--context', '-o', '--output']);
 /** Global options that ask for one output format. */
 const FORMAT_OPTIONS = new Set(['-o', '--output', '--json']);
 

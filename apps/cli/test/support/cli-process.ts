@@ -19,7 +19,12 @@ export function runModelgate(
   args: readonly string[],
   options: { registryUrl: string; token: string | undefined; timeoutMs?: number },
 ): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, MODELGATE_REGISTRY: options.registryUrl };
+  // No contexts file of the machine running the tests.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    MODELGATE_REGISTRY: options.registryUrl,
+    MODELGATE_CONFIG: '/nonexistent/modelgate-config.yaml',
+  };
   delete env.MODELGATE_TOKEN;
   if (options.token !== undefined) env.MODELGATE_TOKEN = options.token;
   return new Promise((resolve, reject) => {

@@ -43,6 +43,8 @@ export function stubRegistry(): ReturnType<typeof vi.fn<typeof fetch>> {
     vi.stubGlobal('fetch', fetchMock);
     vi.stubEnv('MODELGATE_REGISTRY', 'http://registry.test:8081');
     vi.stubEnv('MODELGATE_TOKEN', 'secret-token');
+    // No contexts file of the machine running the tests.
+    vi.stubEnv('MODELGATE_CONFIG', '/nonexistent/modelgate-config.yaml');
   });
   afterEach(() => {
     fetchMock.mockReset();
