@@ -16,11 +16,12 @@ import {
   INFERENCE_SERVICE_NAME,
   type TensorDatatype,
   encodeTensor,
+  OIP_SERVER_LOADER_OPTIONS,
 } from '@modelgate/contracts';
 import { tokenInferRequest, tokenRows } from '@modelgate/testing';
 import { type OnnxSession, type SessionRun } from '../apps/worker/src/model-loading/session-types.js';
 import { decodeInferRequest } from '../apps/worker/src/serving/decode-infer-request.js';
-import { type ModelInferRequestMessage } from '../apps/worker/src/serving/infer-messages.js';
+import { type OipInferRequest as ModelInferRequestMessage } from '@modelgate/contracts';
 import { ModelRunner } from '../apps/worker/src/serving/model-runner.js';
 
 const CONCURRENCY = Number(process.argv[2] ?? 8);
@@ -35,15 +36,8 @@ type Codec = {
   requestDeserialize(bytes: Buffer): ModelInferRequestMessage;
   responseSerialize(message: unknown): Buffer;
 };
-// The worker's own proto loader options (apps/worker main.ts).
-const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, {
-  keepCase: true,
-  longs: String,
-  enums: String,
-  defaults: false,
-  arrays: true,
-  oneofs: true,
-});
+// The worker's own proto loader options.
+const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, OIP_SERVER_LOADER_OPTIONS);
 const service = definition[INFERENCE_SERVICE_NAME] as unknown as Record<string, Codec>;
 const codec = service.ModelInfer!;
 

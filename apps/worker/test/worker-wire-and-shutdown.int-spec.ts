@@ -1,19 +1,18 @@
 import { join } from 'node:path';
 import { type ServiceError, status } from '@grpc/grpc-js';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture, KserveWireClient } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxAbsDiff, tokenInferRequest, tokenRows, unbatchedOutputs } from '@modelgate/testing';
-import { SpecWireClient } from './support/spec-wire-client.js';
 import { type RunningWorker, startWorker } from '@modelgate/testing';
 
 describe('worker: a client built only from the public protocol', () => {
   let worker: RunningWorker;
-  let client: SpecWireClient;
+  let client: KserveWireClient;
 
   beforeAll(async () => {
     // Bound to '::': IPv4 (the harness dials 127.0.0.1) and IPv6 alike.
     worker = await startWorker([{ name: 'bert', fixture: 'tiny-bert-sst2' }], { WORKER_HOST: '::' });
-    client = new SpecWireClient(worker.grpcAddress);
+    client = new KserveWireClient(worker.grpcAddress);
   });
 
   afterAll(async () => {
@@ -23,7 +22,7 @@ describe('worker: a client built only from the public protocol', () => {
 
   it('answers over IPv6 too when WORKER_HOST is ::', async () => {
     const port = worker.grpcAddress.split(':').at(-1)!;
-    const overIpv6 = new SpecWireClient(`[::1]:${port}`);
+    const overIpv6 = new KserveWireClient(`[::1]:${port}`);
     try {
       expect((await overIpv6.modelMetadata('bert')).name).toBe('bert');
     } finally {
@@ -54,11 +53,21 @@ describe('worker: a client built only from the public protocol', () => {
       'logits',
     );
     const shape = [1, row.length];
-    const response = await client.modelInfer('bert', 'wire-1', [
-      { name: 'input_ids', shape, data: BigInt64Array.from(row.map(BigInt)) },
-      { name: 'attention_mask', shape, data: new BigInt64Array(row.length).fill(1n) },
-      { name: 'token_type_ids', shape, data: new BigInt64Array(row.length) },
-    ]);
+    const int64 = (data: BigInt64Array) => new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const response = await client.modelInfer({
+      model: 'bert',
+      id: 'wire-1',
+      inputs: [
+        { name: 'input_ids', datatype: 'INT64', shape, raw: int64(BigInt64Array.from(row.map(BigInt))) },
+        {
+          name: 'attention_mask',
+          datatype: 'INT64',
+          shape,
+          raw: int64(new BigInt64Array(row.length).fill(1n)),
+        },
+        { name: 'token_type_ids', datatype: 'INT64', shape, raw: int64(new BigInt64Array(row.length)) },
+      ],
+    });
     expect(response).toMatchObject({ modelName: 'bert', id: 'wire-1' });
     expect(response.outputs).toEqual([{ name: 'logits', datatype: 'FP32', shape: [1, 2] }]);
     const bytes = response.raw[0]!;

@@ -18,7 +18,7 @@ function outlineProto(source: string): ProtoOutline {
     const line = rawLine.replace(/\/\/.*$/, '').trim();
     if (line === '') continue;
     const opened = /^(message|service|oneof)\s+(\w+)\s*\{(\s*\})?$/.exec(line);
-    const rpc = /^rpc\s+(\w+)\((\w+)\)\s+returns\s+\(((?:stream\s+)?\w+)\)\s*\{\}$/.exec(line);
+    const rpc = /^rpc\s+(\w+)\(((?:stream\s+)?\w+)\)\s+returns\s+\(((?:stream\s+)?\w+)\)\s*\{\}$/.exec(line);
     const field = /^(repeated\s+)?(map<\w+,\s*\w+>|\w+)\s+(\w+)\s*=\s*(\d+);$/.exec(line);
     if (opened) {
       if (opened[3] === undefined) scopes.push(opened[1] === 'message' ? (opened[2] ?? null) : null);
@@ -51,7 +51,7 @@ describe('inference.proto', () => {
     expect(outline.header).toEqual(['syntax = "proto3";', 'package inference;']);
   });
 
-  it('declares the six core Open Inference Protocol rpcs and the generation extension on GRPCInferenceService', () => {
+  it("declares the six core Open Inference Protocol rpcs, the generation extension and Triton's ModelStreamInfer on GRPCInferenceService", () => {
     expect(outline.rpcs).toEqual([
       'ServerLive(ServerLiveRequest) returns (ServerLiveResponse)',
       'ServerReady(ServerReadyRequest) returns (ServerReadyResponse)',
@@ -60,6 +60,7 @@ describe('inference.proto', () => {
       'ModelMetadata(ModelMetadataRequest) returns (ModelMetadataResponse)',
       'ModelInfer(ModelInferRequest) returns (ModelInferResponse)',
       'ModelGenerate(ModelGenerateRequest) returns (stream ModelGenerateResponse)',
+      'ModelStreamInfer(stream ModelInferRequest) returns (stream ModelStreamInferResponse)',
     ]);
   });
 
@@ -124,6 +125,9 @@ describe('inference.proto', () => {
       'ModelInferResponse.parameters': 'map<string, InferParameter> = 4',
       'ModelInferResponse.outputs': 'repeated InferOutputTensor = 5',
       'ModelInferResponse.raw_output_contents': 'repeated bytes = 6',
+      // Triton's streaming extension (ModelStreamInfer)
+      'ModelStreamInferResponse.error_message': 'string = 1',
+      'ModelStreamInferResponse.infer_response': 'ModelInferResponse = 2',
       // modelgate's generation extension (ModelGenerate)
       'ModelGenerateRequest.model_name': 'string = 1',
       'ModelGenerateRequest.model_version': 'string = 2',

@@ -1,6 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { GrpcStatus, INFERENCE_PROTO_PATH, INFERENCE_SERVICE_NAME } from '@modelgate/contracts';
+import {
+  GrpcStatus,
+  INFERENCE_PROTO_PATH,
+  INFERENCE_SERVICE_NAME,
+  OIP_CLIENT_LOADER_OPTIONS,
+} from '@modelgate/contracts';
 import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-messages.js';
 import { type ModelInferRequestMessage, type ModelInferResponseMessage } from './infer-messages.js';
 import { type WorkerCallOptions, WorkerCallError, type WorkerChannel } from './worker-channel.js';
@@ -26,14 +31,7 @@ export function inferenceMethods(): InferenceMethods {
 }
 
 function loadInferenceMethods(): InferenceMethods {
-  const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    arrays: true,
-    oneofs: true,
-  });
+  const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, OIP_CLIENT_LOADER_OPTIONS);
   const service = definition[INFERENCE_SERVICE_NAME];
   if (service === undefined || 'format' in service) {
     throw new Error(`${INFERENCE_SERVICE_NAME} is not a service in ${INFERENCE_PROTO_PATH}`);

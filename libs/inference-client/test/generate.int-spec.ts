@@ -3,7 +3,13 @@
 // first message only, cancellation reaching the server, deadlines and load accounting.
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { ErrorCode, GrpcStatus, INFERENCE_PROTO_PATH, INFERENCE_SERVICE_NAME } from '@modelgate/contracts';
+import {
+  ErrorCode,
+  GrpcStatus,
+  INFERENCE_PROTO_PATH,
+  INFERENCE_SERVICE_NAME,
+  OIP_CLIENT_LOADER_OPTIONS,
+} from '@modelgate/contracts';
 import {
   type GenerateChunk,
   type GenerateRequest,
@@ -34,14 +40,7 @@ afterEach(async () => {
 });
 
 function serviceDefinition(): grpc.ServiceDefinition {
-  const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    arrays: true,
-    oneofs: true,
-  });
+  const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, OIP_CLIENT_LOADER_OPTIONS);
   const [pkg, service] = INFERENCE_SERVICE_NAME.split('.') as [string, string];
   const loaded = grpc.loadPackageDefinition(definition) as unknown as Record<
     string,

@@ -69,6 +69,15 @@ export {
 } from './harness/service-process.js';
 export { type CallOptions, type Message, OipTestClient } from './harness/oip-test-client.js';
 export {
+  KserveWireClient,
+  type Parameter as WireParameter,
+  type WireInput,
+  type WireRequest,
+  type WireResponse,
+  rawBytes,
+  readRawBytes,
+} from './harness/kserve-wire-client.js';
+export {
   type RunningWorker,
   type TestModel,
   type WorkerStartWait,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type TensorDeclaration } from '../model-loading/onnx-session.adapter.js';
 import { decodeInferRequest } from './decode-infer-request.js';
-import { type ModelInferRequestMessage } from './infer-messages.js';
+import { type OipInferRequest as ModelInferRequestMessage } from '@modelgate/contracts';
 
 const INPUTS: TensorDeclaration[] = [{ name: 'input_ids', datatype: 'INT64', dims: [-1, -1] }];
 const OUTPUTS: TensorDeclaration[] = [{ name: 'logits', datatype: 'FP32', dims: [-1, 2] }];

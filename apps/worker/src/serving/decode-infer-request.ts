@@ -9,7 +9,10 @@ import {
   normalizeShape,
 } from '@modelgate/contracts';
 import { type TensorDeclaration, type WorkerTensor } from '../model-loading/onnx-session.adapter.js';
-import { type InferParameterMessage, type ModelInferRequestMessage } from './infer-messages.js';
+import {
+  type OipInferParameter as InferParameterMessage,
+  type OipInferRequest as ModelInferRequestMessage,
+} from '@modelgate/contracts';
 
 /** A ModelInfer request checked against the model: every input present, typed and shaped. */
 export interface DecodedInferRequest {

@@ -21,10 +21,10 @@ import { type CallContext, grpcCallContext } from './call-context.js';
 import { decodeInferRequest } from './decode-infer-request.js';
 import { failureCode } from './failure-code.js';
 import {
-  type ModelInferRequestMessage,
-  type ModelInferResponseMessage,
-  type ModelMetadataResponseMessage,
-} from './infer-messages.js';
+  type OipInferRequest as ModelInferRequestMessage,
+  type OipInferResponse as ModelInferResponseMessage,
+  type OipModelMetadataResponse as ModelMetadataResponseMessage,
+} from '@modelgate/contracts';
 
 /** Metadata key of the batch-holding test hook (honoured only with WORKER_TEST_HOOKS). */
 export const TEST_HOLD_HEADER = 'x-modelgate-test-hold-ms';

@@ -5,25 +5,25 @@
  * WorkerCallErrors with the gRPC status the gRPC filter would send (grpc-exception.filter.ts).
  */
 import * as protoLoader from '@grpc/proto-loader';
-import { INFERENCE_PROTO_PATH, INFERENCE_SERVICE_NAME } from '@modelgate/contracts';
+import {
+  INFERENCE_PROTO_PATH,
+  INFERENCE_SERVICE_NAME,
+  toGrpcStatusError,
+  OIP_SERVER_LOADER_OPTIONS,
+} from '@modelgate/contracts';
 import { type LocalCall, type LocalWorkerEndpoint, WorkerCallError } from '@modelgate/inference-client';
 import { type Logger } from '@modelgate/observability';
 import { type CallContext } from './call-context.js';
 import { type GenerationController } from './generation.controller.js';
 import { type ModelGenerateRequestMessage, type ModelGenerateResponseMessage } from './generate-request.js';
-import { toGrpcStatusError } from './grpc-exception.filter.js';
 import { type InferenceController } from './inference.controller.js';
-import { type ModelInferRequestMessage, type ModelInferResponseMessage } from './infer-messages.js';
+import {
+  type OipInferRequest as ModelInferRequestMessage,
+  type OipInferResponse as ModelInferResponseMessage,
+} from '@modelgate/contracts';
 
 /** How the worker's gRPC server reads and writes messages (main.ts passes the same to Nest). */
-export const WORKER_PROTO_LOADER_OPTIONS: protoLoader.Options = {
-  keepCase: true,
-  longs: String,
-  enums: String,
-  defaults: false,
-  arrays: true,
-  oneofs: true,
-};
+export const WORKER_PROTO_LOADER_OPTIONS: protoLoader.Options = OIP_SERVER_LOADER_OPTIONS;
 
 type Method = protoLoader.MethodDefinition<object, object>;
 
@@ -96,7 +96,9 @@ export function createLocalEndpoint(parts: LocalEndpointParts): LocalWorkerEndpo
 
 /** A failure as the gRPC filter would answer it, as the channel reports it. */
 function failure(error: unknown, logger: Logger): WorkerCallError {
-  const status = toGrpcStatusError(error, logger);
+  const status = toGrpcStatusError(error, (unknown) =>
+    logger.error({ err: unknown }, 'unexpected error in a gRPC handler'),
+  );
   return new WorkerCallError(status.code, status.message);
 }
 

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { HEALTH_PROTO_PATH, INFERENCE_PROTO_PATH } from '@modelgate/contracts';
+import { HEALTH_PROTO_PATH, INFERENCE_PROTO_PATH, OIP_CLIENT_LOADER_OPTIONS } from '@modelgate/contracts';
 
 /** What a test sends: request fields in proto names (snake_case). */
 export type Message = Record<string, unknown>;
@@ -18,14 +18,10 @@ export class OipTestClient {
   private readonly health: grpc.Client;
 
   constructor(address: string) {
-    const definition = protoLoader.loadSync([INFERENCE_PROTO_PATH, HEALTH_PROTO_PATH], {
-      keepCase: true,
-      longs: Number,
-      enums: String,
-      defaults: true,
-      arrays: true,
-      oneofs: true,
-    });
+    const definition = protoLoader.loadSync(
+      [INFERENCE_PROTO_PATH, HEALTH_PROTO_PATH],
+      OIP_CLIENT_LOADER_OPTIONS,
+    );
     const pkg = grpc.loadPackageDefinition(definition) as unknown as {
       inference: { GRPCInferenceService: grpc.ServiceClientConstructor };
       grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };

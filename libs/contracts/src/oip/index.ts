@@ -1,0 +1,2 @@
+export * from './grpc-status-error.js';
+export * from './oip-server-messages.js';
