@@ -8,7 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '@modelgate/admin-client';
 import { type FleetStatusView } from '@modelgate/contracts';
-import { FIXTURES_DIR_ENV, findRepoRoot, freePort, waitFor } from '@modelgate/testing';
+import {
+  FIXTURES_DIR_ENV,
+  KserveWireClient,
+  findRepoRoot,
+  freePort,
+  rawBytes,
+  readRawBytes,
+  waitFor,
+} from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const STANDALONE_MAIN = join(findRepoRoot(), 'apps', 'standalone', 'dist', 'main.js');
@@ -100,14 +108,15 @@ describe('npm start (standalone mode)', () => {
 
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'modelgate-standalone-'));
-    ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    const [gateway, registry, grpc, http] = ports.map(String);
+    ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [gateway, registry, grpc, http, gatewayGrpc] = ports.map(String);
     env = {
       MODELGATE_HOME: home,
       GATEWAY_PORT: gateway ?? '',
       REGISTRY_PORT: registry ?? '',
       WORKER_GRPC_PORT: grpc ?? '',
       WORKER_HTTP_PORT: http ?? '',
+      GATEWAY_GRPC_PORT: gatewayGrpc ?? '',
     };
   });
 
@@ -133,12 +142,26 @@ describe('npm start (standalone mode)', () => {
     expect(answer.body).toMatchObject({ model: 'demo', version: '1' });
     expect(answer.body.predictions).toHaveLength(1);
     expect(answer.body.predictions[0]?.[0]?.label).toMatch(/^(NEGATIVE|POSITIVE)$/);
+    // The gateway's gRPC face is on: the same text as BYTES answers the same prediction.
+    const grpc = new KserveWireClient(`127.0.0.1:${ports[4]}`);
+    try {
+      const text = (JSON.parse(request.body) as { text: string }).text;
+      const viaGrpc = await grpc.modelInfer({
+        model: 'demo',
+        inputs: [{ name: 'text', datatype: 'BYTES', shape: [1], raw: rawBytes([text]) }],
+      });
+      expect(
+        readRawBytes(viaGrpc.raw[0] ?? new Uint8Array()).map((element) => JSON.parse(element) as unknown),
+      ).toEqual(answer.body.predictions);
+    } finally {
+      grpc.close();
+    }
     expect(first.output()).toContain('registered model demo:1');
     expect(first.output()).toContain(join(home, 'admin-token'));
     expect((await stat(join(home, 'admin-token'))).mode & 0o777).toBe(0o600);
 
     expect(await stopWithSigint(first)).toBe(0);
-    // Every app is gone with it: all four ports are free again.
+    // Every app is gone with it: all five ports are free again.
     for (const port of ports) expect(await portIsFree(port)).toBe(true);
 
     const second = launch(env);

@@ -63,6 +63,11 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
   /** Public HTTP port (DESIGN §4). */
   GATEWAY_PORT: integerFromEnv(0, 65535).default(8080),
+  /**
+   * Port of the gateway's Open Inference Protocol gRPC face (text to endpoints, tensors to models,
+   * ModelStreamInfer for generation; grpc/gateway-grpc.ts), on GATEWAY_HOST; off when unset.
+   */
+  GATEWAY_GRPC_PORT: integerFromEnv(0, 65535).optional(),
   /** Event loops serving HTTP: `auto` = one per core (Node cluster), or a number; one with GATEWAY_LOCAL_WORKER. */
   GATEWAY_WORKERS: z.union([z.literal('auto'), integerFromEnv(1, 256)]).default('auto'),
   /**

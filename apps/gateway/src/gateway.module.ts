@@ -36,6 +36,7 @@ import { OpenAiGenerationRunner } from './openai/openai-generation.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ModelsController } from './openai/models.controller.js';
 import { TeiController } from './tei/tei.controller.js';
+import { GrpcFaceHolder } from './grpc/grpc-face-holder.js';
 import { GenerationService } from './serving/generation/generation.service.js';
 import { generationCalls } from './serving/generation/serve-generation.js';
 import { ShadowMirror } from './serving/shadow-mirror.js';
@@ -243,6 +244,7 @@ export class GatewayModule {
         },
         { provide: ASYNC_INFERENCE, useValue: asyncInference },
         SnapshotApplier,
+        GrpcFaceHolder,
       ],
     };
   }

@@ -5,9 +5,11 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { serveApiDocs } from '@modelgate/api-docs';
 import { createLogger, toNestLogger } from '@modelgate/observability';
-import { type LocalWorkerEndpoint } from '@modelgate/inference-client';
+import { InferenceClient, type LocalWorkerEndpoint } from '@modelgate/inference-client';
 import { type GatewayConfig, gatewayEventLoops, loadGatewayConfig } from './gateway.config.js';
 import { GatewayModule } from './gateway.module.js';
+import { GatewayGrpcFace } from './grpc/gateway-grpc.js';
+import { GrpcFaceHolder } from './grpc/grpc-face-holder.js';
 import { type AsyncInference } from './async-jobs/async-inference.js';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { ASYNC_INFERENCE } from './gateway.tokens.js';
@@ -91,6 +93,20 @@ async function serve(config: GatewayConfig): Promise<void> {
   }
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
   logger.info({ port: config.GATEWAY_PORT, pid: process.pid }, 'gateway listening');
+  if (config.GATEWAY_GRPC_PORT !== undefined) {
+    const face = new GatewayGrpcFace({
+      tables: app.get(EndpointTables),
+      client: app.get(InferenceClient),
+      serve: app.get(ServeService),
+      generation: app.get(GenerationService),
+      lifecycle,
+      metrics: app.get(GatewayMetrics),
+      logger,
+    });
+    app.get(GrpcFaceHolder).face = face;
+    const port = await face.start(config.GATEWAY_HOST, config.GATEWAY_GRPC_PORT);
+    logger.info({ grpcPort: port, pid: process.pid }, 'gateway gRPC face listening');
+  }
 }
 
 /** What the gateway uses of the worker app's `@modelgate/worker/embedded` entry. */

@@ -46,6 +46,8 @@ export const standaloneConfigSchema = z.object({
   GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   /** Gateway HTTP port. */
   GATEWAY_PORT: port.default(8080),
+  /** The gateway's Open Inference Protocol gRPC face (text to endpoints, tensors to models). */
+  GATEWAY_GRPC_PORT: port.default(8083),
   /** Interface of the registry. */
   REGISTRY_HOST: z.string().min(1).default('127.0.0.1'),
   /** Registry HTTP port. */

@@ -148,7 +148,14 @@ describe('docker-compose.yml', () => {
     expect(gateway?.deploy?.replicas).toBe(2);
     expect(gateway?.container_name).toBeUndefined();
     expect(gateway?.ports ?? []).toEqual([]);
-    expect(compose.services.edge?.ports).toEqual(['${GATEWAY_PUBLISHED_PORT:-8080}:8080']);
+    expect(compose.services.edge?.ports).toEqual([
+      '${GATEWAY_PUBLISHED_PORT:-8080}:8080',
+      '${GATEWAY_GRPC_PUBLISHED_PORT:-8001}:8001',
+    ]);
+    expect(readRepoFile('docker', 'compose', 'edge.conf')).toMatch(
+      /set \$gateway_grpc grpc:\/\/gateway:8003;/,
+    );
+    expect(gateway?.environment?.GATEWAY_GRPC_PORT).toBe(8003);
     expect(readRepoFile('docker', 'compose', 'edge.conf')).toMatch(/set \$gateway http:\/\/gateway:8080;/);
   });
 
@@ -175,7 +182,10 @@ describe('docker-compose.yml', () => {
       ).not.toContain('gateway-colocated');
     const colocated = compose.services['gateway-colocated'];
     expect(colocated?.build?.target).toBe('gateway-colocated');
-    expect(colocated?.ports).toEqual(['${GATEWAY_PUBLISHED_PORT:-8080}:8080']);
+    expect(colocated?.ports).toEqual([
+      '${GATEWAY_PUBLISHED_PORT:-8080}:8080',
+      '${GATEWAY_GRPC_PUBLISHED_PORT:-8001}:8003',
+    ]);
     const env = containerEnv(colocated);
     const gatewayConfig = loadGatewayConfig(env);
     expect(gatewayConfig.GATEWAY_LOCAL_WORKER).toBe(true);

@@ -2,9 +2,7 @@ import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common'
 import { type InferInput, InferenceClient } from '@modelgate/inference-client';
 import { type OutputTensorJson, parseRawInferRequest, rawOutputs } from '@modelgate/processing';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
-import { findV2Model } from './v2-models.js';
-import { workerGroupFor } from '../endpoints/worker-discovery.js';
-import { publicWorkerError } from '../serving/worker-call.js';
+import { inferRaw, rawModel } from './raw-infer.js';
 
 /** KServe v2 REST response body. */
 interface V2InferResponse {
@@ -43,23 +41,16 @@ export class V2InferController {
   }
 
   private async run(name: string, version: string | undefined, body: unknown): Promise<V2InferResponse> {
-    const spec = findV2Model(this.tables.current, name, version);
+    const spec = rawModel(this.tables, name, version);
     const request = parseRawInferRequest(body, spec.inputs.length > 0 ? { inputs: spec.inputs } : {});
-    const result = await this.client
-      .infer({
-        modelName: spec.name,
-        modelVersion: spec.version,
-        ...(request.id !== undefined ? { id: request.id } : {}),
-        inputs: request.inputs.map(
-          (t) => ({ name: t.name, datatype: t.datatype, dims: t.shape, data: t.data }) as InferInput,
-        ),
-        ...(request.outputs ? { outputs: request.outputs } : {}),
-        workerGroup: workerGroupFor(this.client, spec),
-        deadlineEpochMs: Date.now() + (request.timeoutMs ?? spec.batching.defaultTimeoutMs),
-      })
-      .catch((error: unknown) => {
-        throw publicWorkerError(error, spec.id);
-      });
+    const result = await inferRaw(this.client, spec, {
+      ...(request.id !== undefined ? { id: request.id } : {}),
+      inputs: request.inputs.map(
+        (t) => ({ name: t.name, datatype: t.datatype, dims: t.shape, data: t.data }) as InferInput,
+      ),
+      ...(request.outputs ? { outputs: request.outputs } : {}),
+      ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+    });
     return {
       model_name: spec.name,
       model_version: spec.version,

@@ -25,6 +25,7 @@ export function readyBanner(config: StandaloneConfig, layout: HomeLayout): strin
     '',
     'modelgate is running: registry, gateway and one worker on this machine.',
     `  gateway   http://${gateway}   POST /serve/<endpoint>; OpenAPI at /docs`,
+    `            ${displayAddress(config.GATEWAY_HOST, config.GATEWAY_GRPC_PORT)} (gRPC, Open Inference Protocol v2: text to endpoints, tensors to models)`,
     `  registry  http://${registry}   admin API; ${token}`,
     `  worker    ${worker} (gRPC, Open Inference Protocol v2); metrics at http://${workerHttp}/metrics`,
     config.DATABASE_URL === undefined

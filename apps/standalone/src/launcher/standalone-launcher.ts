@@ -121,6 +121,7 @@ export class StandaloneLauncher {
     await assertPortsFree([
       { variable: 'REGISTRY_PORT', host: config.REGISTRY_HOST, port: config.REGISTRY_PORT },
       { variable: 'GATEWAY_PORT', host: config.GATEWAY_HOST, port: config.GATEWAY_PORT },
+      { variable: 'GATEWAY_GRPC_PORT', host: config.GATEWAY_HOST, port: config.GATEWAY_GRPC_PORT },
       { variable: 'WORKER_GRPC_PORT', host: config.WORKER_HOST, port: config.WORKER_GRPC_PORT },
       { variable: 'WORKER_HTTP_PORT', host: config.WORKER_HOST, port: config.WORKER_HTTP_PORT },
     ]);

@@ -135,6 +135,7 @@ export function gatewayEnvironment(
     {
       GATEWAY_HOST: config.GATEWAY_HOST,
       GATEWAY_PORT: String(config.GATEWAY_PORT),
+      GATEWAY_GRPC_PORT: String(config.GATEWAY_GRPC_PORT),
       REGISTRY_URL: registryUrl(config),
       REGISTRY_TOKEN: nodeToken,
     },
