@@ -139,6 +139,36 @@ describe('modelgate apply -f and get endpoint against a running registry', () =>
     expect(ok(await modelgate('apply', '-f', jsonPath, '-o', 'name')).stdout).toBe('embed\nsentiment\n');
   });
 
+  it('writes a model version with get, which applies back as no change, and registers a version it lacks', async () => {
+    const one = ok(await modelgate('get', 'model', 'bert:1'));
+    expect(one.stdout).toMatch(/^kind: Model\nname: bert\nversion: "1"\ntask: text-classification\n/);
+    const path = await file('bert-1.yaml', one.stdout);
+    expect(ok(await modelgate('apply', '-f', path)).stdout).toBe('model/bert:1 unchanged\n');
+    const all = ok(await modelgate('get', 'models', 'bert'));
+    expect(ok(await modelgate('apply', '-f', await file('bert.yaml', all.stdout))).stdout).toBe(
+      'model/bert:1 unchanged\nmodel/bert:2 unchanged\n',
+    );
+
+    // The same files with another batch size and no version: the next version, then an endpoint on it.
+    const next = one.stdout.replace(/^version: "1"\n/m, '').replace(/maxBatchSize: \d+/, 'maxBatchSize: 4');
+    const withEndpoint = `${next}---\nkind: Endpoint\nname: small-batches\ntask: text-classification\nroutes: [{model: "bert:3", weight: 100}]\n`;
+    const plan = ok(await modelgate('apply', '-f', await file('next.yaml', withEndpoint), '--dry-run'));
+    expect(plan.stdout).toContain('model/bert would be created\n  register the next version of bert\n');
+    const applied = ok(await modelgate('apply', '-f', await file('next.yaml', withEndpoint)));
+    expect(applied.stdout).toBe('model/bert:3 created\nendpoint/small-batches created\n');
+    expect((await stored('small-batches')).routes[0]?.model).toBe('bert:3');
+    expect(ok(await modelgate('apply', '-f', await file('next.yaml', withEndpoint))).stdout).toBe(
+      'model/bert:3 unchanged\nendpoint/small-batches unchanged\n',
+    );
+    const changed = await modelgate(
+      'apply',
+      '-f',
+      await file('changed.yaml', one.stdout.replace(/maxBatchSize: \d+/, 'maxBatchSize: 2')),
+    );
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain('bert:1 is registered with other files or settings');
+  });
+
   it('refuses a bad file before changing anything, naming the document and field', async () => {
     const bad = await file(
       'bad.yaml',
@@ -149,10 +179,10 @@ describe('modelgate apply -f and get endpoint against a running registry', () =>
     expect(run.stderr).toContain('bad.yaml (document 3): timeout: is not a known field');
     expect((await stored('sentiment')).preprocessing.maxTokens).toBe(32);
 
-    const model = await file('model.yaml', 'kind: Model\nname: bert\n');
-    const refused = await modelgate('apply', '-f', model);
+    const rollout = await file('rollout.yaml', 'kind: Rollout\nendpoint: sentiment\n');
+    const refused = await modelgate('apply', '-f', rollout);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('kind Model is not applied from files');
+    expect(refused.stderr).toContain('kind Rollout is not applied from files');
     const missing = await modelgate('apply', '-f', join(dir, 'nope.yaml'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read it (ENOENT)');

@@ -1,7 +1,10 @@
 import { type EndpointView } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { endpointManifest, planEndpoint } from './endpoint-manifest.js';
-import { readManifests } from './read-manifests.js';
+import { type Manifest, readManifests } from './read-manifests.js';
+
+const names = (manifests: Manifest[]) =>
+  manifests.map((manifest) => (manifest.kind === 'Endpoint' ? manifest.name : manifest.request.name));
 
 const view: EndpointView = {
   name: 'sentiment',
@@ -84,18 +87,21 @@ describe('endpoint manifests', () => {
 describe('readManifests', () => {
   it('reads several YAML documents, JSON, and lists of documents', () => {
     const yaml = `kind: Endpoint\nname: a\ntask: raw\nroutes: [{model: "m:1", weight: 100}]\n---\n---\nkind: Endpoint\nname: b\ntask: raw\nroutes: [{model: "m:1", weight: 100}]\n`;
-    expect(readManifests(yaml, 'f.yaml').map((m) => m.name)).toEqual(['a', 'b']);
+    expect(names(readManifests(yaml, 'f.yaml'))).toEqual(['a', 'b']);
     const json = JSON.stringify([
       { kind: 'Endpoint', name: 'c', task: 'raw', routes: [{ model: 'm:1', weight: 100 }] },
     ]);
-    expect(readManifests(json, 'f.json').map((m) => m.name)).toEqual(['c']);
+    expect(names(readManifests(json, 'f.json'))).toEqual(['c']);
     expect(readManifests('', 'empty.yaml')).toEqual([]);
   });
 
   it('refuses what it cannot apply, naming the document and the field', () => {
     const one = (body: string) => () => readManifests(body, 'f.yaml');
-    expect(one('kind: Model\nname: m')).toThrow(/f.yaml: kind Model is not applied from files: .*model add/);
-    expect(one('name: a')).toThrow('f.yaml: kind must be Endpoint (got null)');
+    expect(one('kind: Rollout\nendpoint: m')).toThrow(
+      /f.yaml: kind Rollout is not applied from files: .*rollout start/,
+    );
+    expect(one('kind: Model\nname: m\ntask: raw')).toThrow(/f.yaml: artifact: is required/);
+    expect(one('name: a')).toThrow('f.yaml: kind must be Endpoint or Model (got null)');
     expect(one('kind: Endpoint\nname: a\ntask: raw\nroutes: []')).toThrow(
       'routes: must hold at least one route',
     );

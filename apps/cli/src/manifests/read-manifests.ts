@@ -1,27 +1,30 @@
 /**
  * The documents of a file given to `modelgate apply -f`: YAML (one document or several, `---`
- * between them) or JSON, each checked against its kind's schema before anything is applied, so a
- * typo anywhere changes nothing. Kinds apply does not manage are refused by name. Pure: no I/O.
+ * between them) or JSON, each checked against its kind's schema (Endpoint, Model) before anything
+ * is applied, so a typo anywhere changes nothing. Kinds apply does not manage are refused by name.
+ * Pure: no I/O.
  */
-import { formatIssuePath } from '@modelgate/contracts';
 import { parseAllDocuments } from 'yaml';
 import { UsageError } from '../cli-errors.js';
+import { manifestProblems } from './manifest-issues.js';
 import { type EndpointManifest, endpointManifestSchema } from './endpoint-manifest.js';
+import { type ModelManifest, readModelManifest } from './model-manifest.js';
+
+/** One document of a file. */
+export type Manifest = EndpointManifest | ModelManifest;
 
 /** What other kinds are, and where they are managed instead. */
 const OTHER_KINDS: Readonly<Record<string, string>> = {
-  Model:
-    'model versions are registered with `modelgate model add` (they are immutable: apply would have nothing to change)',
   Rollout: 'rollouts are started and moved with `modelgate rollout start|pause|resume|abort|promote`',
   Key: 'serving API keys do not exist yet',
   Token: 'admin tokens are created and revoked with `modelgate token create|revoke`',
 };
 
 /**
- * The endpoint documents of `text` (read from `file`, named in errors), in file order. A document
- * may also be a list of them (what `get endpoints -o json|yaml` prints).
+ * The documents of `text` (read from `file`, named in errors), in file order. A document may also
+ * be a list of them (what `get endpoints -o json|yaml` prints).
  */
-export function readManifests(text: string, file: string): EndpointManifest[] {
+export function readManifests(text: string, file: string): Manifest[] {
   const documents = parseAllDocuments(text);
   if (!Array.isArray(documents)) return [];
   const values: { value: unknown; where: string }[] = [];
@@ -34,32 +37,33 @@ export function readManifests(text: string, file: string): EndpointManifest[] {
       value.forEach((item, at) => values.push({ value: item, where: `${where} item ${at + 1}` }));
     else if (value !== null && value !== undefined) values.push({ value, where });
   });
-  const manifests: EndpointManifest[] = [];
+  const manifests: Manifest[] = [];
+  const seen = new Set<string>();
   for (const { value, where } of values) {
     const manifest = readManifest(value, where);
-    if (manifests.some((other) => other.name === manifest.name)) {
-      throw new UsageError(`${where}: endpoint ${manifest.name} is in the file twice`);
-    }
+    const key =
+      manifest.kind === 'Endpoint'
+        ? `endpoint ${manifest.name}`
+        : manifest.version === undefined
+          ? undefined
+          : `model ${manifest.request.name}:${manifest.version}`;
+    if (key !== undefined && seen.has(key)) throw new UsageError(`${where}: ${key} is in the file twice`);
+    if (key !== undefined) seen.add(key);
     manifests.push(manifest);
   }
   return manifests;
 }
 
-function readManifest(value: unknown, where: string): EndpointManifest {
+function readManifest(value: unknown, where: string): Manifest {
   const kind = (value as { kind?: unknown } | null)?.kind;
   if (typeof kind === 'string' && kind in OTHER_KINDS) {
     throw new UsageError(`${where}: kind ${kind} is not applied from files: ${OTHER_KINDS[kind] ?? ''}`);
   }
+  if (kind === 'Model') return readModelManifest(value as Record<string, unknown>, where);
   if (kind !== 'Endpoint') {
-    throw new UsageError(`${where}: kind must be Endpoint (got ${JSON.stringify(kind ?? null)})`);
+    throw new UsageError(`${where}: kind must be Endpoint or Model (got ${JSON.stringify(kind ?? null)})`);
   }
   const parsed = endpointManifestSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const path = issue.path.length === 0 ? undefined : formatIssuePath(issue.path);
-    return issue.code === 'unrecognized_keys'
-      ? `${issue.keys.map((key) => (path === undefined ? key : `${path}.${key}`)).join(', ')}: is not a known field`
-      : `${path ?? 'document'}: ${issue.message}`;
-  });
-  throw new UsageError(`${where}: ${problems.join('; ')}`);
+  throw new UsageError(`${where}: ${manifestProblems(parsed.error)}`);
 }
