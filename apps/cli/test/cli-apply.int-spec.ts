@@ -169,6 +169,31 @@ describe('modelgate apply -f and get endpoint against a running registry', () =>
     expect(changed.stderr).toContain('bert:1 is registered with other files or settings');
   });
 
+  it('starts the rollout a file asks for once, and refuses one to another version while it runs', async () => {
+    const rollout = await file(
+      'rollout.yaml',
+      'kind: Rollout\nendpoint: small-batches\nto: bert:1\nsteps: [50, 100]\nintervalSeconds: 600\n',
+    );
+    const started = ok(await modelgate('apply', '-f', rollout));
+    expect(started.stdout).toBe('rollout/small-batches created\n');
+    const view = (
+      await cli.registry.admin.get<{ to: string; state: string; steps: number[] }>(
+        '/v1/endpoints/small-batches/rollout',
+      )
+    ).body;
+    expect(view).toMatchObject({ to: 'bert:1', steps: [50, 100] });
+    expect(['PENDING', 'RUNNING']).toContain(view.state);
+    expect(ok(await modelgate('apply', '-f', rollout)).stdout).toBe('rollout/small-batches unchanged\n');
+    const other = await modelgate(
+      'apply',
+      '-f',
+      await file('other.yaml', 'kind: Rollout\nendpoint: small-batches\nto: bert:2\n'),
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('has a rollout to bert:1 in progress');
+    ok(await modelgate('rollout', 'abort', 'small-batches'));
+  });
+
   it('refuses a bad file before changing anything, naming the document and field', async () => {
     const bad = await file(
       'bad.yaml',
@@ -179,10 +204,10 @@ describe('modelgate apply -f and get endpoint against a running registry', () =>
     expect(run.stderr).toContain('bad.yaml (document 3): timeout: is not a known field');
     expect((await stored('sentiment')).preprocessing.maxTokens).toBe(32);
 
-    const rollout = await file('rollout.yaml', 'kind: Rollout\nendpoint: sentiment\n');
-    const refused = await modelgate('apply', '-f', rollout);
+    const token = await file('token.yaml', 'kind: Token\nname: ci\n');
+    const refused = await modelgate('apply', '-f', token);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('kind Rollout is not applied from files');
+    expect(refused.stderr).toContain('kind Token is not applied from files');
     const missing = await modelgate('apply', '-f', join(dir, 'nope.yaml'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read it (ENOENT)');

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { type AdminClient } from '@modelgate/admin-client';
-import { type EndpointView, type ModelView } from '@modelgate/contracts';
+import { type AdminClient, AdminApiError } from '@modelgate/admin-client';
+import { type EndpointView, type ModelView, type RolloutView } from '@modelgate/contracts';
 import { type Command } from 'commander';
 import { stringify as stringifyYaml } from 'yaml';
 import { asArgParser, type ContextFactory, withNameOutput } from '../cli-context.js';
@@ -8,6 +8,7 @@ import { CliFailure, UsageError } from '../cli-errors.js';
 import { type EndpointPlan, endpointManifest, planEndpoint } from '../manifests/endpoint-manifest.js';
 import { type ModelPlan, modelManifest, planModel } from '../manifests/model-manifest.js';
 import { readManifests } from '../manifests/read-manifests.js';
+import { planRollout } from '../manifests/rollout-manifest.js';
 import { type Output } from '../output/output.js';
 import { parseResourceName } from './parse-arguments.js';
 import { waitForPreparation } from './preparation-progress.js';
@@ -19,7 +20,7 @@ interface ApplyOptions {
 
 /** What `apply` did (or, with --dry-run, would do) to one resource. */
 interface Applied {
-  kind: 'Endpoint' | 'Model';
+  kind: 'Endpoint' | 'Model' | 'Rollout';
   /** The endpoint, or the model version (`name:version`; `name` alone for a version not registered yet). */
   name: string;
   action: 'create' | 'update' | 'unchanged';
@@ -81,7 +82,7 @@ function render(applied: readonly Applied[], dryRun: boolean): string {
 export function registerApplyCommands(program: Command, contextOf: ContextFactory): void {
   withNameOutput(program.command('apply'))
     .description(
-      'make the registry hold the models and endpoints of a file (YAML or JSON, `---` between documents; `get endpoint|model NAME` writes them): registers model versions it lacks (and waits for READY), creates missing endpoints, changes the keys that differ, replaces routes that differ; keys left out keep their value',
+      'make the registry hold the models, endpoints and rollouts of a file (YAML or JSON, `---` between documents; `get endpoint|model NAME` writes them): registers model versions it lacks (and waits for READY), creates missing endpoints, changes the keys that differ, replaces routes that differ; keys left out keep their value',
     )
     .requiredOption('-f, --filename <file>', 'the file, or - for stdin')
     .option('--dry-run', 'print what would change against the registry, change nothing')
@@ -105,6 +106,21 @@ export function registerApplyCommands(program: Command, contextOf: ContextFactor
             : [],
         ),
       );
+      const rollouts = await Promise.all(
+        manifests.flatMap((manifest) =>
+          manifest.kind === 'Rollout'
+            ? [
+                Promise.all([
+                  latestRollout(client, manifest.endpoint),
+                  client.findEndpoint(manifest.endpoint),
+                ]).then(([latest, endpoint]) => ({
+                  manifest,
+                  plan: planRollout(manifest, latest, endpoint),
+                })),
+              ]
+            : [],
+        ),
+      );
       const applied: Applied[] = [];
       for (const plan of models) {
         let name = plan.version === undefined ? plan.name : `${plan.name}:${plan.version}`;
@@ -114,6 +130,12 @@ export function registerApplyCommands(program: Command, contextOf: ContextFactor
       for (const plan of endpoints) {
         if (!dryRun && plan.action !== 'unchanged') await executeEndpoint(client, plan);
         applied.push({ kind: 'Endpoint', name: plan.name, action: plan.action, changes: plan.changes });
+      }
+      // Rollouts last: they move the traffic of endpoints the file may have just created.
+      for (const { manifest, plan } of rollouts) {
+        if (!dryRun && plan.action === 'create')
+          await client.startRollout(manifest.endpoint, manifest.request);
+        applied.push({ kind: 'Rollout', name: plan.endpoint, action: plan.action, changes: plan.changes });
       }
       output.result(applied, () => render(applied, dryRun));
     });
@@ -147,6 +169,16 @@ export function registerApplyCommands(program: Command, contextOf: ContextFactor
       const manifests = views.map(modelManifest);
       output.result(version === undefined ? manifests : manifests[0], () => documents(manifests));
     });
+}
+
+/** The endpoint's latest rollout; undefined when it never had one. */
+async function latestRollout(client: AdminClient, endpoint: string): Promise<RolloutView | undefined> {
+  try {
+    return await client.getRollout(endpoint);
+  } catch (error) {
+    if (error instanceof AdminApiError && error.status === 404) return undefined;
+    throw error;
+  }
 }
 
 /** YAML documents, `---` between them. */

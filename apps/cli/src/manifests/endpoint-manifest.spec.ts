@@ -4,7 +4,13 @@ import { endpointManifest, planEndpoint } from './endpoint-manifest.js';
 import { type Manifest, readManifests } from './read-manifests.js';
 
 const names = (manifests: Manifest[]) =>
-  manifests.map((manifest) => (manifest.kind === 'Endpoint' ? manifest.name : manifest.request.name));
+  manifests.map((manifest) =>
+    manifest.kind === 'Endpoint'
+      ? manifest.name
+      : manifest.kind === 'Rollout'
+        ? manifest.endpoint
+        : manifest.request.name,
+  );
 
 const view: EndpointView = {
   name: 'sentiment',
@@ -97,11 +103,12 @@ describe('readManifests', () => {
 
   it('refuses what it cannot apply, naming the document and the field', () => {
     const one = (body: string) => () => readManifests(body, 'f.yaml');
-    expect(one('kind: Rollout\nendpoint: m')).toThrow(
-      /f.yaml: kind Rollout is not applied from files: .*rollout start/,
+    expect(one('kind: Token\nname: m')).toThrow(
+      /f.yaml: kind Token is not applied from files: .*token create/,
     );
+    expect(one('kind: Rollout\nendpoint: m\nto: m:2\nsteps: [50]')).toThrow('f.yaml: steps: must end at 100');
     expect(one('kind: Model\nname: m\ntask: raw')).toThrow(/f.yaml: artifact: is required/);
-    expect(one('name: a')).toThrow('f.yaml: kind must be Endpoint or Model (got null)');
+    expect(one('name: a')).toThrow('f.yaml: kind must be Model, Endpoint or Rollout (got null)');
     expect(one('kind: Endpoint\nname: a\ntask: raw\nroutes: []')).toThrow(
       'routes: must hold at least one route',
     );

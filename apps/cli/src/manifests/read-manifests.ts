@@ -1,6 +1,6 @@
 /**
  * The documents of a file given to `modelgate apply -f`: YAML (one document or several, `---`
- * between them) or JSON, each checked against its kind's schema (Endpoint, Model) before anything
+ * between them) or JSON, each checked against its kind's schema (Model, Endpoint, Rollout) before anything
  * is applied, so a typo anywhere changes nothing. Kinds apply does not manage are refused by name.
  * Pure: no I/O.
  */
@@ -9,13 +9,13 @@ import { UsageError } from '../cli-errors.js';
 import { manifestProblems } from './manifest-issues.js';
 import { type EndpointManifest, endpointManifestSchema } from './endpoint-manifest.js';
 import { type ModelManifest, readModelManifest } from './model-manifest.js';
+import { type RolloutManifest, readRolloutManifest } from './rollout-manifest.js';
 
 /** One document of a file. */
-export type Manifest = EndpointManifest | ModelManifest;
+export type Manifest = EndpointManifest | ModelManifest | RolloutManifest;
 
 /** What other kinds are, and where they are managed instead. */
 const OTHER_KINDS: Readonly<Record<string, string>> = {
-  Rollout: 'rollouts are started and moved with `modelgate rollout start|pause|resume|abort|promote`',
   Key: 'serving API keys do not exist yet',
   Token: 'admin tokens are created and revoked with `modelgate token create|revoke`',
 };
@@ -44,9 +44,11 @@ export function readManifests(text: string, file: string): Manifest[] {
     const key =
       manifest.kind === 'Endpoint'
         ? `endpoint ${manifest.name}`
-        : manifest.version === undefined
-          ? undefined
-          : `model ${manifest.request.name}:${manifest.version}`;
+        : manifest.kind === 'Rollout'
+          ? `a rollout of ${manifest.endpoint}`
+          : manifest.version === undefined
+            ? undefined
+            : `model ${manifest.request.name}:${manifest.version}`;
     if (key !== undefined && seen.has(key)) throw new UsageError(`${where}: ${key} is in the file twice`);
     if (key !== undefined) seen.add(key);
     manifests.push(manifest);
@@ -60,8 +62,11 @@ function readManifest(value: unknown, where: string): Manifest {
     throw new UsageError(`${where}: kind ${kind} is not applied from files: ${OTHER_KINDS[kind] ?? ''}`);
   }
   if (kind === 'Model') return readModelManifest(value as Record<string, unknown>, where);
+  if (kind === 'Rollout') return readRolloutManifest(value as Record<string, unknown>, where);
   if (kind !== 'Endpoint') {
-    throw new UsageError(`${where}: kind must be Endpoint or Model (got ${JSON.stringify(kind ?? null)})`);
+    throw new UsageError(
+      `${where}: kind must be Model, Endpoint or Rollout (got ${JSON.stringify(kind ?? null)})`,
+    );
   }
   const parsed = endpointManifestSchema.safeParse(value);
   if (parsed.success) return parsed.data;
