@@ -172,7 +172,7 @@ describe('modelgate CLI: models, endpoints and routes against a running registry
     const unknown = await modelgate('model', 'list', '-o', 'xml');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
-      "argument 'xml' is invalid. Allowed choices are table, wide, json, yaml, name.",
+      "'xml' is not an output format: table, wide, json, yaml, name or jsonpath=TEMPLATE",
     );
   });
 
