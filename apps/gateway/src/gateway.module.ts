@@ -7,17 +7,10 @@ import {
   type OnApplicationShutdown,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import {
-  type ConfigSource,
-  type NodeReport,
-  HeartbeatReader,
-  registryArtifactAccess,
-} from '@modelgate/config-sync';
+import { type ConfigSource, type NodeReport, HeartbeatReader } from '@modelgate/config-sync';
 import { InferenceClient, type LocalWorkerEndpoint } from '@modelgate/inference-client';
-import { ModelStore, readProxySettings } from '@modelgate/model-store';
 import { type Logger } from '@modelgate/observability';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
-import { TokenizerLoader } from './endpoints/tokenizer-loader.js';
 import { WorkerDiscovery } from './endpoints/worker-discovery.js';
 import { type GatewayConfig } from './gateway.config.js';
 import { ASYNC_INFERENCE, CONFIG_SOURCE, GATEWAY_CONFIG, LOGGER, METRICS_TEXT } from './gateway.tokens.js';
@@ -38,11 +31,7 @@ import { ModelsController } from './openai/models.controller.js';
 import { TeiController } from './tei/tei.controller.js';
 import { GrpcFaceHolder } from './grpc/grpc-face-holder.js';
 import { GenerationService } from './serving/generation/generation.service.js';
-import { generationCalls } from './serving/generation/serve-generation.js';
-import { ShadowMirror } from './serving/shadow-mirror.js';
 import { ServeService } from './serving/serve.service.js';
-import { ConcurrencyGate } from './serving/concurrency-gate.js';
-import { IMAGE_DECODE_CONCURRENCY } from './serving/image-input.js';
 import {
   type Heartbeat,
   createGatewayConfigSource,
@@ -52,6 +41,7 @@ import {
   heartbeatsEnabled,
 } from './pod/node-sync.js';
 import { type PrimaryLink } from './pod/primary-link.js';
+import { createGatewayServices } from './gateway-services.js';
 
 /**
  * Live-sync parts: discovery (with Redis) and this gateway's heartbeat (with Redis or a registry),
@@ -137,57 +127,8 @@ export class GatewayModule {
     primary?: PrimaryLink,
     localWorker?: LocalWorkerEndpoint,
   ): DynamicModule {
-    const metrics = new GatewayMetrics();
-    const store = new ModelStore({
-      cacheDir: config.GATEWAY_CACHE_DIR,
-      fileRoots: config.GATEWAY_ARTIFACT_ROOTS,
-      allowHttp: config.GATEWAY_ALLOW_HTTP_ARTIFACTS,
-      s3: { endpointUrl: config.S3_ENDPOINT_URL },
-      proxy: readProxySettings(config),
-      ...registryArtifactAccess(
-        config.REGISTRY_URL,
-        config.REGISTRY_TOKEN,
-        config.GATEWAY_ARTIFACT_ALLOWED_HOSTS,
-      ),
-    });
-    // Discovery from heartbeats takes precedence; a snapshot listing workerGroups beside these is refused (EndpointTables).
-    const client = new InferenceClient({
-      workerGroups: config.GATEWAY_WORKER_ADDRESSES,
-      mergeCalls: config.GATEWAY_MERGE_CALLS,
-      ...(localWorker ? { localWorker } : {}),
-    });
-    const tables = new EndpointTables(new TokenizerLoader(store), client, logger, {
-      staticWorkerGroups: config.GATEWAY_WORKER_ADDRESSES.length > 0,
-    });
-    const lifecycle = new GatewayLifecycle();
-    const servability = new EndpointServabilityMonitor(tables, client);
-    metrics.reportEndpointReadiness(() => servability.fresh());
-    metrics.reportConfigRevision(() => tables.applied);
-    const shadows = new ShadowMirror(metrics);
-    // One bound on image decodes for the whole process: classification and captioning share it.
-    const imageDecodes = new ConcurrencyGate(IMAGE_DECODE_CONCURRENCY);
-    const generation = new GenerationService(tables, client, metrics, shadows, imageDecodes);
-    const serve = new ServeService(
-      tables,
-      client,
-      metrics,
-      shadows,
-      generationCalls(generation, metrics),
-      imageDecodes,
-    );
-    const asyncInference = config.REDIS_URL
-      ? new AsyncInference(
-          serve,
-          {
-            redisUrl: config.REDIS_URL,
-            keyPrefix: config.REDIS_KEY_PREFIX,
-            resultTtlSeconds: config.GATEWAY_ASYNC_RESULT_TTL_SECONDS,
-            concurrency: config.GATEWAY_ASYNC_CONCURRENCY,
-            consume: primary?.duties.asyncConsumer ?? true,
-          },
-          logger,
-        )
-      : undefined;
+    const services = createGatewayServices(config, logger, primary, localWorker);
+    const { metrics, client, tables, lifecycle, servability, generation, serve, asyncInference } = services;
     const onError = (message: string, error: unknown): void => logger.warn({ err: error }, message);
     const source: ConfigSource = primary?.source ?? createGatewayConfigSource(config, onError);
     const describe = (): NodeReport => ({
