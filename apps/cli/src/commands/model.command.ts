@@ -48,16 +48,9 @@ interface ModelAddOptions extends ModelFileOptions {
   waitTimeoutS: number;
 }
 
-/** `modelgate model add|list|show|remove`. */
-export function registerModelCommands(program: Command, contextOf: ContextFactory): void {
-  const model = program.command('model').description('register, list, inspect and remove model versions');
-
-  withNameOutput(model.command('add'))
-    .argument('<name>', 'model name; versions of one name share it', asArgParser(parseResourceName))
-    .description(
-      'register a model: upload an export directory (--path) or point at its files (--uri, --sha256); ' +
-        'then wait until it is prepared (READY) unless --no-wait',
-    )
+/** `model add`'s options naming the files: an export directory to upload, or URIs with digests. */
+function withFileOptions(command: Command): Command {
+  return command
     .addOption(
       new Option(
         '--path <dir>',
@@ -100,7 +93,12 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       '--tokenizer-uri <uri>',
       'URI of the tokenizer bundle (with --uri; required unless --task raw, which takes none)',
     )
-    .option('--tokenizer-sha256 <hex>', 'SHA-256 of the tokenizer bundle')
+    .option('--tokenizer-sha256 <hex>', 'SHA-256 of the tokenizer bundle');
+}
+
+/** `model add`'s task, version and serving settings (batching, runtime, worker group). */
+function withSettingsOptions(command: Command): Command {
+  return command
     .addOption(
       new Option(
         '--task <task>',
@@ -157,7 +155,22 @@ export function registerModelCommands(program: Command, contextOf: ContextFactor
       '--worker-group <name>',
       'worker group that loads the model (default: default)',
       asArgParser(parseResourceName),
-    )
+    );
+}
+
+/** `modelgate model add|list|show|remove`. */
+export function registerModelCommands(program: Command, contextOf: ContextFactory): void {
+  const model = program.command('model').description('register, list, inspect and remove model versions');
+
+  const add = withNameOutput(model.command('add'))
+    .argument('<name>', 'model name; versions of one name share it', asArgParser(parseResourceName))
+    .description(
+      'register a model: upload an export directory (--path) or point at its files (--uri, --sha256); ' +
+        'then wait until it is prepared (READY) unless --no-wait',
+    );
+  withFileOptions(add);
+  withSettingsOptions(add);
+  add
     .option('--no-wait', 'return once registered (PENDING) instead of waiting for READY')
     .addOption(
       new Option('--wait-timeout-s <s>', 'longest to wait for preparation, in seconds')
