@@ -211,3 +211,43 @@ describe('gateway: the public Open Inference Protocol gRPC face', () => {
     expect(deltas.map((delta) => readRawBytes(delta.raw[0] ?? new Uint8Array())[0]).join('')).toBe(generated);
   });
 });
+
+describe('gateway: the gRPC face of a cluster of event loops', () => {
+  it('answers on its one port when GATEWAY_WORKERS=2 runs two event loops behind it', async () => {
+    const grpcPort = await freePort();
+    const { worker, gateway } = await startServingPair([{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
+      endpoints: [
+        {
+          name: 'sentiment',
+          task: 'text-classification',
+          routes: [{ model: 'bert:1', weight: 100, role: 'primary' }],
+        },
+      ],
+      gatewayEnv: { GATEWAY_GRPC_PORT: String(grpcPort), GATEWAY_WORKERS: '2' },
+    });
+    try {
+      // Separate connections, which the cluster's primary hands to the loops in turn.
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const client = new KserveWireClient(`127.0.0.1:${grpcPort}`);
+          try {
+            const response = await client.modelInfer({
+              model: 'sentiment',
+              inputs: [{ name: 'text', datatype: 'BYTES', shape: [1], raw: rawBytes(['good']) }],
+            });
+            return readRawBytes(response.raw[0] ?? new Uint8Array())[0];
+          } finally {
+            client.close();
+          }
+        }),
+      );
+      const expected = await gateway.post('/serve/sentiment', { text: ['good'] });
+      expect(new Set(answers)).toEqual(
+        new Set([JSON.stringify((expected.body as { predictions: unknown[] }).predictions[0])]),
+      );
+    } finally {
+      await gateway.stop();
+      await worker.stop();
+    }
+  });
+});
