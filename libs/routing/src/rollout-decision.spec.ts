@@ -62,10 +62,34 @@ describe('decideRolloutStep, live phase', () => {
       /40 requests, fewer than the 100 needed/,
     ],
     [
-      'a breach even on little traffic',
+      'a breach on little traffic that more requests could not undo (5 failed, 1 in 100 may)',
       { requests: 40, errors: 5, latency: fast(40) },
       'rollback',
-      /error rate/,
+      /error rate 12\.5 % \(5 of 40\) above 1\.00 % \(40 requests, fewer than the 100 needed, but more could not/,
+    ],
+    [
+      'a failure in the first requests that the next ones could outweigh: minRequests holds',
+      { requests: 3, errors: 1, latency: fast(3) },
+      'hold',
+      /3 requests, fewer than the 100 needed/,
+    ],
+    [
+      'a slow request among the first few: the p99 of 100 could still be fast',
+      { requests: 10, latency: histogram(9, 0, 0, 0, 1, 0) },
+      'hold',
+      /10 requests, fewer than the 100 needed/,
+    ],
+    [
+      'slow requests among the first few, more than 1 in 100: p99 is already above the limit',
+      { requests: 10, latency: histogram(8, 0, 0, 0, 2, 0) },
+      'rollback',
+      /p99 .* ms above 250 ms \(10 requests, fewer than the 100 needed/,
+    ],
+    [
+      'one disagreeing mirrored row among the first few: agreement could still reach 95 %',
+      { requests: 10, latency: fast(10), agreeing: 3, disagreeing: 1 },
+      'hold',
+      /10 requests, fewer than the 100 needed/,
     ],
     [
       'mirrored rows that disagree',
@@ -90,6 +114,24 @@ describe('decideRolloutStep, shadow phase (no live traffic yet)', () => {
       /agreement 95\.0 % over 200/,
     ],
     ['disagreeing rows', { agreeing: 50, disagreeing: 50 }, 'rollback', /agreement 50\.0 % below 95\.0 %/],
+    [
+      'a disagreeing row among the first few: the next ones could still agree',
+      { agreeing: 2, disagreeing: 1 },
+      'hold',
+      /3 mirrored rows, fewer than the 100/,
+    ],
+    [
+      'more disagreeing rows than 100 may hold, before there are 100',
+      { agreeing: 4, disagreeing: 6 },
+      'rollback',
+      /agreement 40\.0 % below 95\.0 % over 10 mirrored rows \(10 mirrored rows, fewer than the 100 needed/,
+    ],
+    [
+      'a failed mirror among the first few: the next ones could outweigh it',
+      { agreeing: 20, disagreeing: 0, mirrored: 21, mirrorErrors: 1 },
+      'hold',
+      /20 mirrored rows, fewer than the 100/,
+    ],
     [
       'too few mirrored rows',
       { agreeing: 30, disagreeing: 0 },

@@ -79,8 +79,13 @@ export function quantileMs(latency: LatencyBuckets, q: number): number | undefin
  * The verdict on a window. `phase` 'shadow' judges what was mirrored (the candidate takes no live
  * traffic yet): 1. mirror error rate, 2. agreement, 3. volume (compared rows, or answered mirrors
  * where answers have no label). 'live' judges 1. error rate, 2. p99, 3. agreement where mirrored
- * rows exist, 4. volume. A breach rolls back at once, whatever the volume; a clean window with too
- * little traffic holds the step.
+ * rows exist, 4. volume.
+ *
+ * `minRequests` bounds every check, not only promotion: a window with fewer than that many is
+ * judged as if the missing ones had all succeeded, fast and in agreement (each rate over
+ * `minRequests`, the p99 over the histogram padded with that many instant requests). So a breach
+ * that no further traffic could undo (5 failures where 100 requests may fail 1) rolls back at once,
+ * and one that the next requests could still outweigh (1 failure in the first 3) holds the step.
  */
 export function decideRolloutStep(
   window: RolloutWindow,
@@ -89,17 +94,23 @@ export function decideRolloutStep(
 ): RolloutVerdict {
   const compared = window.agreeing + window.disagreeing;
   const agreement = compared > 0 ? window.agreeing / compared : undefined;
-  const agreementLow = agreement !== undefined && agreement < thresholds.minAgreement;
+  const agreementLow =
+    agreement !== undefined &&
+    (window.agreeing + padding(compared, thresholds)) / judgedOver(compared, thresholds) <
+      thresholds.minAgreement;
   const agreementText = () =>
-    `agreement ${percent(agreement!)} below ${percent(thresholds.minAgreement)} over ${compared} mirrored rows`;
+    `agreement ${percent(agreement!)} below ${percent(thresholds.minAgreement)} over ${compared} mirrored rows` +
+    belowVolume(compared, thresholds, 'mirrored rows');
 
   if (phase === 'shadow') {
     const mirrored = window.mirrored ?? 0;
     const mirrorErrors = window.mirrorErrors ?? 0;
-    if (mirrored > 0 && mirrorErrors / mirrored > thresholds.maxErrorRate) {
+    if (mirrored > 0 && mirrorErrors / judgedOver(mirrored, thresholds) > thresholds.maxErrorRate) {
       return {
         decision: 'rollback',
-        reason: `mirror error rate ${percent(mirrorErrors / mirrored)} (${mirrorErrors} of ${mirrored}) above ${percent(thresholds.maxErrorRate)}`,
+        reason:
+          `mirror error rate ${percent(mirrorErrors / mirrored)} (${mirrorErrors} of ${mirrored}) above ${percent(thresholds.maxErrorRate)}` +
+          belowVolume(mirrored, thresholds, 'mirrors'),
       };
     }
     if (agreementLow) return { decision: 'rollback', reason: agreementText() };
@@ -132,15 +143,23 @@ export function decideRolloutStep(
 
   if (window.requests > 0) {
     const errorRate = window.errors / window.requests;
-    if (errorRate > thresholds.maxErrorRate) {
+    if (window.errors / judgedOver(window.requests, thresholds) > thresholds.maxErrorRate) {
       return {
         decision: 'rollback',
-        reason: `error rate ${percent(errorRate)} (${window.errors} of ${window.requests}) above ${percent(thresholds.maxErrorRate)}`,
+        reason:
+          `error rate ${percent(errorRate)} (${window.errors} of ${window.requests}) above ${percent(thresholds.maxErrorRate)}` +
+          belowVolume(window.requests, thresholds, 'requests'),
       };
     }
-    const p99 = quantileMs(window.latency, 0.99);
-    if (p99 !== undefined && p99 > thresholds.maxP99Ms) {
-      return { decision: 'rollback', reason: `p99 ${p99.toFixed(1)} ms above ${thresholds.maxP99Ms} ms` };
+    const judgedP99 = quantileMs(padFast(window.latency, padding(window.requests, thresholds)), 0.99);
+    if (judgedP99 !== undefined && judgedP99 > thresholds.maxP99Ms) {
+      const p99 = quantileMs(window.latency, 0.99)!;
+      return {
+        decision: 'rollback',
+        reason:
+          `p99 ${p99.toFixed(1)} ms above ${thresholds.maxP99Ms} ms` +
+          belowVolume(window.requests, thresholds, 'requests'),
+      };
     }
   }
   if (agreementLow) return { decision: 'rollback', reason: agreementText() };
@@ -190,6 +209,29 @@ export function windowNumbers(window: RolloutWindow): RolloutWindowNumbers {
     uncompared: window.uncompared ?? 0,
     comparesAnswers: window.comparesAnswers !== false,
   };
+}
+
+/** How many requests a window below `minRequests` lacks: they count as successes. */
+function padding(count: number, thresholds: RolloutThresholds): number {
+  return Math.max(0, thresholds.minRequests - count);
+}
+
+/** The denominator of a rate: the count, or `minRequests` while fewer have been seen. */
+function judgedOver(count: number, thresholds: RolloutThresholds): number {
+  return count + padding(count, thresholds);
+}
+
+/** `latency` with `extra` requests added to its first bucket (as if they had taken no time). */
+function padFast(latency: LatencyBuckets, extra: number): LatencyBuckets {
+  if (extra === 0) return latency;
+  return { bounds: latency.bounds, cumulative: latency.cumulative.map((count) => count + extra) };
+}
+
+/** Why a breach on little traffic is final: the note a rollback below `minRequests` carries. */
+function belowVolume(count: number, thresholds: RolloutThresholds, what: string): string {
+  return count < thresholds.minRequests
+    ? ` (${count} ${what}, fewer than the ${thresholds.minRequests} needed, but more could not bring it within the limit)`
+    : '';
 }
 
 function percent(share: number): string {

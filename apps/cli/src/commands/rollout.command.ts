@@ -94,7 +94,7 @@ export function registerRolloutCommands(program: Command, contextOf: ContextFact
     )
     .option(
       '--min-requests <n>',
-      `requests (or mirrored rows) a window needs to promote; fewer hold the step (default ${DEFAULT_ROLLOUT_MIN_REQUESTS})`,
+      `requests (or mirrored rows) a window needs to be judged; fewer hold the step unless no more could undo a breach (default ${DEFAULT_ROLLOUT_MIN_REQUESTS})`,
       asArgParser(parsePositiveInt),
     )
     .option(

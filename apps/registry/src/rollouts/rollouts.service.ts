@@ -3,7 +3,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type NodeHeartbeat } from '@modelgate/config-sync';
 import {
   AGREEMENT_TASKS,
+  DEFAULT_ROLLOUT_INTERVAL_SECONDS,
+  DEFAULT_ROLLOUT_MAX_ERROR_RATE,
   DEFAULT_ROLLOUT_MIN_AGREEMENT,
+  DEFAULT_ROLLOUT_MIN_REQUESTS,
   DEFAULT_ROLLOUT_SHADOW_PERCENT,
   ErrorCode,
   ModelgateError,
@@ -96,12 +99,12 @@ export class RolloutsService {
         fromModel: from,
         toModel: input.to,
         steps: input.steps,
-        intervalSeconds: input.intervalSeconds,
+        intervalSeconds: input.intervalSeconds ?? DEFAULT_ROLLOUT_INTERVAL_SECONDS,
         thresholds: {
-          maxErrorRate: input.maxErrorRate,
+          maxErrorRate: input.maxErrorRate ?? DEFAULT_ROLLOUT_MAX_ERROR_RATE,
           ...(input.maxP99Ms === undefined ? {} : { maxP99Ms: input.maxP99Ms }),
           minAgreement: input.minAgreement ?? DEFAULT_ROLLOUT_MIN_AGREEMENT,
-          minRequests: input.minRequests,
+          minRequests: input.minRequests ?? DEFAULT_ROLLOUT_MIN_REQUESTS,
         },
         shadowFirstSeconds: input.shadowFirstSeconds ?? null,
         shadowPercent: input.shadowPercent ?? DEFAULT_ROLLOUT_SHADOW_PERCENT,

@@ -3,14 +3,8 @@ import { safeParseWith } from '../config/validation-issues.js';
 import { startRolloutSchema } from './rollout.schema.js';
 
 describe('startRolloutSchema', () => {
-  it('fills in the defaults: steps 5, 25, 50, 100 every 2 minutes, 1 % errors, 100 requests', () => {
-    expect(startRolloutSchema.parse({ to: 'sst2:2' })).toEqual({
-      to: 'sst2:2',
-      steps: [5, 25, 50, 100],
-      intervalSeconds: 120,
-      maxErrorRate: 0.01,
-      minRequests: 100,
-    });
+  it('fills in the steps 5, 25, 50, 100 and leaves what was not given absent (the registry applies the defaults)', () => {
+    expect(startRolloutSchema.parse({ to: 'sst2:2' })).toEqual({ to: 'sst2:2', steps: [5, 25, 50, 100] });
   });
 
   it('takes steps [100] alone, and with a shadow phase judged on its errors and volume', () => {
@@ -43,6 +37,14 @@ describe('startRolloutSchema', () => {
     [{ steps: [100], intervalSeconds: 3600 }, 'intervalSeconds: is judged on live windows'],
     [{ steps: [100], maxErrorRate: 0 }, 'maxErrorRate: is judged on live windows'],
     [{ steps: [100], minRequests: 1_000_000 }, 'minRequests: is judged on live windows'],
+    // Given means given, even at the default's value: it would be stored and never used all the same.
+    [{ steps: [100], intervalSeconds: 120 }, 'intervalSeconds: is judged on live windows'],
+    [{ steps: [100], maxErrorRate: 0.01 }, 'maxErrorRate: is judged on live windows'],
+    [{ steps: [100], minRequests: 100 }, 'minRequests: is judged on live windows'],
+    [
+      { steps: [100], shadowFirstSeconds: 60, intervalSeconds: 30 },
+      'intervalSeconds: is the length of live windows, and steps [100] has none: the shadow phase is the only window',
+    ],
     [
       { steps: [100], shadowFirstSeconds: 60, maxP99Ms: 1 },
       'the shadow phase judges errors, agreement and volume, not latency',

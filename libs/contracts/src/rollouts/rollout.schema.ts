@@ -77,11 +77,15 @@ export const startRolloutSchema = z
       .int()
       .min(1)
       .max(7 * 24 * 3600)
-      .default(DEFAULT_ROLLOUT_INTERVAL_SECONDS)
-      .describe("Length of each step's window, in seconds (1 s to 7 days)"),
+      .optional()
+      .describe(
+        `Length of each step's window, in seconds (1 s to 7 days; default ${DEFAULT_ROLLOUT_INTERVAL_SECONDS})`,
+      ),
     maxErrorRate: rateSchema
-      .default(DEFAULT_ROLLOUT_MAX_ERROR_RATE)
-      .describe('Largest share of failed candidate requests (5xx), 0–1'),
+      .optional()
+      .describe(
+        `Largest share of failed candidate requests (5xx), 0–1 (default ${DEFAULT_ROLLOUT_MAX_ERROR_RATE})`,
+      ),
     maxP99Ms: z
       .number()
       .positive()
@@ -96,8 +100,11 @@ export const startRolloutSchema = z
     minRequests: z
       .int()
       .min(1)
-      .default(DEFAULT_ROLLOUT_MIN_REQUESTS)
-      .describe('Fewest candidate requests (or mirrored rows) a window needs to promote'),
+      .optional()
+      .describe(
+        `Fewest candidate requests (or mirrored rows) a window needs to be judged (default ${DEFAULT_ROLLOUT_MIN_REQUESTS}): ` +
+          'below it a window holds, unless a breach is one that no further requests could undo',
+      ),
     shadowFirstSeconds: z
       .int()
       .min(1)
@@ -138,38 +145,41 @@ export const startRolloutSchema = z
 
 /**
  * `steps: [100]` moves all traffic once the candidate is ready: there is no live window, so the
- * live thresholds would be stored and never judged. Without a shadow phase that is every one of
- * them (given, or other than its default); with one, the shadow verdict judges errors, agreement
- * and volume, but never latency.
+ * live settings would be stored and never used. Without a shadow phase that is every one of them
+ * that is given (a value equal to its default included: given means given); with one, the shadow
+ * window (shadowFirstSeconds, again while it holds) judges errors, agreement and volume, so only
+ * latency and the live windows' length go unused.
  */
 function refuseUnjudgedThresholds(
   input: {
     steps: number[];
     shadowFirstSeconds?: number | undefined;
-    intervalSeconds: number;
-    maxErrorRate: number;
-    minRequests: number;
+    intervalSeconds?: number | undefined;
+    maxErrorRate?: number | undefined;
+    minRequests?: number | undefined;
     maxP99Ms?: number | undefined;
   },
   ctx: z.RefinementCtx,
 ): void {
   if (input.steps.length !== 1) return;
-  const why =
-    input.shadowFirstSeconds === undefined
-      ? 'is judged on live windows, and steps [100] has none (all traffic moves once the candidate is ready): give earlier steps, e.g. [5, 25, 50, 100], or leave it out'
-      : 'is judged on live windows, and steps [100] has none (the shadow phase judges errors, agreement and volume, not latency): give earlier steps, or leave it out';
-  const unjudged: [string, boolean][] = [
-    ['maxP99Ms', input.maxP99Ms !== undefined],
-    ...(input.shadowFirstSeconds === undefined
-      ? ([
-          ['intervalSeconds', input.intervalSeconds !== DEFAULT_ROLLOUT_INTERVAL_SECONDS],
-          ['maxErrorRate', input.maxErrorRate !== DEFAULT_ROLLOUT_MAX_ERROR_RATE],
-          ['minRequests', input.minRequests !== DEFAULT_ROLLOUT_MIN_REQUESTS],
-        ] as [string, boolean][])
-      : []),
+  const shadow = input.shadowFirstSeconds !== undefined;
+  const why = shadow
+    ? 'is judged on live windows, and steps [100] has none (the shadow phase judges errors, agreement and volume, not latency): give earlier steps, or leave it out'
+    : 'is judged on live windows, and steps [100] has none (all traffic moves once the candidate is ready): give earlier steps, e.g. [5, 25, 50, 100], or leave it out';
+  const unused: [string, boolean, string][] = [
+    ['maxP99Ms', input.maxP99Ms !== undefined, why],
+    [
+      'intervalSeconds',
+      input.intervalSeconds !== undefined,
+      shadow
+        ? 'is the length of live windows, and steps [100] has none: the shadow phase is the only window, shadowFirstSeconds long (and again while it holds); give earlier steps, or leave it out'
+        : why,
+    ],
+    ['maxErrorRate', !shadow && input.maxErrorRate !== undefined, why],
+    ['minRequests', !shadow && input.minRequests !== undefined, why],
   ];
-  for (const [field, given] of unjudged) {
-    if (given) ctx.addIssue({ code: 'custom', path: [field], message: why });
+  for (const [field, given, message] of unused) {
+    if (given) ctx.addIssue({ code: 'custom', path: [field], message });
   }
 }
 
