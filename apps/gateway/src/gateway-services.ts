@@ -62,6 +62,7 @@ export function createGatewayServices(
   const client = new InferenceClient({
     workerGroups: config.GATEWAY_WORKER_ADDRESSES,
     mergeCalls: config.GATEWAY_MERGE_CALLS,
+    outlierEjection: { stallMs: config.GATEWAY_WORKER_STALL_MS },
     ...(localWorker ? { localWorker } : {}),
   });
   const tables = new EndpointTables(new TokenizerLoader(store), client, logger, {

@@ -130,6 +130,12 @@ export const gatewayConfigSchema = z.object({
    * off; `false` (one ModelInfer per call) for workers that compute padding, such as a Triton server.
    */
   GATEWAY_MERGE_CALLS: booleanFromEnv.default(true),
+  /**
+   * How long a worker may owe every call sent to it an answer, while another worker answers, before
+   * it is ejected as stalled (a stopped process, a wedged event loop) and the calls it owes are
+   * retried elsewhere, in ms. Longer than a model's longest run plus queue wait. Default 3000.
+   */
+  GATEWAY_WORKER_STALL_MS: millisecondsFromEnv(100, 600_000).default(3000),
   /** Largest request body accepted, in bytes (larger → 413); an image endpoint's /serve bodies are bounded by its maxImageBytes instead. */
   GATEWAY_BODY_LIMIT_BYTES: integerFromEnv(1024).default(1024 * 1024),
   /**

@@ -87,6 +87,10 @@ export interface GenerationHost {
   acquire(address: string): { channel: WorkerChannel; release: () => void };
   /** Feeds outlier ejection with a call's status (OK = 0 for an answer). */
   recordOutcome(address: string, status: number): void;
+  /** The call's first message (OK) or its failure before one: what the stall watch hears of it. */
+  settle(address: string, status: number, details?: string): void;
+  /** A later message of a running stream: the worker is alive (a stall watch's evidence). */
+  spoke(address: string): void;
   mayRetry(
     status: number,
     attempt: number,
@@ -138,6 +142,7 @@ export async function startGeneration(
     const iterator = lease.channel.modelGenerate(message, options)[Symbol.asyncIterator]();
     try {
       const first = await iterator.next();
+      host.settle(pick.address, GrpcStatus.OK);
       host.recordOutcome(pick.address, GrpcStatus.OK);
       return new RunningGeneration(
         pick.address,
@@ -155,9 +160,11 @@ export async function startGeneration(
     } catch (error) {
       lease.release();
       if (!(error instanceof WorkerCallError)) {
+        host.settle(pick.address, GrpcStatus.UNKNOWN);
         detach();
         throw error;
       }
+      host.settle(pick.address, error.status, error.details);
       host.recordOutcome(pick.address, error.status);
       if (!host.mayRetry(error.status, attempt, addresses, tried, request, pick.address, dispatchedAt)) {
         detach();
@@ -279,6 +286,7 @@ class RunningGeneration implements GenerateCall {
         yield chunk;
         if (completed) return;
         next = await this.iterator.next();
+        this.host.spoke(this.worker);
       }
       if (!this.controller.signal.aborted) {
         throw new ModelgateError(

@@ -14,6 +14,8 @@ import {
 import { OutlierEjector } from './outlier-ejector.js';
 import { type WorkerPick, pickWorker } from './pick-worker.js';
 import { RetryBudget } from './retry-budget.js';
+import { StallGuard } from './stall-guard.js';
+import { StallWatch } from './stall-watch.js';
 import { WorkerCallError, type WorkerCallOptions } from './worker-channel.js';
 import {
   isRetryableStatus,
@@ -29,11 +31,12 @@ export type { InferRequest, InferResult, InferenceClientOptions, WorkerStatus } 
  * The gateway's client to workers (DESIGN §3.2): one persistent gRPC channel per worker address,
  * least-outstanding balancing (by rows: a call counts its rows), the caller's deadline on every call, one retry on
  * another worker for UNAVAILABLE within a retry budget, and ejection of workers that keep
- * failing. Errors come back as ModelgateError.
+ * failing or stop answering (their owed calls then fail over). Errors come back as ModelgateError.
  */
 export class InferenceClient {
   private readonly pool: WorkerPool;
   private readonly ejector: OutlierEjector;
+  private readonly stalls: StallGuard;
   private readonly budget: RetryBudget;
   /** When each failing worker's streak of connection failures began (cleared by an answer). */
   private readonly failingSince = new Map<string, number>();
@@ -52,6 +55,9 @@ export class InferenceClient {
       local !== undefined && address === local.address ? new LocalWorkerChannel(local) : remote(address),
     );
     this.ejector = new OutlierEjector(options.outlierEjection, this.now);
+    this.stalls = new StallGuard(new StallWatch(options.outlierEjection, this.now), this.ejector, (address) =>
+      this.failingSince.set(address, this.now()),
+    );
     this.budget = new RetryBudget(options.retryBudget, this.now);
     this.maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 2));
     this.healthTimeoutMs = options.healthTimeoutMs ?? 1000;
@@ -74,13 +80,13 @@ export class InferenceClient {
     if (local !== undefined && !all.some((group) => group.name === local.workerGroup))
       all.push({ name: local.workerGroup, addresses: [local.address] });
     this.pool.setGroups(all);
-    this.ejector.retain(this.pool.listedAddresses());
+    this.retainHealth();
   }
 
   /** Sets one group's addresses (an empty list removes it), e.g. from discovery. */
   setWorkerGroup(name: string, addresses: readonly string[]): void {
     this.pool.setGroup(name, this.withLocal(name, addresses));
-    this.ejector.retain(this.pool.listedAddresses());
+    this.retainHealth();
   }
 
   /** `addresses`, plus the local worker's where `group` is its worker group. */
@@ -120,11 +126,6 @@ export class InferenceClient {
     if (addresses.length === 0) throw noReadyWorkerError(model);
     const message = encodeInferRequest(request);
     const rows = request.inputs[0]?.dims[0] ?? 1;
-    const callOptions: WorkerCallOptions = {
-      deadlineEpochMs: request.deadlineEpochMs,
-      metadata: request.metadata,
-      signal: request.signal,
-    };
     this.budget.recordRequest();
     const tried = new Set<string>();
     for (let attempt = 1; ; attempt++) {
@@ -132,14 +133,20 @@ export class InferenceClient {
       if (pick === undefined) throw noReadyWorkerError(model);
       tried.add(pick.address);
       const dispatchedAt = this.now();
+      const owed = this.stalls.beginAttempt(pick.address, request.signal);
+      const callOptions: WorkerCallOptions = {
+        deadlineEpochMs: request.deadlineEpochMs,
+        metadata: request.metadata,
+        signal: owed.signal,
+      };
       try {
         const response = await this.pool.run(
           pick.address,
           (channel) => channel.modelInfer(message, callOptions),
           rows,
         );
-        this.ejector.recordSuccess(pick.address);
-        this.failingSince.delete(pick.address);
+        owed.end(GrpcStatus.OK);
+        this.recordOutcome(pick.address, GrpcStatus.OK);
         const decoded = decodeInferResponse(response);
         return {
           ...decoded,
@@ -149,10 +156,14 @@ export class InferenceClient {
           durationMs: this.now() - startedAt,
         };
       } catch (error) {
+        owed.end(error instanceof WorkerCallError ? error.status : GrpcStatus.UNKNOWN, String(error));
         if (!(error instanceof WorkerCallError)) throw error;
-        this.recordOutcome(pick.address, error.status);
-        if (!this.mayRetry(error.status, attempt, addresses, tried, request, pick.address, dispatchedAt)) {
-          throw workerCallToModelgateError(error.status, error.details, model, error);
+        // Cancelled because the worker stalled (and was ejected): a connection failure in effect.
+        const status = owed.stalled ? GrpcStatus.UNAVAILABLE : error.status;
+        const details = owed.stalled ? `worker ${pick.address} stopped answering` : error.details;
+        if (!owed.stalled) this.recordOutcome(pick.address, status);
+        if (!this.mayRetry(status, attempt, addresses, tried, request, pick.address, dispatchedAt)) {
+          throw workerCallToModelgateError(status, details, model, error);
         }
       }
     }
@@ -172,8 +183,14 @@ export class InferenceClient {
       now: this.now,
       recordRequest: () => this.budget.recordRequest(),
       pick: (addresses: readonly string[], tried: ReadonlySet<string>) => this.pick(addresses, tried),
-      acquire: (address: string) => this.pool.acquire(address),
+      acquire: (address: string) => {
+        this.stalls.dispatched(address);
+        return this.pool.acquire(address);
+      },
       recordOutcome: (address: string, status: number) => this.recordOutcome(address, status),
+      settle: (address: string, status: number, details?: string) =>
+        this.stalls.settle(address, status, details),
+      spoke: (address: string) => this.stalls.spoke(address),
       mayRetry: this.mayRetry.bind(this),
     };
     return startGeneration(host, request, candidates(request, this.pool));
@@ -224,14 +241,23 @@ export class InferenceClient {
   }
 
   private pick(addresses: readonly string[], tried: ReadonlySet<string>): WorkerPick | undefined {
+    this.stalls.check(addresses);
     const loads = addresses.map((address) => ({
       address,
       outstanding: this.pool.load(address),
       ejected: this.ejector.isEjected(address),
       suspect: this.ejector.isSuspect(address),
+      probation: this.ejector.onProbation(address),
       lastFailureAt: this.ejector.lastFailureAt(address),
     }));
     return pickWorker(loads, { exclude: tried, turn: this.turn++ });
+  }
+
+  /** Forgets the health of workers no group lists any more. */
+  private retainHealth(): void {
+    const listed = this.pool.listedAddresses();
+    this.ejector.retain(listed);
+    this.stalls.retain(listed);
   }
 
   /**

@@ -4,6 +4,7 @@ import { type DecodedInferResponse, type InferMessageFields, type WorkerTimings 
 import { type RowLayout } from './merge-calls.js';
 import { type OutlierEjectorOptions, type WorkerHealth } from './outlier-ejector.js';
 import { type RetryBudgetOptions } from './retry-budget.js';
+import { type StallWatchOptions } from './stall-watch.js';
 import { type LocalWorkerEndpoint } from './local-worker-channel.js';
 import { type WorkerChannelFactory } from './worker-channel.js';
 import { type WorkerGroupAddresses } from './worker-pool.js';
@@ -16,8 +17,12 @@ export interface InferenceClientOptions {
   maxAttempts?: number;
   /** The retry budget. @defaultValue `{ ratio: 0.2, minRetries: 3, windowMs: 1000 }` */
   retryBudget?: RetryBudgetOptions;
-  /** Outlier ejection. @defaultValue `{ consecutiveFailures: 3, baseEjectionMs: 5000, maxEjectionMs: 60000 }` */
-  outlierEjection?: OutlierEjectorOptions;
+  /**
+   * Outlier ejection: of workers whose connections fail, and of workers that answer nothing for
+   * `stallMs` while another answers (stall-watch.ts).
+   * @defaultValue `{ consecutiveFailures: 3, baseEjectionMs: 5000, maxEjectionMs: 60000, stallMs: 3000 }`
+   */
+  outlierEjection?: OutlierEjectorOptions & StallWatchOptions;
   /** Timeout of the readiness calls (ServerReady, ModelReady), in ms. @defaultValue 1000 */
   healthTimeoutMs?: number;
   /** Whether calls given a `merge` layout may share a ModelInfer (call-merger.ts). @defaultValue true */

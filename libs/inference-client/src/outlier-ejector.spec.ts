@@ -106,4 +106,30 @@ describe('OutlierEjector', () => {
     ejector.retain(new Set(['b']));
     expect(ejector.health('a')).toEqual({ ejected: false, consecutiveFailures: 0, ejections: 0 });
   });
+
+  it('ejects a worker that answers nothing at once, doubling on repeats, and keeps it on probation until it answers', () => {
+    const { ejector, time } = ejectorAt();
+    expect(ejector.eject('a')).toBe(true);
+    expect(ejector.isEjected('a')).toBe(true);
+    expect(ejector.eject('a')).toBe(false);
+    expect(ejector.onProbation('a')).toBe(false);
+    time.now += 5_000;
+    expect(ejector.isEjected('a')).toBe(false);
+    expect(ejector.onProbation('a')).toBe(true);
+    expect(ejector.eject('a')).toBe(true);
+    expect((ejector.health('a').ejectedUntil ?? 0) - time.now).toBe(10_000);
+    time.now += 10_000;
+    ejector.recordSuccess('a');
+    expect(ejector.onProbation('a')).toBe(false);
+    expect(ejector.onProbation('b')).toBe(false);
+  });
+
+  it('puts a worker ejected for connection failures on probation too once re-admitted', () => {
+    const { ejector, time } = ejectorAt();
+    fail(ejector, 'a', 3);
+    expect(ejector.onProbation('a')).toBe(false);
+    time.now += 5_000;
+    expect(ejector.onProbation('a')).toBe(true);
+    expect(ejector.recordFailure('a')).toBe(true);
+  });
 });

@@ -77,10 +77,34 @@ export class OutlierEjector {
     state.consecutiveFailures++;
     state.lastFailureAt = now;
     if (now < state.ejectedUntil || state.consecutiveFailures < this.threshold) return false;
-    state.ejections++;
-    const durationMs = Math.min(this.maxEjectionMs, this.baseEjectionMs * 2 ** (state.ejections - 1));
-    state.ejectedUntil = now + durationMs;
+    this.startEjection(state, now);
     return true;
+  }
+
+  /**
+   * Ejects `address` now, whatever its failure count, as its next failure would (for the doubled
+   * length): for a worker that answers nothing at all (StallWatch), which no connection failure
+   * ever reports. Re-admitted, it is on probation until it answers. True when this ejected it
+   * (false while it is already out).
+   */
+  eject(address: string): boolean {
+    const now = this.now();
+    const state = this.stateOf(address);
+    state.lastFailureAt = now;
+    if (now < state.ejectedUntil) return false;
+    state.consecutiveFailures = Math.max(state.consecutiveFailures, this.threshold);
+    this.startEjection(state, now);
+    return true;
+  }
+
+  /**
+   * True when `address` was ejected, is back in rotation, and has not answered since: a trial, so
+   * the balancer gives it one call at a time until it answers (and its first failure ejects it again).
+   */
+  onProbation(address: string): boolean {
+    const state = this.workers.get(address);
+    if (state === undefined || state.ejections === 0 || state.consecutiveFailures === 0) return false;
+    return this.now() >= state.ejectedUntil;
   }
 
   /** True while `address` is out of rotation. */
@@ -123,6 +147,13 @@ export class OutlierEjector {
   /** Drops everything known about addresses not in `keep` (workers that left the fleet). */
   retain(keep: ReadonlySet<string>): void {
     for (const address of this.workers.keys()) if (!keep.has(address)) this.workers.delete(address);
+  }
+
+  /** One more ejection of `state` from `now`: the base length, doubled per repeat up to the maximum. */
+  private startEjection(state: HealthState, now: number): void {
+    state.ejections++;
+    const durationMs = Math.min(this.maxEjectionMs, this.baseEjectionMs * 2 ** (state.ejections - 1));
+    state.ejectedUntil = now + durationMs;
   }
 
   private stateOf(address: string): HealthState {

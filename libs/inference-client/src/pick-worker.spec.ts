@@ -40,6 +40,13 @@ describe('pickWorker', () => {
     expect(pickWorker(workers, { exclude: new Set(['b']) })).toEqual({ address: 'a', panic: false });
   });
 
+  it('gives a worker on probation one call at a time: passed over while its trial call runs', () => {
+    expect(pickWorker([load('a', 0, { probation: true }), load('b', 7)])?.address).toBe('a');
+    const trying = [load('a', 1, { probation: true }), load('b', 7)];
+    expect(pickWorker(trying)).toEqual({ address: 'b', panic: false });
+    expect(pickWorker(trying, { exclude: new Set(['b']) })).toEqual({ address: 'a', panic: false });
+  });
+
   it('never picks an excluded worker, and gives up when every worker is excluded', () => {
     const workers = [load('a', 0), load('b', 9)];
     expect(pickWorker(workers, { exclude: new Set(['a']) })?.address).toBe('b');

@@ -13,6 +13,11 @@ export interface WorkerLoad {
   suspect?: boolean | undefined;
   /** When the worker last failed (ms on the client's clock); undefined when it never has. */
   lastFailureAt?: number | undefined;
+  /**
+   * True while the worker is back from an ejection and has not answered since: with a call
+   * outstanding it is passed over like a suspect one, so a trial costs one call. @defaultValue false
+   */
+  probation?: boolean | undefined;
 }
 
 /** The balancer's choice. */
@@ -36,8 +41,8 @@ export interface PickOptions {
 
 /**
  * Least outstanding requests among the workers not ejected and not excluded, ties taken in turn;
- * suspect workers only when every other one is ejected or suspect too (as gRPC's round_robin skips
- * a connection in transient failure). When every remaining worker is ejected, panic mode: the one whose last failure is the oldest
+ * suspect workers, and workers on probation with a call outstanding, only when every other one is
+ * ejected or passed over too (as gRPC's round_robin skips a connection in transient failure). When every remaining worker is ejected, panic mode: the one whose last failure is the oldest
  * (fewest outstanding among equals) is still tried, since a doubtful worker beats a certain
  * failure. Undefined only when no candidate is left at all.
  */
@@ -50,7 +55,9 @@ export function pickWorker(
   if (candidates.length === 0) return undefined;
   const turn = Math.max(0, Math.floor(options.turn ?? 0));
   const inRotation = candidates.filter((w) => !w.ejected);
-  const trusted = inRotation.filter((w) => w.suspect !== true);
+  const trusted = inRotation.filter(
+    (w) => w.suspect !== true && !(w.probation === true && w.outstanding > 0),
+  );
   const healthy = trusted.length > 0 ? trusted : inRotation;
   if (healthy.length > 0) {
     return {

@@ -40,7 +40,7 @@ export function workerCallToModelgateError(
   }
   const code = fromGrpcStatus(status);
   // grpc-js's own deadline message names the worker's address: the client gets the plain one.
-  const fromTransport = code === ErrorCode.DEADLINE_EXCEEDED && TRANSPORT_DEADLINE.test(details);
+  const fromTransport = code === ErrorCode.DEADLINE_EXCEEDED && isTransportDeadline(details);
   const message = (fromTransport ? '' : details.trim()) || defaultMessage(code, model);
   const extra = code === ErrorCode.QUEUE_FULL ? { retryAfterSeconds: QUEUE_FULL_RETRY_AFTER_SECONDS } : {};
   return new ModelgateError(code, message, extra, { cause });
@@ -55,6 +55,11 @@ const MESSAGE_SIZE_LIMIT = /larger than|message size|too large/i;
 
 /** grpc-js's message for a call it ended at its deadline: `Deadline exceeded after 0.001s,remote_addr=…`. */
 const TRANSPORT_DEADLINE = /^Deadline exceeded after /;
+
+/** True when `details` is grpc-js's own deadline message: the client ended the call, the worker said nothing. */
+export function isTransportDeadline(details: string): boolean {
+  return TRANSPORT_DEADLINE.test(details);
+}
 
 /** The error for a model with no worker to send it to. */
 export function noReadyWorkerError(model: string): ModelgateError {

@@ -29,6 +29,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     NO_PROXY: 'modelgate-registry,.svc.cluster.local',
     GATEWAY_BODY_LIMIT_BYTES: 2048,
     GATEWAY_MERGE_CALLS: false,
+    GATEWAY_WORKER_STALL_MS: 5000,
     GATEWAY_ASYNC_RESULT_TTL_SECONDS: 600,
     GATEWAY_ASYNC_CONCURRENCY: 4,
     GATEWAY_SHUTDOWN_DELAY_MS: 0,
