@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { DRILL_NAMES, type DrillName } from './drills.js';
+import { DRILLS, DRILL_NAMES, type DrillName } from './drills.js';
 
 /** Settings of one `npm run chaos`. */
 export interface ChaosOptions {
-  /** The drills to run, in DRILL_NAMES order. @defaultValue all six */
+  /** The drills to run, in DRILL_NAMES order. @defaultValue all seven */
   drills: DrillName[];
   /** How long Redis, Postgres and the registry stay down, in seconds. @defaultValue 30 */
   downSeconds: number;
@@ -25,9 +25,9 @@ config change made during the fault reached every node; writes bench/results/<da
 and .json. Exits 1 if any drill failed a request or lost its config change.
 
   --only <drills>       comma-separated, any of: ${DRILL_NAMES.join(', ')} (default: all, in that order)
-  --down-seconds <n>    how long redis-down, postgres-down and registry-down keep the part down,
-                        an integer from 1 to 600 (default ${DEFAULT_DOWN_SECONDS}); the process drills always
-                        start the replacement 10 s after the fault
+  --down-seconds <n>    how long worker-hang keeps the worker stopped and redis-down, postgres-down
+                        and registry-down keep the part down, an integer from 1 to 600 (default
+                        ${DEFAULT_DOWN_SECONDS}); the other process drills always start the replacement 10 s after the fault
   --out <dir>           where the results go (default bench/results)
   --help                this text`;
 
@@ -66,10 +66,11 @@ export function parseChaosOptions(argv: string[], defaultOutDir: string): ChaosO
     if (!/^[0-9]+$/.test(values['down-seconds']) || downSeconds < 1 || downSeconds > 600) {
       throw new Error(`--down-seconds must be an integer from 1 to 600\n${CHAOS_USAGE}`);
     }
-    const outages = drills.filter((drill) => drill.endsWith('-down'));
+    const outages = drills.filter((drill) => DRILLS[drill].duration === 'outage');
     if (outages.length === 0) {
+      const timed = DRILL_NAMES.filter((drill) => DRILLS[drill].duration === 'outage');
       throw new Error(
-        `--down-seconds changes nothing in --only ${drills.join(',')} (it applies to redis-down, postgres-down, registry-down)`,
+        `--down-seconds changes nothing in --only ${drills.join(',')} (it applies to ${timed.join(', ')})`,
       );
     }
   }

@@ -11,7 +11,7 @@ import { type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AdminAnswer } from '@modelgate/admin-client';
-import { type OwnRedis, type RunningGateway, startGateway, startOwnRedis } from '@modelgate/testing';
+import { type OwnRedis, type RunningGateway, startGateway, startOwnRedis, waitFor } from '@modelgate/testing';
 import { type ControlPlane, type Deployment, liveSyncNodeConfig } from '../control-plane.js';
 import { type WorkerNode, startWorkerNode } from '../modelgate-stack.js';
 import { registerModelVersion } from '../register-deployment.js';
@@ -70,6 +70,10 @@ export interface ChaosStack {
   readonly gatewayUrls: string[];
   /** Sends `signal` to worker `index`; it no longer counts as a node from now on. */
   signalWorker(index: number, signal: NodeJS.Signals): void;
+  /** Stops worker `index` where it stands (SIGSTOP): it keeps its connections and answers nothing. */
+  pauseWorker(index: number): void;
+  /** Lets paused worker `index` go on (SIGCONT); resolves once its /health/ready answers 200 again. */
+  resumeWorker(index: number): Promise<void>;
   /** Starts worker `index` again (after its previous process has exited) and waits until it serves. */
   startWorker(index: number): Promise<void>;
   /** Sends `signal` to gateway `index`; it no longer counts as a node from now on. */
@@ -193,6 +197,19 @@ export async function startChaosStack(dir: string): Promise<ChaosStack> {
         if (!alive(slot, workerChild)) return;
         slot.state = 'stopping';
         slot.node?.running.process.child.kill(signal);
+      },
+      pauseWorker(index) {
+        const slot = workers[index]!;
+        if (alive(slot, workerChild)) slot.node?.running.process.child.kill('SIGSTOP');
+      },
+      async resumeWorker(index) {
+        const node = workers[index]?.node;
+        if (node === undefined) return;
+        node.running.process.child.kill('SIGCONT');
+        await waitFor(async () => (await fetch(`${node.running.httpUrl}/health/ready`)).status === 200, {
+          timeoutMs: 60_000,
+          describe: () => `worker ${index} ready again after SIGCONT`,
+        });
       },
       async startWorker(index) {
         const slot = workers[index]!;

@@ -1,8 +1,8 @@
 /**
- * The six fault drills of issue 12: what each one breaks, how it is repaired, and what the
+ * The fault drills of issues 12 and 45: what each one breaks, how it is repaired, and what the
  * registry should answer to a config change made meanwhile. Process faults hit the second worker
  * or gateway and last until a replacement starts (as a Deployment controller would start one);
- * outages of Redis, Postgres and the registry last `--down-seconds`.
+ * a hung worker (SIGSTOP) and outages of Redis, Postgres and the registry last `--down-seconds`.
  */
 import { type ChaosStack } from './chaos-stack.js';
 import { type ExpectedAnswer } from './config-change.js';
@@ -11,6 +11,7 @@ import { type ExpectedAnswer } from './config-change.js';
 export const DRILL_NAMES = [
   'worker-kill',
   'worker-sigterm',
+  'worker-hang',
   'gateway-sigterm',
   'redis-down',
   'postgres-down',
@@ -58,6 +59,14 @@ export const DRILLS: Readonly<Record<DrillName, Drill>> = {
     changeDuringFault: 'accepted',
     inject: (stack) => Promise.resolve(stack.signalWorker(VICTIM, 'SIGTERM')),
     repair: (stack) => stack.startWorker(VICTIM),
+  },
+  'worker-hang': {
+    name: 'worker-hang',
+    fault: `SIGSTOP of worker ${VICTIM} (it keeps its connections and answers nothing); SIGCONT after --down-seconds`,
+    duration: 'outage',
+    changeDuringFault: 'accepted',
+    inject: (stack) => Promise.resolve(stack.pauseWorker(VICTIM)),
+    repair: (stack) => stack.resumeWorker(VICTIM),
   },
   'gateway-sigterm': {
     name: 'gateway-sigterm',
