@@ -1,7 +1,9 @@
-import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { type InferInput, InferenceClient } from '@modelgate/inference-client';
 import { type OutputTensorJson, parseRawInferRequest, rawOutputs } from '@modelgate/processing';
+import { type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { clientGoneSignal } from '../http/client-gone.js';
 import { inferRaw, rawModel } from './raw-infer.js';
 
 /** KServe v2 REST response body. */
@@ -16,6 +18,7 @@ interface V2InferResponse {
  * KServe v2 REST passthrough for raw tensors: `POST /v2/models/:model[/versions/:version]/infer`
  * with `{inputs: [{name, datatype, shape, data}]}`, answered in the same JSON shape; the deadline is
  * the request's `parameters.timeout` (µs, as Triton's), else the model's `batching.defaultTimeoutMs`.
+ * A client that goes away cancels the worker call, as on /serve.
  */
 @Controller('v2/models')
 export class V2InferController {
@@ -26,8 +29,12 @@ export class V2InferController {
 
   @Post(':model/infer')
   @HttpCode(200)
-  infer(@Param('model') model: string, @Body() body: unknown): Promise<V2InferResponse> {
-    return this.run(model, undefined, body);
+  infer(
+    @Param('model') model: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ): Promise<V2InferResponse> {
+    return this.run(model, undefined, body, clientGoneSignal(request.raw.socket));
   }
 
   @Post(':model/versions/:version/infer')
@@ -36,11 +43,17 @@ export class V2InferController {
     @Param('model') model: string,
     @Param('version') version: string,
     @Body() body: unknown,
+    @Req() request: FastifyRequest,
   ): Promise<V2InferResponse> {
-    return this.run(model, version, body);
+    return this.run(model, version, body, clientGoneSignal(request.raw.socket));
   }
 
-  private async run(name: string, version: string | undefined, body: unknown): Promise<V2InferResponse> {
+  private async run(
+    name: string,
+    version: string | undefined,
+    body: unknown,
+    signal: AbortSignal,
+  ): Promise<V2InferResponse> {
     const spec = rawModel(this.tables, name, version);
     const request = parseRawInferRequest(body, spec.inputs.length > 0 ? { inputs: spec.inputs } : {});
     const result = await inferRaw(this.client, spec, {
@@ -50,6 +63,7 @@ export class V2InferController {
       ),
       ...(request.outputs ? { outputs: request.outputs } : {}),
       ...(request.timeoutMs !== undefined ? { timeoutMs: request.timeoutMs } : {}),
+      signal,
     });
     return {
       model_name: spec.name,

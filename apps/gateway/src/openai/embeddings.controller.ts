@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/comm
 import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
+import { clientGoneSignal } from '../http/client-gone.js';
 import { noteEndUser } from '../http/end-user.js';
 import { renameErrorFields } from '../http/generation-answer.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
@@ -73,6 +74,8 @@ export class EmbeddingsController {
           body: { text: parsed.input },
           requestId: request.id,
           ...(stickyKey === undefined ? {} : { stickyKey }),
+          // A client that goes away cancels the worker call, as on /serve.
+          signal: clientGoneSignal(request.raw.socket),
         },
         (to) => {
           reached.routed = to;

@@ -5,6 +5,7 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { type GatewayConfig, gatewayEventLoops } from '../gateway.config.js';
 import { GATEWAY_CONFIG } from '../gateway.tokens.js';
+import { clientGoneSignal } from '../http/client-gone.js';
 import { renameErrorFields } from '../http/generation-answer.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { type Reached } from '../openai/openai-traffic.js';
@@ -229,6 +230,8 @@ export class TeiController {
         requireTeiTask(route, name, endpoint.task);
       }
       const stickyKey = stickyRouteKey(request.headers, endpoint);
+      // A client that goes away cancels the worker calls, as on /serve.
+      const signal = clientGoneSignal(request.raw.socket);
       let last: ServeAnswer | undefined;
       const serveOne: ServeOne = async (serveBody) => {
         last = await this.serve
@@ -238,6 +241,7 @@ export class TeiController {
               body: serveBody,
               requestId: request.id,
               ...(stickyKey === undefined ? {} : { stickyKey }),
+              signal,
             },
             (to) => {
               reached.routed = to;
