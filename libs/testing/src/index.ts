@@ -82,6 +82,7 @@ export {
   type TestModel,
   type WorkerStartWait,
   WORKER_MAIN,
+  batchesStarted,
   metricValue,
   sha256Of,
   startWorker,

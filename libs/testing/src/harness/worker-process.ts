@@ -248,6 +248,18 @@ export function metricValue(text: string, name: string, labels: Record<string, s
   return 0;
 }
 
+/**
+ * Batches `worker` has started for `model`: modelgate_batch_size_count, counted as each batch
+ * leaves the queue, so a batch held by the test hook counts from the start of its hold.
+ */
+export async function batchesStarted(
+  worker: Pick<RunningWorker, 'metrics'>,
+  model: string,
+  version = '1',
+): Promise<number> {
+  return metricValue(await worker.metrics(), 'modelgate_batch_size_count', { model, version });
+}
+
 /** The decoding defaults of a decoder fixture's generation_config.json, as preparation records them. */
 async function generationDefaultsOf(
   fixtureDir: string,
