@@ -1,12 +1,13 @@
 import { type InferResult, InferenceClient } from '@modelgate/inference-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenRows } from '@modelgate/testing';
+import { tokenRows, waitFor } from '@modelgate/testing';
 import { type RunningWorker, startWorker } from '@modelgate/testing';
 import { tokenInputs } from './support/token-inputs.js';
 
 const CALLERS = 32;
-const RUN_MS = 3000;
-const KILL_AT_MS = 1000;
+/** Calls each worker serves before the kill, and calls started after it that must all succeed. */
+const CALLS_BEFORE_KILL = 50;
+const CALLS_AFTER_KILL = 100;
 
 describe('InferenceClient when a worker dies under load', () => {
   let survivor: RunningWorker;
@@ -28,13 +29,16 @@ describe('InferenceClient when a worker dies under load', () => {
 
   it('loses no call when one of two workers is killed -9: retries move them, the dead one is ejected', async () => {
     const rows = tokenRows(64, 41);
-    const started = Date.now();
-    const results: (InferResult & { at: number })[] = [];
+    const results: (InferResult & { afterKill: boolean })[] = [];
     const failures: unknown[] = [];
-    let killedAt = Number.POSITIVE_INFINITY;
+    let calling = true;
+    let victimGone = false;
+    void victim.process.exited.then(() => (victimGone = true));
     const caller = async (index: number) => {
-      for (let i = 0; Date.now() - started < RUN_MS; i++) {
+      for (let i = 0; calling; i++) {
         const row = rows[(index + i) % rows.length]!;
+        // Started once the victim had exited: nothing can answer it from there.
+        const afterKill = victimGone;
         try {
           const result = await client.infer({
             modelName: 'bert',
@@ -43,24 +47,32 @@ describe('InferenceClient when a worker dies under load', () => {
             deadlineEpochMs: Date.now() + 5000,
             workerGroup: 'tiny',
           });
-          results.push({ ...result, at: Date.now() });
+          results.push({ ...result, afterKill });
         } catch (error) {
           failures.push(error);
         }
       }
     };
-    const kill = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, KILL_AT_MS));
-      killedAt = Date.now();
+    const served = (address: string) => results.filter((r) => r.worker === address).length;
+    const callers = Array.from({ length: CALLERS }, (_, i) => caller(i));
+    try {
+      // Both workers are taking the load before one of them dies.
+      await waitFor(
+        () =>
+          served(victim.grpcAddress) >= CALLS_BEFORE_KILL &&
+          served(survivor.grpcAddress) >= CALLS_BEFORE_KILL,
+      );
       victim.process.child.kill('SIGKILL');
-    })();
-    await Promise.all([...Array.from({ length: CALLERS }, (_, i) => caller(i)), kill]);
+      await victim.process.exited;
+      await waitFor(() => results.filter((r) => r.afterKill).length >= CALLS_AFTER_KILL);
+    } finally {
+      calling = false;
+      await Promise.all(callers);
+    }
 
     expect(failures).toEqual([]);
-    const before = results.filter((r) => r.at < killedAt);
-    const after = results.filter((r) => r.at > killedAt + 100);
-    expect(before.filter((r) => r.worker === victim.grpcAddress).length).toBeGreaterThan(0);
-    expect(after.length).toBeGreaterThan(0);
+    const before = results.filter((r) => !r.afterKill);
+    const after = results.filter((r) => r.afterKill);
     expect(after.every((r) => r.worker === survivor.grpcAddress)).toBe(true);
     const retried = results.filter((r) => r.attempts === 2);
     expect(retried.length).toBeGreaterThan(0);
@@ -68,7 +80,7 @@ describe('InferenceClient when a worker dies under load', () => {
       ejected: true,
     });
     console.info(
-      `failover: ${results.length} calls (${before.length} before the kill), ${retried.length} retried, 0 failed`,
+      `failover: ${results.length} calls (${before.length} started before the kill), ${retried.length} retried, 0 failed`,
     );
   });
 });
