@@ -11,7 +11,7 @@ import {
   unbatchedOutputs,
 } from '@modelgate/testing';
 import { type Message } from '@modelgate/testing';
-import { type RunningWorker, metricValue, startWorker, waitFor } from '@modelgate/testing';
+import { type RunningWorker, batchesStarted, metricValue, startWorker, waitFor } from '@modelgate/testing';
 
 const HOLD = 'x-modelgate-test-hold-ms';
 
@@ -38,6 +38,20 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
   afterAll(async () => {
     await worker?.stop();
   });
+
+  /**
+   * Sends `request` to small-queue, its batch held `holdMs`; resolves once that batch has started,
+   * with the call's answer still to come.
+   */
+  const holdSmallQueue = async (request: Message, holdMs: number) => {
+    const before = await batchesStarted(worker, 'small-queue');
+    const answer = worker.client.call('ModelInfer', request, { metadata: { [HOLD]: String(holdMs) } });
+    await waitFor(async () => (await batchesStarted(worker, 'small-queue')) > before);
+    return { answer };
+  };
+  /** Requests waiting in small-queue's batcher now. */
+  const smallQueueDepth = async () =>
+    metricValue(await worker.metrics(), 'modelgate_queue_depth', { model: 'small-queue', version: '1' });
 
   it('answers the server and model metadata calls like a Triton server', async () => {
     expect(await worker.client.call('ServerLive', {})).toEqual({ live: true });
@@ -184,10 +198,7 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
   it('rejects exactly the overflow of a full queue with RESOURCE_EXHAUSTED, before the held batch ends', async () => {
     const request = tokenInferRequest('small-queue', tokenRows(1, 21, 6, 6));
     const settled: string[] = [];
-    const held = worker.client
-      .call('ModelInfer', request, { metadata: { [HOLD]: '2000' } })
-      .then(() => settled.push('held'));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the held batch is running
+    const held = (await holdSmallQueue(request, 2000)).answer.then(() => settled.push('held'));
     const calls = Array.from({ length: 12 }, () =>
       worker.client.call('ModelInfer', request).catch((error: ServiceError) => {
         settled.push(`rejected:${error.code}`);
@@ -198,11 +209,10 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     await waitFor(() => settled.filter((s) => s.startsWith('rejected:')).length === 4, { intervalMs: 20 });
     // The admitted 8 wait behind the held batch: the scraped queue depth says so, not only after a batch.
     expect(settled).not.toContain('held');
-    const series = { model: 'small-queue', version: '1' };
-    expect(metricValue(await worker.metrics(), 'modelgate_queue_depth', series)).toBe(8);
+    expect(await smallQueueDepth()).toBe(8);
     const results = await outcomes;
     await held;
-    expect(metricValue(await worker.metrics(), 'modelgate_queue_depth', series)).toBe(0);
+    expect(await smallQueueDepth()).toBe(0);
     const rejected = results.filter((r) => r.status === 'rejected');
     expect(rejected).toHaveLength(4);
     rejected.forEach((r) => expect(r.reason).toMatchObject({ code: status.RESOURCE_EXHAUSTED }));
@@ -235,11 +245,7 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     const request = tokenInferRequest('small-queue', tokenRows(1, 23, 6, 6));
     const before = await worker.metrics();
     const order: string[] = [];
-    const held = worker.client
-      .call('ModelInfer', request, { metadata: { [HOLD]: '2000' } })
-      .then(() => order.push('held'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const started = Date.now();
+    const held = (await holdSmallQueue(request, 2000)).answer.then(() => order.push('held'));
     // The gRPC deadline, and Triton's `timeout` request parameter (µs) without one, limit it alike.
     const timeout = { timeout: { int64_param: '50000', parameter_choice: 'int64_param' } };
     const [error, byParameter] = await Promise.all([
@@ -255,15 +261,17 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
       .catch((e: ServiceError) => e);
     expect(refused).toMatchObject({ code: status.INVALID_ARGUMENT });
     expect((refused as ServiceError).details).toContain("request parameter 'priority' is not taken");
-    expect(Date.now() - started).toBeLessThan(1500); // far from the 2 s hold: answered at its deadline
     await held;
+    // Answered at their deadline, while the batch they queued behind was still held.
     expect(order).toEqual(['deadline', 'held']);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The queue is first in, first out: once a request sent after the held one is answered, the
+    // expired ones had their turn.
+    await worker.client.call('ModelInfer', request);
     const after = await worker.metrics();
     const rowsRun =
       metricValue(after, 'modelgate_batch_size_sum', { model: 'small-queue', version: '1' }) -
       metricValue(before, 'modelgate_batch_size_sum', { model: 'small-queue', version: '1' });
-    expect(rowsRun).toBe(1); // only the held request ran
+    expect(rowsRun).toBe(2); // the held request and the one sent after it; not the expired ones
     expect(
       metricValue(after, 'modelgate_inference_requests_total', {
         model: 'small-queue',
@@ -284,13 +292,12 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
     const request = tokenInferRequest('small-queue', tokenRows(1, 29, 6, 6));
     const labels = { model: 'small-queue', version: '1' };
     const before = await worker.metrics();
-    const held = worker.client.call('ModelInfer', request, { metadata: { [HOLD]: '1500' } });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const held = (await holdSmallQueue(request, 1500)).answer;
     const giveUp = new AbortController();
     const cancelled = worker.client
       .call('ModelInfer', request, { signal: giveUp.signal })
       .catch((e: ServiceError) => e);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(async () => (await smallQueueDepth()) === 1); // it waits behind the held batch
     giveUp.abort();
     expect(await cancelled).toMatchObject({ code: status.CANCELLED });
     // The worker hears the cancel while the request waits behind the held batch, and drops it.
@@ -303,11 +310,12 @@ describe('worker: Open Inference Protocol over onnxruntime with dynamic batching
       { timeoutMs: 5000, describe: () => 'the worker never counted the cancelled request' },
     );
     await held;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // First in, first out: once a request sent after it is answered, the cancelled one had its turn.
+    await worker.client.call('ModelInfer', request);
     const rowsRun =
       metricValue(await worker.metrics(), 'modelgate_batch_size_sum', labels) -
       metricValue(before, 'modelgate_batch_size_sum', labels);
-    expect(rowsRun).toBe(1); // only the held request ran
+    expect(rowsRun).toBe(2); // the held request and the one sent after it; not the cancelled one
   });
 
   it("serves a ['cuda', 'cpu'] model on CPU with a warning, and fails a ['cuda'] one with a clear reason", async () => {
