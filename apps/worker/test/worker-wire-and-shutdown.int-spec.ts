@@ -3,7 +3,7 @@ import { type ServiceError, status } from '@grpc/grpc-js';
 import { ensureFixture, KserveWireClient } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxAbsDiff, tokenInferRequest, tokenRows, unbatchedOutputs } from '@modelgate/testing';
-import { type RunningWorker, startWorker } from '@modelgate/testing';
+import { type RunningWorker, metricValue, startWorker, waitFor } from '@modelgate/testing';
 
 describe('worker: a client built only from the public protocol', () => {
   let worker: RunningWorker;
@@ -88,7 +88,11 @@ describe('worker: graceful shutdown', () => {
       worker.client.call('ModelInfer', request, { metadata: { 'x-modelgate-test-hold-ms': '1500' } }),
       ...Array.from({ length: 8 }, () => worker.client.call('ModelInfer', request)),
     ].map((call) => call.then(() => settled.push('accepted-ok')));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // All nine accepted: the held batch runs and the eight wait in the queue.
+    await waitFor(
+      async () =>
+        metricValue(await worker.metrics(), 'modelgate_queue_depth', { model: 'bert', version: '1' }) === 8,
+    );
 
     // Background load that keeps calling across the shutdown: each call either succeeds or is refused.
     let loading = true;
@@ -102,12 +106,9 @@ describe('worker: graceful shutdown', () => {
     });
 
     worker.process.child.kill('SIGTERM');
-    let readyAfterSignal = true;
-    for (let i = 0; i < 50 && readyAfterSignal; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      readyAfterSignal = (await worker.client.call<{ ready: boolean }>('ServerReady', {})).ready;
-    }
-    expect(readyAfterSignal).toBe(false);
+    await waitFor(async () => !(await worker.client.call<{ ready: boolean }>('ServerReady', {})).ready, {
+      intervalMs: 20,
+    });
     expect(settled).toHaveLength(0); // readiness dropped while the held batch was still running
     const refused = await worker.client.call('ModelInfer', request).catch((e: ServiceError) => e);
     expect(refused).toMatchObject({ code: status.UNAVAILABLE });
