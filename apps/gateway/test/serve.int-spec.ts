@@ -6,12 +6,15 @@ import {
   type HttpAnswer,
   type RunningGateway,
   type RunningWorker,
+  batchesStarted,
   ensureFixture,
   freePort,
+  metricValue,
   startGateway,
   startWorkerWithSnapshot,
   tokenInferRequest,
   tokenRows,
+  waitFor,
   writeSnapshot,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -303,12 +306,22 @@ describe('gateway: POST /serve/<endpoint> against real worker processes', () => 
     expect(errorOf(answer).message).toContain('text');
   });
 
+  /** Holds a batch of model small on every worker for `holdMs`; resolves once each has started. */
+  async function holdSmallOnEveryWorker(request: Record<string, unknown>, holdMs: number) {
+    const before = await Promise.all(workers.map((worker) => batchesStarted(worker, 'small')));
+    const held = workers.map((worker) =>
+      worker.client.call('ModelInfer', request, { metadata: { [HOLD]: String(holdMs) } }),
+    );
+    await waitFor(async () => {
+      const now = await Promise.all(workers.map((worker) => batchesStarted(worker, 'small')));
+      return now.every((count, i) => count > before[i]!);
+    });
+    return held;
+  }
+
   it('answers 429 with Retry-After when the worker queues are full', async () => {
     const request = tokenInferRequest('small', tokenRows(1, 3, 6, 6));
-    const held = workers.map((worker) =>
-      worker.client.call('ModelInfer', request, { metadata: { [HOLD]: '2500' } }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const held = await holdSmallOnEveryWorker(request, 2500);
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => gateway.post('/serve/small', { text: 'x' })),
     );
@@ -324,10 +337,7 @@ describe('gateway: POST /serve/<endpoint> against real worker processes', () => 
 
   it('answers 504 when the endpoint deadline passes while the request waits on a worker', async () => {
     const request = tokenInferRequest('small', tokenRows(1, 4, 6, 6));
-    const held = workers.map((worker) =>
-      worker.client.call('ModelInfer', request, { metadata: { [HOLD]: '2000' } }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const held = await holdSmallOnEveryWorker(request, 2000);
     const answer = await gateway.post('/serve/hurry', { text: 'x' });
     expect(answer.status).toBe(504);
     expect(errorOf(answer).code).toBe('DEADLINE_EXCEEDED');
@@ -335,18 +345,41 @@ describe('gateway: POST /serve/<endpoint> against real worker processes', () => 
   });
 
   it('loses no request when one of two workers is killed under load, and moves traffic to the survivor', async () => {
+    const victim = workers[1]!;
     let sending = true;
-    const statuses: number[] = [];
+    let victimGone = false;
+    void victim.process.exited.then(() => (victimGone = true));
+    const answers: { status: number; afterKill: boolean }[] = [];
     const clients = Array.from({ length: 32 }, async () => {
-      while (sending) statuses.push((await gateway.post('/serve/sentiment', { text: 'keep going' })).status);
+      while (sending) {
+        const afterKill = victimGone; // sent once the victim had exited
+        answers.push({
+          status: (await gateway.post('/serve/sentiment', { text: 'keep going' })).status,
+          afterKill,
+        });
+      }
     });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    workers[1]!.process.child.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    sending = false;
-    await Promise.all(clients);
-    expect(statuses.length).toBeGreaterThan(100);
-    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    const served = async (worker: RunningWorker) =>
+      metricValue(await worker.metrics(), 'modelgate_inference_requests_total', {
+        model: 'bert',
+        version: '1',
+        status: 'ok',
+      });
+    try {
+      // Both workers are taking the load before one of them dies.
+      const before = await Promise.all(workers.map(served));
+      await waitFor(async () =>
+        (await Promise.all(workers.map(served))).every((n, i) => n >= before[i]! + 20),
+      );
+      victim.process.child.kill('SIGKILL');
+      await victim.process.exited;
+      await waitFor(() => answers.filter((a) => a.afterKill).length >= 200);
+    } finally {
+      sending = false;
+      await Promise.all(clients);
+    }
+    expect(answers.length).toBeGreaterThan(100);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
     const after = await Promise.all(
       Array.from({ length: 20 }, () => gateway.post('/serve/sentiment', { text: 'x' })),
     );
