@@ -3,6 +3,7 @@ import net from 'node:net';
 import {
   type RunningGateway,
   type RunningWorker,
+  batchesStarted,
   metricValue,
   tokenInferRequest,
   tokenRows,
@@ -45,11 +46,24 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
 
   it('cancels the worker call as soon as the client closes its connection, and counts it as 499', async () => {
     const before = cancelled(await scrape());
+    const queued = async () =>
+      metricValue(await worker.metrics(), 'modelgate_queue_depth', { model: 'small', version: '1' });
+    const workerCancelled = async () =>
+      metricValue(await worker.metrics(), 'modelgate_inference_requests_total', {
+        model: 'small',
+        version: '1',
+        status: 'cancelled',
+      });
+    const workerCancelledBefore = await workerCancelled();
     // Keep the worker's only batch slot busy for 4 s, so the gateway's call waits in its queue.
-    const held = worker.client.call('ModelInfer', tokenInferRequest('small', tokenRows(1, 3, 6, 6)), {
-      metadata: { [HOLD]: '4000' },
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = await batchesStarted(worker, 'small');
+    let heldAnswered = false;
+    const held = worker.client
+      .call('ModelInfer', tokenInferRequest('small', tokenRows(1, 3, 6, 6)), {
+        metadata: { [HOLD]: '4000' },
+      })
+      .then(() => (heldAnswered = true));
+    await waitFor(async () => (await batchesStarted(worker, 'small')) > started);
     const body = JSON.stringify({ text: 'never mind' });
     const request = http.request(`${gateway.url}/serve/small`, {
       method: 'POST',
@@ -57,12 +71,15 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
     });
     request.on('error', () => undefined); // the client itself hangs up
     request.end(body);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const gone = performance.now();
+    await waitFor(async () => (await queued()) === 1); // the gateway's call waits behind the held batch
     request.destroy();
-    // Without cancellation the call would wait for the held batch and end as a 200 after ~3.4 s.
-    await waitFor(async () => cancelled(await scrape()) > before, { timeoutMs: 1500 });
-    expect(performance.now() - gone).toBeLessThan(1500);
+    // Without cancellation the call would wait for the held batch and end as a 200 once it ends.
+    await waitFor(async () => cancelled(await scrape()) > before);
+    expect(heldAnswered).toBe(false);
+    // The worker heard the cancel too, and dropped the call from its queue.
+    await waitFor(async () => (await workerCancelled()) > workerCancelledBefore);
+    expect(await queued()).toBe(0);
+    expect(heldAnswered).toBe(false);
     await held;
   });
 
@@ -76,14 +93,12 @@ describe('gateway: the serve routes over HTTP, against a real worker process', (
       failures: metricValue(metrics, 'modelgate_request_failures_total', { ...routed, reason: 'REJECTED' }),
     });
     const before = rejected(await scrape());
-    const dispatched = async () =>
-      metricValue(await worker.metrics(), 'modelgate_batch_size_count', { model: 'small' });
-    const dispatchedBefore = await dispatched();
+    const dispatchedBefore = await batchesStarted(worker, 'small');
     // The worker's only batch slot held, then its queue (maxQueueSize 4) filled behind it: of five
     // calls the worker takes four and refuses the fifth at once.
     const request = () => tokenInferRequest('small', tokenRows(1, 3, 6, 6));
     const held = worker.client.call('ModelInfer', request(), { metadata: { [HOLD]: '4000' } });
-    await waitFor(async () => (await dispatched()) > dispatchedBefore);
+    await waitFor(async () => (await batchesStarted(worker, 'small')) > dispatchedBefore);
     const behind = Array.from({ length: 5 }, () =>
       worker.client.call('ModelInfer', request()).then(
         () => 'served',
