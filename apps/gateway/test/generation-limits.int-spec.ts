@@ -105,13 +105,14 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
 
   /**
    * A direct call to gpt:`version` whose loop pauses once it has `afterTokens` tokens, until
-   * `untilWaiting` sequences wait to join or it is cancelled (`release`).
+   * `untilWaiting` sequences wait to join, it is cancelled (`release`) or its deadline passes:
+   * `deadlineMs`, else the model's defaultTimeoutMs.
    */
-  function occupySlot(version = '1', pause = '1:99', maxNewTokens = 50) {
+  function occupySlot(version = '1', pause = '1:99', maxNewTokens = 50, deadlineMs?: number) {
     const stream = worker.client.stream(
       'ModelGenerate',
       { model_name: 'gpt', model_version: version, input_ids: [15496], max_new_tokens: maxNewTokens },
-      { metadata: { [PAUSE]: pause } },
+      { metadata: { [PAUSE]: pause }, ...(deadlineMs === undefined ? {} : { deadlineMs }) },
     );
     stream.on('error', () => undefined); // it ends cancelled
     const firstToken = new Promise((resolve) => stream.once('data', resolve));
@@ -203,19 +204,26 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
   });
 
   it("gives a generation without an endpoint deadline the model's defaultTimeoutMs plus time for each token it may take", async () => {
-    // The loop holds while the request waits, well past the model's 300 ms: the deadline of 100
-    // tokens is 300 ms + 100 × 50 ms, so the request still runs once the loop goes on.
-    const occupant = occupySlot('4');
+    // The loop holds while the requests wait (the occupant's own deadline is far off). The one of
+    // 100 tokens has 300 ms + 100 × 50 ms; one of a single token, sent after it, has 350 ms and is
+    // answered 504 while the first still waits.
+    const occupant = occupySlot('4', '1:99', 50, 60_000);
     await occupant.firstToken;
-    const sent = performance.now();
-    const answer = gateway.post('/serve/long', { text: PROMPT, parameters: { max_new_tokens: 100 } });
+    const settled: string[] = [];
+    const answer = gateway
+      .post('/serve/long', { text: PROMPT, parameters: { max_new_tokens: 100 } })
+      .finally(() => settled.push('long'));
     await waitFor(async () => (await workerMetric('modelgate_generation_waiting_sequences', {}, '4')) === 1, {
       timeoutMs: 10_000,
     });
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 900 - (performance.now() - sent))));
+    const brief = await gateway.post('/serve/long', { text: PROMPT, parameters: { max_new_tokens: 1 } });
+    settled.push('brief');
+    expect(brief.status).toBe(504);
+    expect(errorOf(brief).code).toBe('DEADLINE_EXCEEDED');
+    // The long one waited past the model's 300 ms too, and is still waiting.
+    expect(settled).toEqual(['brief']);
     occupant.release();
     const served = await answer;
     expect(served.status).toBe(200);
-    expect(performance.now() - sent).toBeGreaterThan(300);
   });
 });
