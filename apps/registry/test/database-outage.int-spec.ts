@@ -1,4 +1,4 @@
-import { type TcpProxy, startTcpProxy } from '@modelgate/testing';
+import { type TcpProxy, startTcpProxy, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiErrorBody } from '@modelgate/contracts';
 import {
@@ -39,10 +39,8 @@ describe('registry admin API while its database is unreachable', () => {
     expect(down.headers.get('retry-after')).toBe('2');
     proxy.restore();
     let status = 0;
-    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
-      status = (await registry.admin.get('/v1/models')).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(status).toBe(200);
+    await waitFor(async () => (status = (await registry.admin.get('/v1/models')).status) === 200, {
+      describe: () => `GET /v1/models still answers ${status}`,
+    });
   });
 });
