@@ -37,6 +37,9 @@ describe('ModelStore against a local HTTP server and file roots', () => {
   let cacheDir: string;
   let fileRoot: string;
   const hits = new Map<string, number>();
+  /** Resolves once the server has sent a /chunked.onnx answer in this test (see /after-chunked.onnx). */
+  let chunkedSent: Promise<void>;
+  let markChunkedSent: () => void;
 
   const local = (path: string) => `http://127.0.0.1:${port}${path}`;
   const storeWith = (options: Partial<ModelStoreOptions> = {}) =>
@@ -61,9 +64,12 @@ describe('ModelStore against a local HTTP server and file roots', () => {
       const path = request.url ?? '/';
       hits.set(path, (hits.get(path) ?? 0) + 1);
       if (path === '/model.onnx') {
-        // Slow enough that concurrent callers overlap.
-        setTimeout(() => response.writeHead(200, { 'content-length': MODEL.length }).end(MODEL), 50);
+        response.writeHead(200, { 'content-length': MODEL.length }).end(MODEL);
+      } else if (path === '/after-chunked.onnx') {
+        // Held until /chunked.onnx has been answered: two transfers of the same bytes overlap.
+        void chunkedSent.then(() => response.writeHead(200, { 'content-length': MODEL.length }).end(MODEL));
       } else if (path === '/chunked.onnx') {
+        response.on('finish', () => markChunkedSent());
         response.writeHead(200);
         response.write(MODEL.subarray(0, 30_000));
         response.end(MODEL.subarray(30_000));
@@ -105,6 +111,7 @@ describe('ModelStore against a local HTTP server and file roots', () => {
   beforeEach(() => {
     cacheDir = join(work, `cache-${Math.random().toString(36).slice(2)}`);
     hits.clear();
+    chunkedSent = new Promise((resolve) => (markChunkedSent = resolve));
   });
 
   describe('SSRF guard', () => {
@@ -276,7 +283,7 @@ describe('ModelStore against a local HTTP server and file roots', () => {
 
     it('stays consistent when two stores (two processes) fetch the same artifact at once', async () => {
       const [a, b] = await Promise.all([
-        storeWith().fetchArtifact({ uri: local('/model.onnx'), sha256: MODEL_SHA }),
+        storeWith().fetchArtifact({ uri: local('/after-chunked.onnx'), sha256: MODEL_SHA }),
         storeWith().fetchArtifact({ uri: local('/chunked.onnx'), sha256: MODEL_SHA }),
       ]);
       expect(a.path).toBe(b?.path);
