@@ -1,8 +1,14 @@
-import { ErrorCode } from '@modelgate/contracts';
+import { ErrorCode, batchingSchema } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BATCH_LIMITS, resolveBatchLimits } from './batch-limits.js';
 
 describe('resolveBatchLimits', () => {
+  it('fills what a spec leaves out with the schema defaults: one source for the registry and the batcher', () => {
+    const fromSchema = batchingSchema.parse({});
+    expect(resolveBatchLimits()).toEqual(fromSchema);
+    expect(resolveBatchLimits({})).toEqual({ ...DEFAULT_BATCH_LIMITS, preferredBatchSizes: [] });
+  });
+
   it('fills missing fields from the defaults and sorts preferred sizes', () => {
     expect(resolveBatchLimits({ maxBatchSize: 16, preferredBatchSizes: [8, 4, 8] })).toEqual({
       ...DEFAULT_BATCH_LIMITS,

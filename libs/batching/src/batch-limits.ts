@@ -1,4 +1,4 @@
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { BATCHING_DEFAULTS, ErrorCode, ModelgateError } from '@modelgate/contracts';
 
 /**
  * One model's batching knobs: the `batching` block of a ModelSpec (DESIGN §3.3). The names and
@@ -20,7 +20,7 @@ export interface BatchLimits {
   /**
    * Longest a batch below a preferred size may wait for more requests, counted from its OLDEST
    * request's arrival (Triton `max_queue_delay_microseconds`). 0 never waits.
-   * @defaultValue 1000
+   * @defaultValue 2000
    */
   readonly maxQueueDelayMicros: number;
   /**
@@ -40,26 +40,18 @@ export interface BatchLimits {
   /**
    * Most requests waiting (not yet dispatched); one more is refused with QUEUE_FULL. Never
    * unbounded, unlike Triton's 0.
-   * @defaultValue 1024
+   * @defaultValue 256
    */
   readonly maxQueueSize: number;
   /**
    * How long a request may wait and run when its caller sent no deadline, in milliseconds.
-   * @defaultValue 30000
+   * @defaultValue 10000
    */
   readonly defaultTimeoutMs: number;
 }
 
-/** The limits used for any field a ModelSpec leaves out. */
-export const DEFAULT_BATCH_LIMITS: BatchLimits = Object.freeze({
-  maxBatchSize: 32,
-  preferredBatchSizes: Object.freeze([]),
-  maxQueueDelayMicros: 1000,
-  maxBatchTokens: 16_384,
-  maxPaddingRatio: 1.15,
-  maxQueueSize: 1024,
-  defaultTimeoutMs: 30_000,
-});
+/** The limits used for any field a ModelSpec leaves out: the schema's own defaults (BATCHING_DEFAULTS). */
+export const DEFAULT_BATCH_LIMITS: BatchLimits = BATCHING_DEFAULTS;
 
 /**
  * Fills `overrides` from {@link DEFAULT_BATCH_LIMITS} and checks it; preferred sizes come back

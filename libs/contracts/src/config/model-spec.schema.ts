@@ -15,21 +15,35 @@ import {
 import { tensorMetadataSchema } from './tensor-metadata.schema.js';
 import { parseWith } from './validation-issues.js';
 
-/**
- * Defaults of the batching fields that only the encoder batcher uses; a text-generation model
- * must leave them so (checkBatchingForTask).
- */
-export const ENCODER_ONLY_BATCHING_DEFAULTS = {
-  preferredBatchSizes: [] as number[],
-  maxQueueDelayMicros: 2000,
-  maxPaddingRatio: 1.15,
-} as const;
-
 /** batching.maxBatchSize when none is given. */
 export const DEFAULT_MAX_BATCH_SIZE = 32;
 
 /** batching.maxBatchTokens when none is given. */
 export const DEFAULT_MAX_BATCH_TOKENS = 16_384;
+
+/**
+ * Every batching field's default: the one source of the schema's defaults and of the batcher's
+ * (libs/batching DEFAULT_BATCH_LIMITS), so a spec that leaves a field out batches alike everywhere.
+ */
+export const BATCHING_DEFAULTS = Object.freeze({
+  maxBatchSize: DEFAULT_MAX_BATCH_SIZE,
+  preferredBatchSizes: Object.freeze<number[]>([]),
+  maxQueueDelayMicros: 2000,
+  maxBatchTokens: DEFAULT_MAX_BATCH_TOKENS,
+  maxPaddingRatio: 1.15,
+  maxQueueSize: 256,
+  defaultTimeoutMs: 10_000,
+});
+
+/**
+ * Defaults of the batching fields that only the encoder batcher uses; a text-generation model
+ * must leave them so (checkBatchingForTask).
+ */
+export const ENCODER_ONLY_BATCHING_DEFAULTS = {
+  preferredBatchSizes: [...BATCHING_DEFAULTS.preferredBatchSizes] as number[],
+  maxQueueDelayMicros: BATCHING_DEFAULTS.maxQueueDelayMicros,
+  maxPaddingRatio: BATCHING_DEFAULTS.maxPaddingRatio,
+} as const;
 
 /**
  * Batching limits of one model (Triton's dynamic batcher vocabulary). A text-generation model
@@ -71,12 +85,12 @@ export const batchingSchema = z
         "Length grouping: a batch's computed tokens (rows × longest row) stay within this multiple of its rows' real tokens, so short rows wait for their own batch rather than run padded to a long one. Raise it where a bigger batch beats less padding (GPUs). Not for text-generation nor image-classification (images are never padded).",
       ),
     maxQueueSize: positiveIntSchema
-      .default(256)
+      .default(BATCHING_DEFAULTS.maxQueueSize)
       .describe(
         'Requests waiting beyond this are rejected with QUEUE_FULL. text-generation: most sequences waiting for a slot.',
       ),
     defaultTimeoutMs: positiveIntSchema
-      .default(10000)
+      .default(BATCHING_DEFAULTS.defaultTimeoutMs)
       .describe('Deadline of a request that did not bring its own, in milliseconds.'),
   })
   .superRefine((batching, ctx) => {
