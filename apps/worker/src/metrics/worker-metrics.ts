@@ -192,12 +192,13 @@ export class WorkerMetrics {
   });
 
   /**
-   * 1 for the execution provider each loaded model's sessions actually run on (tensorrt, cuda or
-   * cpu): a silent fall back from TensorRT to CPU is a change of this series, not only a log line.
+   * The instances of each loaded model on each execution provider they actually run on (tensorrt,
+   * cuda or cpu): a silent fall back from TensorRT to CPU is a change of this series, not only a log
+   * line, and instances that fell back differently show as one series per provider.
    */
   readonly executionProvider = new Gauge({
     name: 'modelgate_model_execution_provider',
-    help: 'The execution provider a loaded model runs on (value 1), by model, version and provider.',
+    help: 'Instances of a loaded model on each execution provider it runs on, by model, version and provider.',
     labelNames: ['model', 'version', 'provider'] as const,
     registers: [this.registry],
   });

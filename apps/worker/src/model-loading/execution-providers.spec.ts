@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type ProviderAttempt, openWithFallback, planProviderAttempts } from './execution-providers.js';
+import {
+  type ExecutionProviderName,
+  type ProviderAttempt,
+  countProviders,
+  describeProviders,
+  openWithFallback,
+  planProviderAttempts,
+} from './execution-providers.js';
 
 const gpu = { deviceId: 1 };
 
@@ -49,5 +56,29 @@ describe('openWithFallback', () => {
       () => {},
     );
     expect(result.provider).toBe('cuda');
+  });
+});
+
+describe('countProviders', () => {
+  it('counts instances per provider when they fell back differently (GPU memory ran out after one)', async () => {
+    const attempts = planProviderAttempts(['cuda', 'cpu'], gpu);
+    let gpuRoom = 1;
+    const open = (attempt: ProviderAttempt) => {
+      if (attempt.provider === 'cuda' && gpuRoom-- <= 0) return Promise.reject(new Error('out of memory'));
+      return Promise.resolve(attempt.provider);
+    };
+    const opened: ExecutionProviderName[] = [];
+    for (let i = 0; i < 3; i++)
+      opened.push((await openWithFallback(attempts, open, () => undefined)).provider);
+    const counts = countProviders(opened);
+    expect([...counts]).toEqual([
+      ['cuda', 1],
+      ['cpu', 2],
+    ]);
+    expect(describeProviders(counts)).toBe('cuda ×1, cpu ×2');
+  });
+
+  it('names the one provider alone when every instance runs on it', () => {
+    expect(describeProviders(countProviders(['cpu', 'cpu']))).toBe('cpu');
   });
 });

@@ -85,6 +85,24 @@ export async function openWithFallback<TSession>(
   );
 }
 
+/**
+ * Instances per provider, in the order first opened: each instance falls back on its own, so a
+ * model's copies may run on several (the first on CUDA, the next on the CPU once GPU memory ran out).
+ */
+export function countProviders(
+  opened: readonly ExecutionProviderName[],
+): ReadonlyMap<ExecutionProviderName, number> {
+  const counts = new Map<ExecutionProviderName, number>();
+  for (const provider of opened) counts.set(provider, (counts.get(provider) ?? 0) + 1);
+  return counts;
+}
+
+/** The providers as a log line says them: `cpu`, or `cuda ×1, cpu ×1` when instances differ. */
+export function describeProviders(counts: ReadonlyMap<ExecutionProviderName, number>): string {
+  if (counts.size === 1) return [...counts.keys()][0]!;
+  return [...counts].map(([provider, n]) => `${provider} ×${n}`).join(', ');
+}
+
 function errorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? message;

@@ -20,8 +20,11 @@ import { PIXEL_VALUES, decoderLayoutOf } from '../generation/decoder-layout.js';
 import { type PrefillChunking } from '@modelgate/generation';
 import { GenerationRunner, generationLimitsOf } from '../generation/generation-runner.js';
 import {
+  type ExecutionProviderName,
   type GpuSettings,
   type ProviderAttempt,
+  countProviders,
+  describeProviders,
   openWithFallback,
   planProviderAttempts,
 } from './execution-providers.js';
@@ -81,9 +84,9 @@ export async function openModel(
     const { instances } = spec.runtime;
     const { cores } = deps;
     const intraOpThreads = resolveIntraOpThreads(spec.runtime.intraOpThreads, instances, cores);
-    const providers = new Set<string>();
+    const opened: ExecutionProviderName[] = [];
     for (let i = 0; i < instances; i++) {
-      const opened = await openWithFallback(
+      const session = await openWithFallback(
         attempts,
         (attempt) => openOnnxSession(artifact.path, attempt, { intraOpThreads }, artifact.encoderPath),
         ({ provider, reason }) =>
@@ -92,9 +95,15 @@ export async function openModel(
             `execution provider ${provider} unavailable; falling back`,
           ),
       );
-      model.sessions.push(opened.session);
-      model.provider = opened.provider;
-      providers.add(opened.provider);
+      model.sessions.push(session.session);
+      opened.push(session.provider);
+    }
+    const providers = (model.providers = countProviders(opened));
+    if (providers.size > 1) {
+      logger.warn(
+        { model: spec.id, providers: describeProviders(providers) },
+        'instances of the model run on different execution providers (one fell back where another did not)',
+      );
     }
     const first = model.sessions[0];
     if (!first) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, 'runtime.instances must be at least 1');
@@ -131,7 +140,7 @@ export async function openModel(
       soloInline: model.soloSession?.runsInline === true,
     };
     logger.info(
-      { model: spec.id, provider: model.provider, ...threads, warmUpMs: Math.round(warmUpMs) },
+      { model: spec.id, provider: describeProviders(providers), ...threads, warmUpMs: Math.round(warmUpMs) },
       'model ready',
     );
     return model;

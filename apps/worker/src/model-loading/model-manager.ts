@@ -259,7 +259,7 @@ export class ModelManager {
         const previous = this.models.get(spec.id);
         this.models.set(spec.id, loaded);
         metrics.modelReady.set(modelLabels(spec.id), 1);
-        this.reportProvider(spec, loaded.provider);
+        this.reportProvider(spec, loaded.providers);
         if (previous?.runner || previous?.generator) await retire(previous);
         return;
       } catch (error) {
@@ -302,11 +302,16 @@ export class ModelManager {
     }
   }
 
-  /** modelgate_model_execution_provider: 1 for the provider the serving copy runs on, nothing once unloaded. */
-  private reportProvider(spec: ModelSpec, provider: string | undefined): void {
+  /**
+   * modelgate_model_execution_provider: the serving copy's instances on each provider it runs on,
+   * nothing once unloaded.
+   */
+  private reportProvider(spec: ModelSpec, providers: ReadonlyMap<string, number> | undefined): void {
     const gauge = this.deps.metrics.executionProvider;
     for (const name of EXECUTION_PROVIDERS) gauge.remove({ ...modelLabels(spec.id), provider: name });
-    if (provider !== undefined) gauge.set({ ...modelLabels(spec.id), provider }, 1);
+    for (const [provider, instances] of providers ?? []) {
+      gauge.set({ ...modelLabels(spec.id), provider }, instances);
+    }
   }
 
   private async unload(id: string): Promise<void> {

@@ -18,8 +18,8 @@ export interface ServedModel {
   reason?: string;
   /** While READY: why loading its replacement (a changed spec) failed, so it still serves. */
   reloadFailure?: string;
-  /** The provider its sessions run on. */
-  provider?: ExecutionProviderName;
+  /** How many of its instances run on each provider (several when instances fell back differently). */
+  providers?: ReadonlyMap<ExecutionProviderName, number>;
   sessions: OnnxSession[];
   /** Encoder models on the CPU with instances sharing the cores: a session with a thread per core for batches that find the model idle. */
   soloSession?: OnnxSession;
