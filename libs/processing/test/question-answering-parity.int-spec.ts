@@ -221,6 +221,13 @@ describe('question-answering over contexts longer than a window', () => {
     for (const answer of answers) expect(answer.answer.split(' ').length).toBeLessThanOrEqual(3);
   });
 
+  it("keeps a question of over 64 tokens whole, as Python's pipeline does with a fast tokenizer (only its slow path cuts to max_question_len)", async () => {
+    const long = `${text.words.slice(0, 90).join(' ')} where?`;
+    expect(referenceTokenizer.encode(long, { add_special_tokens: false }).length).toBeGreaterThan(64);
+    const [answers = []] = await ours({ question: long, context: text.context, parameters: { top_k: 3 } });
+    expectSame(text.context, answers, await expected(long, text, { ...PYTHON_DEFAULTS, topK: 3 }));
+  });
+
   it('answers a long and a short pair of one request as it answers each alone', async () => {
     const [short = ['', '']] = SHORT;
     const both = await ours({ question: [question, short[0]], context: [text.context, short[1]] }, 64);

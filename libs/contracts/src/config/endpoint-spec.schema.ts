@@ -167,12 +167,12 @@ function checkPreprocessingForTask(
     });
   }
   if (task === 'question-answering' && preprocessing.truncation !== true) {
-    // Long contexts become overlapping windows and an over-long question is cut to max_question_len.
+    // Long contexts become overlapping windows; a question is cut only to a max_question_len given.
     ctx.addIssue({
       code: 'custom',
       path: ['preprocessing', 'truncation'],
       message:
-        'does not apply to question-answering endpoints: long contexts become overlapping windows (doc_stride) and a question is cut to max_question_len tokens; leave it out',
+        'does not apply to question-answering endpoints: long contexts become overlapping windows (doc_stride), and a question is cut only to the max_question_len a request gives; leave it out',
     });
   }
   if (

@@ -91,7 +91,9 @@ export function encodeQuestions(options: EncodeQuestionsOptions): EncodedQuestio
       windows = buildQuestionWindows(tokenizer.tokenize(question), ids, tokenizer, {
         maxSeqLen,
         docStride,
-        maxQuestionLen: request.options.maxQuestionLen,
+        ...(request.options.maxQuestionLen === undefined
+          ? {}
+          : { maxQuestionLen: request.options.maxQuestionLen }),
         field,
         ...(options.maxRows === undefined ? {} : { maxWindows: options.maxRows - rows.length }),
       });

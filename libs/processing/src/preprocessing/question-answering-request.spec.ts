@@ -15,11 +15,11 @@ function errorOf(body: unknown): { code: string; message: string; details: unkno
 }
 
 describe('parseQuestionAnsweringRequest', () => {
-  it("fills in the pipeline's defaults for one pair", () => {
+  it("fills in the pipeline's defaults for one pair, leaving the question uncut (Python's fast path)", () => {
     expect(parseQuestionAnsweringRequest({ question: 'Who?', context: 'Ann did.' }, limits)).toEqual({
       pairs: [{ question: 'Who?', context: 'Ann did.' }],
       batch: false,
-      options: { topK: 1, maxAnswerLen: 15, maxQuestionLen: 64, handleImpossibleAnswer: false },
+      options: { topK: 1, maxAnswerLen: 15, handleImpossibleAnswer: false },
     });
   });
 

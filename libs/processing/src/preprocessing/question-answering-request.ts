@@ -34,7 +34,10 @@ export const questionAnsweringParametersSchema = z.strictObject({
     ),
   // Any length: the span search stops at the window's end, whatever max_answer_len says.
   max_answer_len: positiveInt().describe('Longest answer in tokens; default 15'),
-  max_question_len: positiveInt().describe('The question is cut to this many tokens; default 64'),
+  max_question_len: positiveInt().describe(
+    "Cut the question to this many tokens (Python's slow-tokenizer path, max_query_length); by default " +
+      'the question is kept whole, as Python’s pipeline does with a fast tokenizer',
+  ),
   handle_impossible_answer: z
     .boolean({ error: 'must be true or false' })
     .optional()
@@ -77,7 +80,8 @@ export interface QuestionAnsweringOptions {
   /** Undefined: the pipeline's default for the window length. */
   docStride?: number;
   maxAnswerLen: number;
-  maxQuestionLen: number;
+  /** Undefined: the question is kept whole (Python's fast path); given: cut to this many tokens. */
+  maxQuestionLen?: number;
   handleImpossibleAnswer: boolean;
 }
 
@@ -90,8 +94,11 @@ export interface QuestionAnsweringRequest {
   options: QuestionAnsweringOptions;
 }
 
-/** transformers' defaults: top_k 1, max_answer_len 15, max_question_len 64. */
-export const QUESTION_ANSWERING_DEFAULTS = { topK: 1, maxAnswerLen: 15, maxQuestionLen: 64 } as const;
+/**
+ * transformers' defaults: top_k 1, max_answer_len 15. Its max_question_len (64) acts only on the
+ * slow-tokenizer path; with a fast tokenizer, as here, the question is never cut.
+ */
+export const QUESTION_ANSWERING_DEFAULTS = { topK: 1, maxAnswerLen: 15 } as const;
 
 function fieldError(code: ErrorCode, field: string, message: string): ModelgateError {
   return new ModelgateError(code, `${field}: ${message}`, { field });
@@ -189,7 +196,7 @@ export function parseQuestionAnsweringRequest(
       topK: parameters.top_k ?? QUESTION_ANSWERING_DEFAULTS.topK,
       ...(parameters.doc_stride === undefined ? {} : { docStride: parameters.doc_stride }),
       maxAnswerLen: parameters.max_answer_len ?? QUESTION_ANSWERING_DEFAULTS.maxAnswerLen,
-      maxQuestionLen: parameters.max_question_len ?? QUESTION_ANSWERING_DEFAULTS.maxQuestionLen,
+      ...(parameters.max_question_len === undefined ? {} : { maxQuestionLen: parameters.max_question_len }),
       handleImpossibleAnswer: parameters.handle_impossible_answer ?? false,
     },
   };

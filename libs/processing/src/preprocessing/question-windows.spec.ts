@@ -58,7 +58,6 @@ describe('buildQuestionWindows', () => {
     const windows = buildQuestionWindows([50, 51], context, template, {
       maxSeqLen: 9,
       docStride: 1,
-      maxQuestionLen: 64,
       field: 'question',
     });
     expect(windows.ranges).toEqual([
@@ -87,11 +86,22 @@ describe('buildQuestionWindows', () => {
     expect(windows.ranges).toHaveLength(3);
   });
 
+  it('keeps the whole question when no max_question_len is given, as Python does with a fast tokenizer', () => {
+    const question = Array.from({ length: 70 }, (_, i) => 100 + i);
+    const windows = buildQuestionWindows(question, context, template, {
+      maxSeqLen: 83,
+      docStride: 1,
+      field: 'question',
+    });
+    expect(windows.rows).toHaveLength(1);
+    expect(windows.rows[0]?.ids).toEqual([CLS, ...question, SEP, ...context, SEP]);
+    expect(windows.contextStart).toBe(72);
+  });
+
   it('ignores a large doc_stride when the context fits one window', () => {
     const windows = buildQuestionWindows([50], [1, 2], template, {
       maxSeqLen: 9,
       docStride: 8,
-      maxQuestionLen: 64,
       field: 'question',
     });
     expect(windows.rows).toEqual([{ ids: [CLS, 50, SEP, 1, 2, SEP], typeIds: [0, 0, 0, 1, 1, 1] }]);
@@ -102,7 +112,6 @@ describe('buildQuestionWindows', () => {
       buildQuestionWindows([50, 51], context, template, {
         maxSeqLen: 9,
         docStride: 4,
-        maxQuestionLen: 64,
         field: 'question[1]',
       });
     expect(build).toThrow(
@@ -116,7 +125,6 @@ describe('buildQuestionWindows', () => {
       buildQuestionWindows([50], context, template, {
         maxSeqLen: 8,
         docStride: 1,
-        maxQuestionLen: 64,
         field: 'question',
         maxWindows,
       });
@@ -130,7 +138,6 @@ describe('buildQuestionWindows', () => {
       buildQuestionWindows([50, 51, 52, 53, 54, 55], context, template, {
         maxSeqLen: 9,
         docStride: 1,
-        maxQuestionLen: 64,
         field: 'question',
       }),
     ).toThrow('question: its 6 tokens leave no room for the context in a window of 9 tokens');

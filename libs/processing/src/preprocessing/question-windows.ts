@@ -36,8 +36,11 @@ export interface QuestionWindowOptions {
   maxSeqLen: number;
   /** Context tokens shared by consecutive windows. */
   docStride: number;
-  /** The question is cut to this many tokens. */
-  maxQuestionLen: number;
+  /**
+   * The question is cut to this many tokens; undefined keeps it whole, as Python's pipeline does
+   * with a fast tokenizer (only its slow path cuts, to max_question_len).
+   */
+  maxQuestionLen?: number | undefined;
   /** Names the pair in errors: `question` or `question[i]`. */
   field: string;
   /** Most windows this pair may take (what is left of the request's rows); more are refused before any is built. */
@@ -90,13 +93,13 @@ export function buildQuestionWindows(
   options: QuestionWindowOptions,
 ): QuestionWindows {
   const { maxSeqLen, docStride, maxQuestionLen, field } = options;
-  const question = questionIds.slice(0, maxQuestionLen);
+  const question = maxQuestionLen === undefined ? questionIds : questionIds.slice(0, maxQuestionLen);
   const capacity = maxSeqLen - question.length - template.specialTokenCount(true);
   if (capacity < 1) {
     throw new ModelgateError(
       ErrorCode.INVALID_ARGUMENT,
       `${field}: its ${question.length} tokens leave no room for the context in a window of ${maxSeqLen} tokens; ` +
-        'shorten it or lower parameters.max_question_len',
+        'shorten it, or cut it with parameters.max_question_len',
       { field },
     );
   }
