@@ -169,4 +169,19 @@ describe('loadGatewayConfig: settings that would do nothing', () => {
       withRedis.REDIS_KEY_PREFIX,
     ]).toEqual([250, 2, 'mg']);
   });
+
+  it('bounds receiving a request by two limits, the whole one no shorter than the headers one', () => {
+    const defaults = loadGatewayConfig({});
+    expect([defaults.GATEWAY_HEADERS_TIMEOUT_MS, defaults.GATEWAY_RECEIVE_TIMEOUT_MS]).toEqual([
+      10_000, 60_000,
+    ]);
+    expect(() =>
+      loadGatewayConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '5000', GATEWAY_RECEIVE_TIMEOUT_MS: '2000' }),
+    ).toThrow(
+      /GATEWAY_RECEIVE_TIMEOUT_MS: bounds the whole request, headers included, so it must be at least GATEWAY_HEADERS_TIMEOUT_MS \(5000\)/,
+    );
+    expect(() => loadGatewayConfig({ GATEWAY_HEADERS_TIMEOUT_MS: '50' })).toThrow(
+      /GATEWAY_HEADERS_TIMEOUT_MS/,
+    );
+  });
 });

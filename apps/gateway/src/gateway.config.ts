@@ -147,6 +147,17 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_SHUTDOWN_DELAY_MS: millisecondsFromEnv(0, 600_000).default(0),
   /** Once it stops accepting, how long the gateway waits for in-flight requests before it exits anyway, in ms. */
   GATEWAY_DRAIN_TIMEOUT_MS: millisecondsFromEnv(0, 3_600_000).default(30_000),
+  /**
+   * Longest a client may take to send a request's headers, in ms; then 408 and the connection is
+   * closed (a slowloris client holds no connection longer). Default 10000.
+   */
+  GATEWAY_HEADERS_TIMEOUT_MS: millisecondsFromEnv(100, 600_000).default(10_000),
+  /**
+   * Longest a client may take to send a whole request, headers and body, in ms; then 408 and the
+   * connection is closed (a body trickled a byte at a time). At least GATEWAY_HEADERS_TIMEOUT_MS;
+   * answers (streams included) are not bounded by it. Default 60000.
+   */
+  GATEWAY_RECEIVE_TIMEOUT_MS: millisecondsFromEnv(100, 3_600_000).default(60_000),
   /** Serve the OpenAPI document and UI at /docs. */
   GATEWAY_DOCS: booleanFromEnv.default(true),
   /**
@@ -202,6 +213,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   refuseIdleKeys(env, IDLE_KEY_RULES, 'gateway');
   refuseLowercaseProxyEnv(env, 'gateway');
   const config = parseEnv(gatewayConfigSchema, env, 'gateway');
+  if (config.GATEWAY_RECEIVE_TIMEOUT_MS < config.GATEWAY_HEADERS_TIMEOUT_MS) {
+    throw new Error(
+      'invalid gateway configuration:\n  GATEWAY_RECEIVE_TIMEOUT_MS: bounds the whole request, headers included, so it must be at least ' +
+        `GATEWAY_HEADERS_TIMEOUT_MS (${config.GATEWAY_HEADERS_TIMEOUT_MS})`,
+    );
+  }
   if (
     config.GATEWAY_LOCAL_WORKER &&
     typeof config.GATEWAY_WORKERS === 'number' &&

@@ -13,7 +13,12 @@ import { GrpcFaceHolder } from './grpc/grpc-face-holder.js';
 import { type AsyncInference } from './async-jobs/async-inference.js';
 import { EndpointTables } from './endpoints/endpoint-tables.service.js';
 import { ASYNC_INFERENCE } from './gateway.tokens.js';
-import { frameworkErrorOptions, installFastifyHooks, requestIdOptions } from './http/fastify-hooks.js';
+import {
+  frameworkErrorOptions,
+  installFastifyHooks,
+  receiveTimeoutOptions,
+  requestIdOptions,
+} from './http/fastify-hooks.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
 import { GatewayLifecycle, installClosingConnectionHook } from './lifecycle/gateway-lifecycle.js';
 import { shutDownOnSignals } from './lifecycle/termination-signals.js';
@@ -45,6 +50,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     : undefined;
   const adapter = new FastifyAdapter({
     bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
+    ...receiveTimeoutOptions(config),
     ...requestIdOptions,
     ...frameworkErrorOptions(logger),
     // Fastify rejects path params over 100 chars otherwise; endpoint names are validated anyway.

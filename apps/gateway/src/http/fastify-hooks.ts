@@ -101,6 +101,26 @@ export function frameworkErrorOptions(logger: Logger) {
   };
 }
 
+/**
+ * Fastify and Node server options that bound how long a client may take to send a request: its
+ * headers (`headersTimeout`) and all of it (`requestTimeout`); past either Node refuses it with
+ * ERR_HTTP_REQUEST_TIMEOUT, answered 408 by clientErrorHandler, and closes the connection. Node
+ * checks every `connectionsCheckingInterval` (30 s by default, far coarser than the timeouts).
+ */
+export function receiveTimeoutOptions(limits: {
+  GATEWAY_HEADERS_TIMEOUT_MS: number;
+  GATEWAY_RECEIVE_TIMEOUT_MS: number;
+}) {
+  const headersTimeout = limits.GATEWAY_HEADERS_TIMEOUT_MS;
+  return {
+    requestTimeout: limits.GATEWAY_RECEIVE_TIMEOUT_MS,
+    http: {
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+  };
+}
+
 /** What Node's HTTP parser refused, as the status line and error of the answer. */
 function clientErrorAnswer(code: string | undefined): { status: string; code: ErrorCode; message: string } {
   if (code === 'HPE_HEADER_OVERFLOW') {
