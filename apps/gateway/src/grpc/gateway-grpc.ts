@@ -10,7 +10,6 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import {
   type EndpointSpec,
-  ErrorCode,
   type GrpcStatusError,
   INFERENCE_PROTO_PATH,
   INFERENCE_SERVICE_NAME,
@@ -18,7 +17,6 @@ import {
   OIP_SERVER_LOADER_OPTIONS,
   type OipInferRequest,
   encodeTensor,
-  isModelgateError,
   toGrpcStatusError,
 } from '@modelgate/contracts';
 import { type InferenceClient } from '@modelgate/inference-client';
@@ -266,8 +264,7 @@ export class GatewayGrpcFace {
         raw_output_contents: [raw],
       };
     } catch (error) {
-      const code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
-      this.deps.metrics.recordFailure(endpoint.name, code, started, routed);
+      this.deps.metrics.recordError(endpoint.name, error, started, routed);
       throw error;
     }
   }

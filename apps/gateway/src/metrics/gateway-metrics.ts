@@ -1,4 +1,4 @@
-import { type ErrorCode, toFailureReason, toHttpStatus } from '@modelgate/contracts';
+import { ErrorCode, isModelgateError, toFailureReason, toHttpStatus } from '@modelgate/contracts';
 import { type ClassificationAgreement } from '@modelgate/processing';
 import {
   Counter,
@@ -95,6 +95,16 @@ export class GatewayMetrics {
       ...modelLabels(modelId),
       reason: toFailureReason(code),
     });
+  }
+
+  /** {@link recordFailure} of what a request threw: its ModelgateError's code, INTERNAL for anything else. */
+  recordError(endpoint: string, error: unknown, startedMs: number, routed?: RoutedTo): void {
+    this.recordFailure(
+      endpoint,
+      isModelgateError(error) ? error.code : ErrorCode.INTERNAL,
+      startedMs,
+      routed,
+    );
   }
 
   /** Observes the serving stages of one request, in ms. */

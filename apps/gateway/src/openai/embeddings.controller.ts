@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { clientGoneSignal } from '../http/client-gone.js';
@@ -37,12 +37,7 @@ export class EmbeddingsController {
     try {
       return await this.embed(body, request, reply, started, reached);
     } catch (error) {
-      this.metrics.recordFailure(
-        reached.endpoint ?? 'unknown',
-        isModelgateError(error) ? error.code : ErrorCode.INTERNAL,
-        started,
-        reached.routed,
-      );
+      this.metrics.recordError(reached.endpoint ?? 'unknown', error, started, reached.routed);
       throw error;
     }
   }

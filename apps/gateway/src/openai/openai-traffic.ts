@@ -1,7 +1,7 @@
 // What the OpenAI generation routes (completions, chat completions) record of each request: the
 // request metrics and the routed model's rollout traffic, labelled with the endpoint once known and
 // the model once routed; and how they end a started generation nobody will read.
-import { type EndpointSpec, ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
+import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { type GatewayMetrics, type RoutedTo } from '../metrics/gateway-metrics.js';
 import { countsAsModelFailure } from '../metrics/rollout-traffic.js';
@@ -69,8 +69,7 @@ export function recordOpenAiFailure(
     const seconds = (performance.now() - started) / 1000;
     metrics.traffic.recordServed(endpoint, reached.routed.modelId, countsAsModelFailure(error), seconds);
   }
-  const code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
-  metrics.recordFailure(endpoint, code, started, reached.routed);
+  metrics.recordError(endpoint, error, started, reached.routed);
 }
 
 /** Ends a started generation nobody will read: its worker call is cancelled and its slot freed. */

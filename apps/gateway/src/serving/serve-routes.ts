@@ -1,4 +1,4 @@
-import { ErrorCode, ModelgateError, isGenerativeTask, isModelgateError } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError, isGenerativeTask } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type AsyncInference } from '../async-jobs/async-inference.js';
@@ -133,9 +133,8 @@ class ServeRoutes {
       this.deps.metrics.recordRequest(answer.body.endpoint, answer.modelId, answer.body.route, 200, started);
       return answer.body;
     } catch (error) {
-      const code = isModelgateError(error) ? error.code : ErrorCode.INTERNAL;
       // A failure after routing counts against the routed model; `none` before (metrics/gateway-metrics.ts).
-      this.deps.metrics.recordFailure(spec ? endpoint : 'unknown', code, started, routed);
+      this.deps.metrics.recordError(spec ? endpoint : 'unknown', error, started, routed);
       throw error;
     }
   }

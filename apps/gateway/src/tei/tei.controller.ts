@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
-import { type EndpointSpec, ErrorCode, ModelgateError, isModelgateError } from '@modelgate/contracts';
+import { type EndpointSpec, ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { EndpointTables } from '../endpoints/endpoint-tables.service.js';
 import { type GatewayConfig, gatewayEventLoops } from '../gateway.config.js';
@@ -259,12 +259,7 @@ export class TeiController {
       }
       return answer;
     } catch (error) {
-      this.metrics.recordFailure(
-        reached.endpoint ?? 'unknown',
-        isModelgateError(error) ? error.code : ErrorCode.INTERNAL,
-        started,
-        reached.routed,
-      );
+      this.metrics.recordError(reached.endpoint ?? 'unknown', error, started, reached.routed);
       throw error;
     }
   }

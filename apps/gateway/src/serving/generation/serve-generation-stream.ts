@@ -1,4 +1,4 @@
-import { type EndpointSpec, ErrorCode, isModelgateError } from '@modelgate/contracts';
+import { type EndpointSpec, ErrorCode } from '@modelgate/contracts';
 import { type Logger } from '@modelgate/observability';
 import { type generationEventSchema } from '@modelgate/processing';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
@@ -90,8 +90,7 @@ export async function streamServeGeneration(
     return;
   }
   recordTraffic(countsAsModelFailure(sent.error));
-  const code = isModelgateError(sent.error) ? sent.error.code : ErrorCode.INTERNAL;
-  deps.metrics.recordFailure(endpoint.name, code, started, routed);
+  deps.metrics.recordError(endpoint.name, sent.error, started, routed);
 }
 
 /** /serve's event format: unnamed deltas, `event: end`, `event: error`, Server-Timing as a trailer. */
