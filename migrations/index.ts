@@ -13,6 +13,7 @@ import { OptionsThatNeverApplied1795374000000 } from './1795374000000-options-th
 import { DecodersWithoutPositionIds1795377600000 } from './1795377600000-decoders-without-position-ids.js';
 import { InertQueueDelays1795381200000 } from './1795381200000-inert-queue-delays.js';
 import { EndpointGenerationDefaults1795384800000 } from './1795384800000-endpoint-generation-defaults.js';
+import { ImplicitMaxBatchSize1795388400000 } from './1795388400000-implicit-max-batch-size.js';
 
 /** A migration class TypeORM can instantiate. */
 export type MigrationClass = new () => MigrationInterface;
@@ -31,4 +32,5 @@ export const REGISTRY_MIGRATIONS: readonly MigrationClass[] = [
   DecodersWithoutPositionIds1795377600000,
   InertQueueDelays1795381200000,
   EndpointGenerationDefaults1795384800000,
+  ImplicitMaxBatchSize1795388400000,
 ];

@@ -150,7 +150,11 @@ describe('modelgate apply -f and get endpoint against a running registry', () =>
     );
 
     // The same files with another batch size and no version: the next version, then an endpoint on it.
-    const next = one.stdout.replace(/^version: "1"\n/m, '').replace(/maxBatchSize: \d+/, 'maxBatchSize: 4');
+    // A maxBatchSize nobody gave is not written (the worker takes as many as the graph allows).
+    expect(one.stdout).not.toContain('maxBatchSize');
+    const next = one.stdout
+      .replace(/^version: "1"\n/m, '')
+      .replace(/^batching:\n/m, 'batching:\n  maxBatchSize: 4\n');
     const withEndpoint = `${next}---\nkind: Endpoint\nname: small-batches\ntask: text-classification\nroutes: [{model: "bert:3", weight: 100}]\n`;
     const plan = ok(await modelgate('apply', '-f', await file('next.yaml', withEndpoint), '--dry-run'));
     expect(plan.stdout).toContain('model/bert would be created\n  register the next version of bert\n');
@@ -163,7 +167,7 @@ describe('modelgate apply -f and get endpoint against a running registry', () =>
     const changed = await modelgate(
       'apply',
       '-f',
-      await file('changed.yaml', one.stdout.replace(/maxBatchSize: \d+/, 'maxBatchSize: 2')),
+      await file('changed.yaml', one.stdout.replace(/^batching:\n/m, 'batching:\n  maxBatchSize: 2\n')),
     );
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain('bert:1 is registered with other files or settings');

@@ -123,7 +123,8 @@ describe('migrations that rewrite values never applied', () => {
       { name: 'bert-4', batching: { maxBatchSize: 4 } },
       { name: 'explicit-4', batching: { maxBatchSize: 4 } },
       { name: 'implicit-4', batching: { maxBatchSize: 1, maxQueueSize: 8 } },
-      { name: 'implicit-default', batching: { maxBatchSize: 32 } },
+      // ImplicitMaxBatchSize, applied after, takes the 32 the old schema stored for everyone.
+      { name: 'implicit-default', batching: {} },
       { name: 'unprepared-4', batching: { maxBatchSize: 4 } },
     ]);
     await isolation.sql(`DELETE FROM models`);
@@ -167,6 +168,38 @@ describe('migrations that rewrite values never applied', () => {
       { name: 'waits', batching: preferred },
       { name: 'zero', batching: { maxQueueDelayMicros: 0 } },
     ]);
+    await isolation.sql(`DELETE FROM models`);
+  });
+
+  it('take from models the maxBatchSize 32 the old schema stored for everyone, and put it back on down', async () => {
+    await revertAfter(config, 'EndpointGenerationDefaults1795384800000');
+    const model = (name: string, batching: object) =>
+      isolation.sql(
+        `INSERT INTO models (name, version, task, artifact_uri, artifact_sha256, batching)
+         VALUES ($1, 1, 'text-classification', 'file:///m.onnx', repeat('a', 64), $2)`,
+        [name, JSON.stringify(batching)],
+      );
+    await model('filled', { maxBatchSize: 32, maxQueueSize: 8 });
+    await model('chosen', { maxBatchSize: 8 });
+    await model('none', {});
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('ImplicitMaxBatchSize1795388400000'),
+    );
+    const rows = () => isolation.sql(`SELECT name, batching FROM models ORDER BY name`);
+    expect(await rows()).toEqual([
+      { name: 'chosen', batching: { maxBatchSize: 8 } },
+      { name: 'filled', batching: { maxQueueSize: 8 } },
+      { name: 'none', batching: {} },
+    ]);
+    await revertAfter(config, 'EndpointGenerationDefaults1795384800000');
+    expect(await rows()).toEqual([
+      { name: 'chosen', batching: { maxBatchSize: 8 } },
+      { name: 'filled', batching: { maxQueueSize: 8, maxBatchSize: 32 } },
+      { name: 'none', batching: { maxBatchSize: 32 } },
+    ]);
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('ImplicitMaxBatchSize1795388400000'),
+    );
     await isolation.sql(`DELETE FROM models`);
   });
 });

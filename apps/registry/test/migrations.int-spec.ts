@@ -271,7 +271,9 @@ describe('migrations', () => {
       `INSERT INTO endpoints (id, name, task, preprocessing, postprocessing)
        VALUES (gen_random_uuid(), 'old', 'text-generation', '{}'::jsonb, '{}'::jsonb)`,
     );
-    expect((await runMigrations(config, 'up')).applied).toEqual(['EndpointGenerationDefaults1795384800000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('EndpointGenerationDefaults1795384800000'),
+    );
     expect(await isolation.sql(`SELECT name, generation FROM endpoints`)).toEqual([
       { name: 'old', generation: {} },
     ]);
@@ -282,7 +284,9 @@ describe('migrations', () => {
       [isolation.schema],
     );
     expect(columns).toEqual([]);
-    expect((await runMigrations(config, 'up')).applied).toEqual(['EndpointGenerationDefaults1795384800000']);
+    expect((await runMigrations(config, 'up')).applied).toEqual(
+      migrationsFrom('EndpointGenerationDefaults1795384800000'),
+    );
     await isolation.sql(`DELETE FROM endpoints`);
   });
 });

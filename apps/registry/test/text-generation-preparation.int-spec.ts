@@ -128,7 +128,7 @@ describe('text-generation model preparation (BullMQ)', () => {
     });
   });
 
-  it('prepares a decoder without position_ids READY at maxBatchSize 1 or the default, and fails it at another', async () => {
+  it('prepares a decoder without position_ids READY at maxBatchSize 1 or left out, and fails it at another', async () => {
     const { batching: _eight, ...body } = await fixtureRegistration(
       'tiny-gpt2-no-positions',
       'implicit',
@@ -136,7 +136,8 @@ describe('text-generation model preparation (BullMQ)', () => {
       files,
     );
     const byDefault = await prepare(body, 'implicit:1');
-    expect(byDefault.batching.maxBatchSize).toBe(32);
+    // Left out, it stays out: the worker decodes such a graph one sequence at a time.
+    expect(byDefault.batching.maxBatchSize).toBeUndefined();
     expect(byDefault.status, byDefault.statusReason ?? '').toBe('READY');
     expect(byDefault.inputs.map((input) => input.name)).not.toContain('position_ids');
     const one = await prepare({ ...body, batching: { maxBatchSize: 1 } }, 'implicit:2');
@@ -147,6 +148,12 @@ describe('text-generation model preparation (BullMQ)', () => {
       'batching.maxBatchSize 4 cannot apply: the decoder takes no position_ids, so it numbers positions ' +
         'from its padded cache and decodes one sequence at a time; leave maxBatchSize out or set it to 1 ' +
         '(an export with position_ids, as optimum-cli writes for GPT-2 or Llama, decodes sequences together)',
+    );
+    // Given means given: 32 asked for is refused like 4, not taken as "as many as it can".
+    const explicit = await prepare({ ...body, batching: { maxBatchSize: 32 } }, 'implicit:4');
+    expect(explicit.status).toBe('FAILED');
+    expect(explicit.statusReason).toMatch(
+      /^batching\.maxBatchSize 32 cannot apply: the decoder takes no position_ids/,
     );
   });
 

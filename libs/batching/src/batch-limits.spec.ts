@@ -1,11 +1,12 @@
-import { ErrorCode, batchingSchema } from '@modelgate/contracts';
+import { DEFAULT_MAX_BATCH_SIZE, ErrorCode, batchingSchema } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BATCH_LIMITS, resolveBatchLimits } from './batch-limits.js';
 
 describe('resolveBatchLimits', () => {
   it('fills what a spec leaves out with the schema defaults: one source for the registry and the batcher', () => {
+    // The schema leaves maxBatchSize absent (the graph decides); the batcher is handed the resolved one.
     const fromSchema = batchingSchema.parse({});
-    expect(resolveBatchLimits()).toEqual(fromSchema);
+    expect(resolveBatchLimits()).toEqual({ ...fromSchema, maxBatchSize: DEFAULT_MAX_BATCH_SIZE });
     expect(resolveBatchLimits({})).toEqual({ ...DEFAULT_BATCH_LIMITS, preferredBatchSizes: [] });
   });
 

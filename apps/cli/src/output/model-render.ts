@@ -1,5 +1,5 @@
 // How `modelgate model list` and `model show` print model versions.
-import { type ModelTask, type ModelView, isGenerativeTask } from '@modelgate/contracts';
+import { type ModelView, isGenerativeTask, resolvedMaxBatchSize } from '@modelgate/contracts';
 import { formatDetails, formatTable } from './table.js';
 
 /** The table of `model list` (`wide`: more columns; `headers` false: the rows alone). */
@@ -13,7 +13,7 @@ export function renderModelTable(models: readonly ModelView[], wide: boolean, he
       { header: 'WORKER GROUP', cell: (m) => m.workerGroup },
       { header: 'PROVIDERS', cell: (m) => m.runtime.executionProviders.join(',') },
       { header: 'INSTANCES', cell: (m) => String(m.runtime.instances), align: 'right', wide: true },
-      { header: 'MAX BATCH', cell: (m) => String(m.batching.maxBatchSize), align: 'right', wide: true },
+      { header: 'MAX BATCH', cell: (m) => String(resolvedMaxBatchSize(m)), align: 'right', wide: true },
       { header: 'SHA256', cell: (m) => m.artifact?.sha256.slice(0, 12) ?? '-', wide: true },
       { header: 'REASON', cell: (m) => m.statusReason ?? '-', wide: true },
       { header: 'CREATED', cell: (m) => m.createdAt },
@@ -28,7 +28,7 @@ export function renderModel(model: ModelView): string {
     list.length === 0
       ? undefined
       : list.map((t) => `${t.name} ${t.datatype} [${t.dims.join(',')}]`).join(', ');
-  const { batching, runtime } = model;
+  const { runtime } = model;
   return formatDetails([
     ['model', model.id],
     ['task', model.task],
@@ -55,7 +55,7 @@ export function renderModel(model: ModelView): string {
     ['labels', model.labels?.join(', ')],
     ['inputs', tensors(model.inputs)],
     ['outputs', tensors(model.outputs)],
-    ['batching', describeBatching(model.task, batching)],
+    ['batching', describeBatching(model)],
     ['runtime', `providers ${runtime.executionProviders.join(',')}, instances ${runtime.instances}`],
     ['timings', model.timings === null ? undefined : describeTimings(model.timings)],
     ['prepared', model.preparedAt ?? undefined],
@@ -64,15 +64,17 @@ export function renderModel(model: ModelView): string {
 }
 
 /** Batching limits in the words of the task: a generative model has slots, a queue and a KV-cache budget. */
-function describeBatching(task: ModelTask, batching: ModelView['batching']): string {
-  if (isGenerativeTask(task)) {
+function describeBatching(model: ModelView): string {
+  const { batching } = model;
+  const maxBatch = resolvedMaxBatchSize(model);
+  if (isGenerativeTask(model.task)) {
     return (
-      `${batching.maxBatchSize} sequences decoding together, ${batching.maxQueueSize} waiting, ` +
+      `${maxBatch} sequences decoding together, ${batching.maxQueueSize} waiting, ` +
       `KV cache ${batching.maxBatchTokens} tokens, default timeout ${batching.defaultTimeoutMs}ms`
     );
   }
   return (
-    `max batch ${batching.maxBatchSize}, max queue delay ${batching.maxQueueDelayMicros}µs, ` +
+    `max batch ${maxBatch}, max queue delay ${batching.maxQueueDelayMicros}µs, ` +
     `max batch tokens ${batching.maxBatchTokens}, max padding ratio ${batching.maxPaddingRatio}, ` +
     `max queue ${batching.maxQueueSize}, ` +
     `default timeout ${batching.defaultTimeoutMs}ms`

@@ -2,7 +2,10 @@ import { ErrorCode, ModelgateError } from '@modelgate/contracts';
 import { describe, expect, it } from 'vitest';
 import { mergedRowLimit, publicWorkerError } from './worker-call.js';
 
-const spec = (maxBatchSize: number, instances: number, maxQueueSize: number) => ({
+const INPUTS = [{ name: 'input_ids', datatype: 'INT64', dims: [-1, -1] }];
+const spec = (maxBatchSize: number | undefined, instances: number, maxQueueSize: number) => ({
+  task: 'text-classification' as const,
+  inputs: INPUTS,
   batching: { maxBatchSize, maxQueueSize },
   runtime: { instances },
 });
@@ -12,6 +15,15 @@ describe('mergedRowLimit', () => {
     expect(mergedRowLimit(spec(8, 1, 256))).toBe(8);
     expect(mergedRowLimit(spec(8, 2, 256))).toBe(16);
     expect(mergedRowLimit(spec(32, 4, 256))).toBe(128);
+  });
+
+  it('takes a maxBatchSize left out as the graph allows: 32 for a dynamic batch, a fixed one its size', () => {
+    expect(mergedRowLimit(spec(undefined, 2, 256))).toBe(64);
+    const fixed = {
+      ...spec(undefined, 2, 256),
+      inputs: [{ name: 'input_ids', datatype: 'INT64', dims: [4, -1] }],
+    };
+    expect(mergedRowLimit(fixed)).toBe(8);
   });
 
   it('never exceeds what the worker queue admits', () => {

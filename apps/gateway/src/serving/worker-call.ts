@@ -3,7 +3,7 @@
  * request id and cancellation, and the layout under which calls of the same turn may share one
  * ModelInfer (libs/inference-client/src/call-merger.ts); transport errors made fit for clients.
  */
-import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { ErrorCode, ModelgateError, resolvedMaxBatchSize } from '@modelgate/contracts';
 import {
   type InferRequest,
   type InferResult,
@@ -64,11 +64,13 @@ function rowLayoutOf(model: ServableModel): RowLayout {
  * instance at once and their batches finish together; the worker's queue admits a call whole, so
  * never more than maxQueueSize.
  */
-export function mergedRowLimit(spec: {
-  batching: { maxBatchSize: number; maxQueueSize: number };
-  runtime: { instances: number };
-}): number {
-  return Math.min(spec.batching.maxBatchSize * spec.runtime.instances, spec.batching.maxQueueSize);
+export function mergedRowLimit(
+  spec: Parameters<typeof resolvedMaxBatchSize>[0] & {
+    batching: { maxQueueSize: number };
+    runtime: { instances: number };
+  },
+): number {
+  return Math.min(resolvedMaxBatchSize(spec) * spec.runtime.instances, spec.batching.maxQueueSize);
 }
 
 /**

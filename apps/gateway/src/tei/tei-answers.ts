@@ -2,7 +2,12 @@
  * The answers of the TEI-compatible routes, shaped as Text Embeddings Inference shapes them
  * (router/src/http/types.rs) from the gateway's own results. Pure: no I/O.
  */
-import { type EndpointSpec, MODELGATE_VERSION, type ModelSpec } from '@modelgate/contracts';
+import {
+  type EndpointSpec,
+  MODELGATE_VERSION,
+  type ModelSpec,
+  resolvedMaxBatchSize,
+} from '@modelgate/contracts';
 import { type ClassScore, type TokenizedText, shortenEmbedding } from '@modelgate/processing';
 import { type TeiEmbedCall } from './tei-requests.js';
 
@@ -106,7 +111,7 @@ export function teiInfo(
     max_concurrent_requests: model.batching.maxQueueSize,
     max_input_length: facts.maxInputLength,
     max_batch_tokens: model.batching.maxBatchTokens,
-    max_batch_requests: model.batching.maxBatchSize,
+    max_batch_requests: resolvedMaxBatchSize(model),
     max_client_batch_size: endpoint.preprocessing.maxBatchItems,
     auto_truncate: endpoint.preprocessing.truncation,
     tokenization_workers: facts.tokenizationWorkers,

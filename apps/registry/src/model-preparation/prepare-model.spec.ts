@@ -105,9 +105,16 @@ describe('prepareModel', () => {
       prepareModel({ ...request, batching }, deps({ open: () => Promise.resolve(fixed) })),
     ).rejects.toThrow(/^batching\.maxBatchSize 8 cannot apply: the graph takes batches of at most 1 /);
     expect(released).toEqual(['released']);
-    // The default maxBatchSize means the graph's own batch.
+    // The default's value given is refused too (given means given); none given means the graph's own batch.
+    await expect(
+      prepareModel(
+        { ...request, batching: { ...batching, maxBatchSize: 32 } },
+        deps({ open: () => Promise.resolve(fixed) }),
+      ),
+    ).rejects.toThrow(/^batching\.maxBatchSize 32 cannot apply/);
+    const { maxBatchSize: _given, ...none } = batching;
     const prepared = await prepareModel(
-      { ...request, batching: { ...batching, maxBatchSize: 32 } },
+      { ...request, batching: none },
       deps({ open: () => Promise.resolve(fixed) }),
     );
     expect(prepared.io.inputs).toEqual([{ name: 'x', datatype: 'FP32', dims: [1, 4] }]);

@@ -17,6 +17,7 @@ export const ALL_MIGRATIONS = [
   'DecodersWithoutPositionIds1795377600000',
   'InertQueueDelays1795381200000',
   'EndpointGenerationDefaults1795384800000',
+  'ImplicitMaxBatchSize1795388400000',
 ];
 
 /** Reverts every migration after `name`, newest first, so that `name` is the last applied. */

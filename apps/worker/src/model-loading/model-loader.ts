@@ -8,6 +8,7 @@ import {
   ErrorCode,
   ModelgateError,
   decoderBatchSizeProblem,
+  decoderMaxBatchSize,
   effectiveMaxBatchSize,
   encoderBatchingProblems,
   isGenerativeTask,
@@ -256,10 +257,10 @@ async function startGenerator(
   // A spec from WORKER_CONFIG_FILE reaches no preparation: the same refusal as the registry's.
   const batchSizeProblem = decoderBatchSizeProblem(spec.batching.maxBatchSize, model.inputs);
   if (batchSizeProblem !== undefined) throw new ModelgateError(ErrorCode.INVALID_ARGUMENT, batchSizeProblem);
-  if (!layout.hasPositionIds && spec.batching.maxBatchSize > 1) {
-    logger.warn(
+  if (!layout.hasPositionIds && spec.batching.maxBatchSize === undefined) {
+    logger.info(
       { model: spec.id },
-      'the decoder takes no position_ids: it numbers positions from the padded cache, so its sequences decode one at a time (the default maxBatchSize means 1)',
+      'the decoder takes no position_ids: it numbers positions from the padded cache, so its sequences decode one at a time (maxBatchSize left out means 1)',
     );
   }
   if (spec.generation === undefined) {
@@ -269,7 +270,8 @@ async function startGenerator(
     );
   }
   const warmUpMs = await warmUpDecoder(model.sessions, layout, model.imageDims);
-  const limits = generationLimitsOf(spec.batching, spec.generation);
+  const maxBatchSize = decoderMaxBatchSize(spec.batching.maxBatchSize, model.inputs);
+  const limits = generationLimitsOf({ ...spec.batching, maxBatchSize }, spec.generation);
   model.generator = new GenerationRunner(
     spec.id,
     model.sessions,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decoderBatchSizeProblem } from './decoder-batching.js';
+import { decoderBatchSizeProblem, decoderMaxBatchSize } from './decoder-batching.js';
 import { DEFAULT_MAX_BATCH_SIZE } from './model-spec.schema.js';
 
 const withPositions = [{ name: 'input_ids' }, { name: 'attention_mask' }, { name: 'position_ids' }];
@@ -11,9 +11,18 @@ describe('decoderBatchSizeProblem', () => {
       expect(decoderBatchSizeProblem(size, withPositions)).toBeUndefined();
   });
 
-  it('accepts 1 and the default on a decoder without position_ids', () => {
+  it('accepts 1, or none given, on a decoder without position_ids, which then decodes one sequence at a time', () => {
     expect(decoderBatchSizeProblem(1, withoutPositions)).toBeUndefined();
-    expect(decoderBatchSizeProblem(DEFAULT_MAX_BATCH_SIZE, withoutPositions)).toBeUndefined();
+    expect(decoderBatchSizeProblem(undefined, withoutPositions)).toBeUndefined();
+    expect(decoderMaxBatchSize(undefined, withoutPositions)).toBe(1);
+    expect(decoderMaxBatchSize(undefined, withPositions)).toBe(DEFAULT_MAX_BATCH_SIZE);
+    expect(decoderMaxBatchSize(4, withPositions)).toBe(4);
+  });
+
+  it('refuses the default value given explicitly there: given means given, not "as many as it takes"', () => {
+    expect(decoderBatchSizeProblem(DEFAULT_MAX_BATCH_SIZE, withoutPositions)).toContain(
+      `maxBatchSize ${DEFAULT_MAX_BATCH_SIZE} cannot apply`,
+    );
   });
 
   it('refuses any other size there, saying what to do', () => {

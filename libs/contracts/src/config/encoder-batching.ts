@@ -4,6 +4,8 @@
  * reached no preparation (WORKER_CONFIG_FILE), so that neither accepts one that would never apply.
  */
 import { isTokenModel } from '../tensors/token-model.js';
+import { decoderMaxBatchSize } from './decoder-batching.js';
+import { type ModelTask, isGenerativeTask } from './model-task.js';
 import { describeTensors } from './describe-tensors.js';
 import {
   DEFAULT_MAX_BATCH_SIZE,
@@ -16,7 +18,8 @@ type GraphInput = { readonly name: string; readonly datatype: string; readonly d
 
 /** The batching fields the checks read. */
 export interface EncoderBatchingSettings {
-  readonly maxBatchSize: number;
+  /** Undefined: not given (as large as the graph takes, at most DEFAULT_MAX_BATCH_SIZE). */
+  readonly maxBatchSize?: number | undefined;
   readonly preferredBatchSizes: readonly number[];
   readonly maxPaddingRatio: number;
   readonly maxBatchTokens: number;
@@ -33,10 +36,18 @@ export function fixedBatchSize(inputs: readonly GraphInput[]): number | undefine
   return fixed.length === 0 ? undefined : Math.min(...fixed);
 }
 
-/** The batch size the batcher may fill: maxBatchSize, or a fixed batch where the default would exceed it. */
-export function effectiveMaxBatchSize(maxBatchSize: number, inputs: readonly GraphInput[]): number {
+/**
+ * The batch size the batcher may fill: maxBatchSize as given, else as many as the graph takes
+ * (its fixed batch, or DEFAULT_MAX_BATCH_SIZE for a dynamic one). A given one the graph cannot
+ * take is refused (encoderBatchingProblems), never cut down here.
+ */
+export function effectiveMaxBatchSize(
+  maxBatchSize: number | undefined,
+  inputs: readonly GraphInput[],
+): number {
+  if (maxBatchSize !== undefined) return maxBatchSize;
   const fixed = fixedBatchSize(inputs);
-  return fixed === undefined ? maxBatchSize : Math.min(maxBatchSize, fixed);
+  return fixed === undefined ? DEFAULT_MAX_BATCH_SIZE : Math.min(DEFAULT_MAX_BATCH_SIZE, fixed);
 }
 
 /** What in `batching` cannot apply to an encoder model with these inputs; empty when all of it can. */
@@ -46,12 +57,8 @@ export function encoderBatchingProblems(
 ): string[] {
   const problems: string[] = [];
   const fixed = fixedBatchSize(inputs);
-  // The default maxBatchSize means "as large as the graph takes" (effectiveMaxBatchSize).
-  if (
-    fixed !== undefined &&
-    batching.maxBatchSize > fixed &&
-    batching.maxBatchSize !== DEFAULT_MAX_BATCH_SIZE
-  ) {
+  // Absent, maxBatchSize means "as large as the graph takes" (effectiveMaxBatchSize); given, exactly that.
+  if (fixed !== undefined && batching.maxBatchSize !== undefined && batching.maxBatchSize > fixed) {
     problems.push(
       `batching.maxBatchSize ${batching.maxBatchSize} cannot apply: the graph takes batches of at most ${fixed} ` +
         `(${describeTensors(inputs)}); set it to ${fixed} or less, or leave it out`,
@@ -75,4 +82,18 @@ export function encoderBatchingProblems(
       );
   }
   return problems;
+}
+
+/**
+ * The batch size a model runs with, as the worker resolves it (for the gateway's call sizes, TEI's
+ * /info and the CLI): its maxBatchSize as given, else as large as its graph takes.
+ */
+export function resolvedMaxBatchSize(model: {
+  readonly task: ModelTask;
+  readonly batching: { readonly maxBatchSize?: number | undefined };
+  readonly inputs: readonly GraphInput[];
+}): number {
+  return isGenerativeTask(model.task)
+    ? decoderMaxBatchSize(model.batching.maxBatchSize, model.inputs)
+    : effectiveMaxBatchSize(model.batching.maxBatchSize, model.inputs);
 }

@@ -34,13 +34,12 @@ function pathsOf(value: unknown): string[] {
 }
 
 describe('modelSpecSchema', () => {
-  it('fills in batching, runtime, worker group and io defaults', () => {
+  it('fills in batching, runtime, worker group and io defaults, leaving maxBatchSize to the graph', () => {
     const model = parseModelSpec(minimalModel());
     expect(model.workerGroup).toBe('default');
     expect(model.inputs).toEqual([]);
     expect(model.outputs).toEqual([]);
     expect(model.batching).toEqual({
-      maxBatchSize: 32,
       preferredBatchSizes: [],
       maxQueueDelayMicros: 2000,
       maxBatchTokens: 16384,

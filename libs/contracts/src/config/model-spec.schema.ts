@@ -15,7 +15,10 @@ import {
 import { tensorMetadataSchema } from './tensor-metadata.schema.js';
 import { parseWith } from './validation-issues.js';
 
-/** batching.maxBatchSize when none is given. */
+/**
+ * The most a batch may hold when batching.maxBatchSize is not given: the graph's fixed batch where
+ * it has one, 1 for a decoder without position_ids, else this (resolvedMaxBatchSize).
+ */
 export const DEFAULT_MAX_BATCH_SIZE = 32;
 
 /** batching.maxBatchTokens when none is given. */
@@ -53,10 +56,11 @@ export const ENCODER_ONLY_BATCHING_DEFAULTS = {
 export const batchingSchema = z
   .object({
     maxBatchSize: positiveIntSchema
-      .default(DEFAULT_MAX_BATCH_SIZE)
+      .optional()
       .describe(
-        'Most requests (rows) the batcher puts in one model run. text-generation: most sequences decoding together (slots); ' +
-          'a decoder without position_ids decodes one at a time, so there it is left out or 1.',
+        'Most requests (rows) the batcher puts in one model run. text-generation: most sequences decoding together (slots). ' +
+          `Absent: as many as the graph takes, at most ${DEFAULT_MAX_BATCH_SIZE} (a graph with a fixed batch: its size; ` +
+          'a decoder without position_ids, which decodes one sequence at a time: 1). Given, it is used as given, or refused where the graph cannot take it.',
       ),
     preferredBatchSizes: z
       .array(positiveIntSchema)
@@ -95,11 +99,12 @@ export const batchingSchema = z
   })
   .superRefine((batching, ctx) => {
     batching.preferredBatchSizes.forEach((size, index) => {
-      if (size > batching.maxBatchSize) {
+      const most = batching.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+      if (size > most) {
         ctx.addIssue({
           code: 'custom',
           path: ['preferredBatchSizes', index],
-          message: `preferred batch size ${size} exceeds maxBatchSize ${batching.maxBatchSize}`,
+          message: `preferred batch size ${size} exceeds maxBatchSize ${most}`,
         });
       }
     });
