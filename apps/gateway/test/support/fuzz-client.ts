@@ -98,27 +98,30 @@ export async function send(baseUrl: string, request: FuzzRequest): Promise<Answe
 }
 
 /**
- * Sends `head` (a request line and headers, no final blank line) and `body` as raw bytes on a new
- * connection, for what fetch will not send: spaces, NUL or non-ASCII bytes in the path or a header.
- * Resolves with the first answer once the server closes the connection.
+ * Sends `bytes` (a whole request, framing included; it should say `connection: close`) on a new
+ * connection, for what fetch will not send: spaces, NUL or non-ASCII bytes in the path or a
+ * header, chunked or contradictory framing. Resolves with the first answer once the server closes.
  */
-export function sendRaw(port: number, head: Uint8Array, body: Uint8Array): Promise<Answer> {
+export function sendRaw(port: number, bytes: Uint8Array): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.write(
-        Buffer.concat([
-          head,
-          Buffer.from(`\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n`),
-          body,
-        ]),
-      );
-    });
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
+    // A server that refuses a request while it is still arriving may reset the connection after
+    // answering: the answer, when it came, is what counts.
+    socket.on('error', (error) => {
+      if (chunks.length === 0) reject(error);
+    });
     socket.on('close', () => {
+      if (chunks.length === 0) {
+        reject(new Error('the server closed the connection without an answer'));
+        return;
+      }
       // latin1: one char per byte, so chunk sizes count chars; the body is decoded as UTF-8 after.
-      const text = Buffer.concat(chunks).toString('latin1');
+      // Interim answers (100 Continue to `expect: 100-continue`) come first: the final one counts.
+      const text = Buffer.concat(chunks)
+        .toString('latin1')
+        .replace(/^(HTTP\/1\.1 1\d\d[^\r]*\r\n(?:[^\r]+\r\n)*\r\n)+/, '');
       const [headText = '', ...rest] = text.split('\r\n\r\n');
       const [statusLine = '', ...lines] = headText.split('\r\n');
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine)?.[1]);
