@@ -27,8 +27,11 @@ const REDIS_URL = process.env.MODELGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:637
 const BODY_LIMIT_BYTES = 256 * 1024;
 /** Requests each property sends at once. */
 const BATCH = 8;
-/** One seed for every property, so a failure reproduces; fast-check prints it with the counterexample. */
-const SEED = 20261207;
+/**
+ * One seed for every property, so a failure reproduces; fast-check prints it with the
+ * counterexample. MODELGATE_FUZZ_SEED explores another.
+ */
+const SEED = Number(process.env.MODELGATE_FUZZ_SEED ?? 20261207);
 
 /** The framing headers, blank line and `body` of a raw request, framed as `framing` says. */
 function framed(framing: string, body: string): string {

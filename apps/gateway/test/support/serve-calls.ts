@@ -105,8 +105,15 @@ export function serveCalls(images: Buffer[]): fc.Arbitrary<RouteCall> {
 /** Probes, metrics, docs, jobs and paths no route has, by every method. */
 export const otherCalls: fc.Arbitrary<RouteCall> = fc.oneof(
   fc
-    .constantFrom('/health/live', '/health/ready', '/metrics', '/docs', '/docs/json', '/')
+    .constantFrom('/health/live', '/health/ready', '/metrics', '/docs', '/docs/json', '/docs/yaml', '/')
     .map((path) => ({ method: 'GET', path })),
+  // The API docs' static files: traversal and bad encodings included.
+  segment(['json', 'yaml', 'static/index.html', 'static/..%2f..%2fpackage.json', 'static/%E0%A4%A']).map(
+    (file) => ({
+      method: 'GET',
+      path: `/docs/${file}`,
+    }),
+  ),
   segment(['0', 'x', '00000000-0000-0000-0000-000000000000']).map((id) => ({
     method: 'GET',
     path: `/jobs/${id}`,
