@@ -124,6 +124,15 @@ describe('OutlierEjector', () => {
     expect(ejector.onProbation('b')).toBe(false);
   });
 
+  it('does not put on probation a worker that answered after its last ejection and fails once now', () => {
+    const { ejector, time } = ejectorAt();
+    fail(ejector, 'a', 3);
+    time.now += 5_000;
+    ejector.recordSuccess('a');
+    ejector.recordFailure('a');
+    expect(ejector.onProbation('a')).toBe(false);
+  });
+
   it('puts a worker ejected for connection failures on probation too once re-admitted', () => {
     const { ejector, time } = ejectorAt();
     fail(ejector, 'a', 3);

@@ -28,6 +28,8 @@ export interface WorkerHealth {
 }
 
 interface HealthState {
+  /** True from an ejection until the worker's next answer: back in rotation, it is on trial. */
+  trial: boolean;
   consecutiveFailures: number;
   ejections: number;
   ejectedUntil: number;
@@ -66,6 +68,7 @@ export class OutlierEjector {
     const state = this.workers.get(address);
     if (state === undefined) return;
     state.consecutiveFailures = 0;
+    state.trial = false;
     const now = this.now();
     if (state.ejections > 0 && now >= state.ejectedUntil + this.maxEjectionMs) state.ejections = 0;
   }
@@ -103,8 +106,7 @@ export class OutlierEjector {
    */
   onProbation(address: string): boolean {
     const state = this.workers.get(address);
-    if (state === undefined || state.ejections === 0 || state.consecutiveFailures === 0) return false;
-    return this.now() >= state.ejectedUntil;
+    return state !== undefined && state.trial && this.now() >= state.ejectedUntil;
   }
 
   /** True while `address` is out of rotation. */
@@ -151,6 +153,7 @@ export class OutlierEjector {
 
   /** One more ejection of `state` from `now`: the base length, doubled per repeat up to the maximum. */
   private startEjection(state: HealthState, now: number): void {
+    state.trial = true;
     state.ejections++;
     const durationMs = Math.min(this.maxEjectionMs, this.baseEjectionMs * 2 ** (state.ejections - 1));
     state.ejectedUntil = now + durationMs;
@@ -160,6 +163,7 @@ export class OutlierEjector {
     let state = this.workers.get(address);
     if (state === undefined) {
       state = {
+        trial: false,
         consecutiveFailures: 0,
         ejections: 0,
         ejectedUntil: Number.NEGATIVE_INFINITY,
