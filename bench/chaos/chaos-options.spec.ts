@@ -6,7 +6,12 @@ const parse = (...argv: string[]) => parseChaosOptions(argv, '/results');
 
 describe('parseChaosOptions', () => {
   it('runs every drill with 30 s outages into the default directory when given nothing', () => {
-    expect(parse()).toEqual({ drills: [...DRILL_NAMES], downSeconds: 30, outDir: '/results' });
+    expect(parse()).toEqual({
+      drills: [...DRILL_NAMES],
+      soakMinutes: null,
+      downSeconds: 30,
+      outDir: '/results',
+    });
   });
 
   it('runs the drills named by --only in the run order, whatever order they were named in', () => {
@@ -17,6 +22,21 @@ describe('parseChaosOptions', () => {
 
   it('refuses an unknown drill by name', () => {
     expect(() => parse('--only', 'worker-kill,disk-full')).toThrow(/unknown drill 'disk-full'/);
+  });
+
+  it('runs the soak only when --only names it, for 30 minutes unless --soak-minutes says otherwise', () => {
+    expect(parse('--only', 'soak')).toMatchObject({ drills: [], soakMinutes: 30 });
+    expect(parse('--only', 'soak,worker-kill', '--soak-minutes', '3')).toMatchObject({
+      drills: ['worker-kill'],
+      soakMinutes: 3,
+    });
+    for (const bad of ['2', '601', '4.5', 'ten']) {
+      expect(() => parse('--only', 'soak', `--soak-minutes=${bad}`)).toThrow(
+        /--soak-minutes must be an integer from 3 to 600/,
+      );
+    }
+    expect(() => parse('--soak-minutes', '10')).toThrow(/applies to the soak only/);
+    expect(() => parse('--only', 'worker-kill', '--soak-minutes', '10')).toThrow(/applies to the soak only/);
   });
 
   it('refuses an empty --only', () => {

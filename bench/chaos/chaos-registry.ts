@@ -12,6 +12,8 @@ export interface ChaosRegistry {
   readonly url: string;
   readonly keyPrefix: string;
   running(): boolean;
+  /** The running process's pid; undefined while it is down. */
+  pid(): number | undefined;
   /** Starts it (migrations on start) and waits until /health/ready answers 200. */
   start(): Promise<void>;
   /** SIGKILL, as a crash or an evicted pod: resolves once it has exited. */
@@ -44,6 +46,7 @@ export async function startChaosRegistry(
     url,
     keyPrefix,
     running,
+    pid: () => (running() ? current()?.child.pid : undefined),
     async start() {
       if (running()) return;
       runs.push(await launchRegistry(settings));

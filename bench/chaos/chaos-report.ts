@@ -1,6 +1,8 @@
 /** The chaos run's results: what the JSON holds and the markdown a person reads. */
 import { type Deployment } from '../control-plane.js';
 import { type ChangeReport, type DrillResult } from './run-drill.js';
+import { type SoakResult } from './run-soak.js';
+import { renderSoakMarkdown } from './soak-report.js';
 
 /** Everything one `npm run chaos` wrote. */
 export interface ChaosResults {
@@ -28,6 +30,8 @@ export interface ChaosResults {
     logDir: string;
   };
   drills: DrillResult[];
+  /** The soak, when it ran. */
+  soak?: SoakResult;
   /** Why the run stopped before its last drill, if it did. */
   aborted?: string;
   passed: boolean;
@@ -133,7 +137,7 @@ export function renderChaosMarkdown(results: ChaosResults): string {
   const { meta } = results;
   const verdict = results.passed
     ? 'Every drill passed: no failed request, and every config change reached every node.'
-    : 'Not every drill passed (see the result column and the details).';
+    : 'Not every drill passed (see the results and the details).';
   return [
     `# Chaos drills — ${meta.startedAt.slice(0, 10)}, ${meta.host}`,
     '',
@@ -146,11 +150,10 @@ export function renderChaosMarkdown(results: ChaosResults): string {
     verdict,
     ...(results.aborted ? ['', `The run stopped early: ${results.aborted}`] : []),
     '',
-    renderDrillTable(results.drills),
-    '',
-    '## Per drill',
-    '',
-    results.drills.map(drillDetails).join('\n\n'),
-    '',
+    ...(results.drills.length > 0 ? [renderDrillTable(results.drills), ''] : []),
+    ...(results.drills.length > 0
+      ? ['## Per drill', '', results.drills.map(drillDetails).join('\n\n'), '']
+      : []),
+    ...(results.soak ? [renderSoakMarkdown(results.soak), ''] : []),
   ].join('\n');
 }

@@ -14,7 +14,7 @@ import { type AdminAnswer } from '@modelgate/admin-client';
 import { type OwnRedis, type RunningGateway, startGateway, startOwnRedis, waitFor } from '@modelgate/testing';
 import { type ControlPlane, type Deployment, liveSyncNodeConfig } from '../control-plane.js';
 import { type WorkerNode, startWorkerNode } from '../modelgate-stack.js';
-import { registerModelVersion } from '../register-deployment.js';
+import { registerDeployment, registerModelVersion } from '../register-deployment.js';
 import { artifactRootsOf } from '../registry-control-plane.js';
 import { type ChaosRegistry, startChaosRegistry } from './chaos-registry.js';
 import { type OwnPostgres, startOwnPostgres } from './own-postgres.js';
@@ -61,6 +61,15 @@ function alive<T>(slot: Slot<T>, child: (node: T) => ChildProcess): boolean {
 const workerChild = (node: WorkerNode) => node.running.process.child;
 const gatewayChild = (node: RunningGateway) => node.process.child;
 
+/** A running process of the fleet, for sampling its memory and file descriptors. */
+export interface FleetProcess {
+  /** `registry`, `gateway 0`, `worker 1`, … */
+  name: string;
+  pid: number;
+  /** Base URL of its HTTP server (its Prometheus text is at /metrics). */
+  url: string;
+}
+
 /** The running fleet and its faults. */
 export interface ChaosStack {
   readonly postgres: OwnPostgres;
@@ -88,6 +97,8 @@ export interface ChaosStack {
   nodeRevisions(): Promise<NodeRevision[]>;
   /** Brings back whatever is down, then waits until the whole fleet is ready at the latest revision. */
   restore(): Promise<void>;
+  /** The registry, gateways and workers running now. */
+  processes(): FleetProcess[];
   /** Writes every process's output (every run of it) under `dir`. */
   saveLogs(dir: string): Promise<void>;
   stop(): Promise<void>;
@@ -114,8 +125,8 @@ async function revisionAt(url: string): Promise<number | null> {
   }
 }
 
-/** Registers both versions (READY), the endpoint and a 90/10 canary route. */
-async function deploy(registry: ChaosRegistry, dir: string): Promise<void> {
+/** Registers both versions (READY), the endpoint and a 90/10 canary route, then `extra`'s models and endpoints. */
+async function deploy(registry: ChaosRegistry, dir: string, extra: readonly Deployment[]): Promise<void> {
   await registerModelVersion(registry.admin, DEPLOYMENT, dir, 1);
   await registerModelVersion(registry.admin, DEPLOYMENT, dir, 2);
   await registry.admin.createEndpoint({
@@ -125,6 +136,7 @@ async function deploy(registry: ChaosRegistry, dir: string): Promise<void> {
   });
   const answer = await setCanary(registry, 10);
   if (answer.status !== 200) throw new Error(`setting the canary route answered ${answer.status}`);
+  for (const deployment of extra) await registerDeployment(registry, deployment, dir);
 }
 
 function setCanary(registry: ChaosRegistry, weight: number): Promise<AdminAnswer> {
@@ -136,8 +148,11 @@ function setCanary(registry: ChaosRegistry, weight: number): Promise<AdminAnswer
   });
 }
 
-/** Starts the fleet in `dir` (the run's scratch directory). */
-export async function startChaosStack(dir: string): Promise<ChaosStack> {
+/**
+ * Starts the fleet in `dir` (the run's scratch directory). `extra`: more models (version 1) and
+ * their endpoints, in DEPLOYMENT's worker group, so every worker serves them too (the soak's mix).
+ */
+export async function startChaosStack(dir: string, extra: readonly Deployment[] = []): Promise<ChaosStack> {
   const postgres = await startOwnPostgres();
   const redis = await startOwnRedis().catch(async (error: unknown) => {
     await postgres.destroy();
@@ -163,7 +178,7 @@ export async function startChaosStack(dir: string): Promise<ChaosStack> {
     const registry = await startChaosRegistry(postgres.url, redis.url, dir);
     cleanups.unshift(() => registry.kill());
     logs.push({ name: 'registry', output: () => registry.output() });
-    await deploy(registry, dir);
+    await deploy(registry, dir, extra);
     const { token } = await registry.admin.createToken({ name: 'chaos-nodes', role: 'viewer' });
     const nodeConfig = await liveSyncNodeConfig(
       {
@@ -267,6 +282,20 @@ export async function startChaosStack(dir: string): Promise<ChaosStack> {
           if (!alive(gateways[i]!, gatewayChild)) await stack.startGateway(i);
         }
         await settleFleet(stack, FLEET_SIZE);
+      },
+      processes() {
+        const running: FleetProcess[] = [];
+        const pid = registry.pid();
+        if (pid !== undefined) running.push({ name: 'registry', pid, url: registry.url });
+        gateways.forEach((slot, i) => {
+          if (alive(slot, gatewayChild) && slot.node?.process.child.pid !== undefined)
+            running.push({ name: `gateway ${i}`, pid: slot.node.process.child.pid, url: slot.node.url });
+        });
+        workers.forEach((slot, i) => {
+          if (alive(slot, workerChild) && slot.node !== undefined)
+            running.push({ name: `worker ${i}`, pid: slot.node.pid, url: slot.node.running.httpUrl });
+        });
+        return running;
       },
       async saveLogs(logDir) {
         await Promise.all(logs.map((log) => writeFile(join(logDir, `${log.name}.log`), log.output())));

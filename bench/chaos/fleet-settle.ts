@@ -4,7 +4,8 @@ import { type ChaosStack } from './chaos-stack.js';
 
 /** What keeps the fleet from being whole, or undefined when it is. */
 async function fleetGap(stack: ChaosStack, fleetSize: number): Promise<string | undefined> {
-  const latest = await stack.latestRevision();
+  const snapshot = await stack.registry.admin.configSnapshot();
+  const latest = snapshot.revision;
   const revisions = await stack.nodeRevisions();
   if (revisions.length < fleetSize * 2) return `${revisions.length} of ${fleetSize * 2} nodes running`;
   const behind = revisions.filter((node) => node.revision === null || node.revision < latest);
@@ -17,8 +18,9 @@ async function fleetGap(stack: ChaosStack, fleetSize: number): Promise<string | 
       (node) =>
         node.role === role &&
         node.lag === 0 &&
-        // A worker serves both routed versions.
-        (role !== 'worker' || Object.values(node.models).filter((state) => state === 'READY').length === 2),
+        // A worker serves every model of the snapshot (one worker group).
+        (role !== 'worker' ||
+          Object.values(node.models).filter((state) => state === 'READY').length === snapshot.models.length),
     ).length;
   // Heartbeats: the gateways discover workers from them, so a replaced worker counts once it beats.
   if (serving('worker') !== fleetSize || serving('gateway') !== fleetSize) {

@@ -10,7 +10,15 @@
  */
 import { Agent, request } from 'node:http';
 import { mark, readChildConfig, reportResult } from '../child-process.js';
-import { LoadRecorder, NO_GATEWAY, NO_READY_GATEWAY, OK, epochMs } from './load-records.js';
+import {
+  type Ending,
+  LoadRecorder,
+  NO_GATEWAY,
+  NO_READY_GATEWAY,
+  OK,
+  answerEnding,
+  epochMs,
+} from './load-records.js';
 
 /** Settings from the parent. */
 export interface ChaosLoadConfig {
@@ -46,27 +54,6 @@ function releasePollWaiters(): void {
   const waiters = pollWaiters;
   pollWaiters = [];
   for (const wake of waiters) wake();
-}
-
-/** How a request ended: its outcome and, for an error answer, its message. */
-interface Ending {
-  outcome: string;
-  message?: string;
-}
-
-/** An answered request: OK, or `HTTP <status> <error code>` with the error's message. */
-function answerEnding(status: number, body: string): Ending {
-  if (status === 200) return { outcome: OK };
-  let error: { code?: string; message?: string } | undefined;
-  try {
-    error = (JSON.parse(body) as { error?: { code?: string; message?: string } }).error;
-  } catch {
-    // not JSON
-  }
-  return {
-    outcome: `HTTP ${status}${error?.code ? ` ${error.code}` : ''}`,
-    message: (error?.message ?? body).slice(0, 300),
-  };
 }
 
 const failedWith = (error: NodeJS.ErrnoException): Ending => ({

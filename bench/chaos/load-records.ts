@@ -19,6 +19,27 @@ const REQUEST_FIELDS = 4;
 /** Numbers per readiness change in {@link LoadRecords.readiness}. */
 const READINESS_FIELDS = 3;
 
+/** How a request ended: its outcome and, for an error answer, its message. */
+export interface Ending {
+  outcome: string;
+  message?: string;
+}
+
+/** An answered request: OK, or `HTTP <status> <error code>` with the error's message. */
+export function answerEnding(status: number, body: string): Ending {
+  if (status === 200) return { outcome: OK };
+  let error: { code?: string; message?: string } | undefined;
+  try {
+    error = (JSON.parse(body) as { error?: { code?: string; message?: string } }).error;
+  } catch {
+    // not JSON
+  }
+  return {
+    outcome: `HTTP ${status}${error?.code ? ` ${error.code}` : ''}`,
+    message: (error?.message ?? body).slice(0, 300),
+  };
+}
+
 /** Wall-clock time in epoch ms with sub-millisecond resolution, the same in every process. */
 export function epochMs(): number {
   return performance.timeOrigin + performance.now();

@@ -26,6 +26,8 @@ import { type ChaosStack, DEPLOYMENT, startChaosStack } from './chaos-stack.js';
 import { CanaryWeights } from './config-change.js';
 import { DRILLS, DRILL_NAMES } from './drills.js';
 import { runDrill } from './run-drill.js';
+import { runSoak } from './run-soak.js';
+import { SOAK_DEPLOYMENTS } from './soak-mix.js';
 
 const FLEET =
   'own Postgres 15 cluster and own redis-server; registry on them; 2 workers (one intra-op thread each) and 2 gateways ' +
@@ -57,7 +59,14 @@ function parseOrExit(argv: string[]): ChaosOptions {
 function resultName(results: ChaosResults, options: ChaosOptions): string {
   const base = `${results.meta.startedAt.slice(0, 10)}-${results.meta.host}-chaos`;
   const all = options.drills.length === DRILL_NAMES.length;
-  const drills = all ? [] : [options.drills.join('+')];
+  const drills =
+    all && options.soakMinutes === null
+      ? []
+      : [
+          [...options.drills, ...(options.soakMinutes === null ? [] : [`soak${options.soakMinutes}m`])].join(
+            '+',
+          ),
+        ];
   const down = options.downSeconds === DEFAULT_DOWN_SECONDS ? [] : [`down${options.downSeconds}s`];
   return [base, ...drills, ...down].join('-');
 }
@@ -117,10 +126,11 @@ async function main(): Promise<void> {
     passed: false,
   };
   process.stdout.write(
-    `modelgate chaos: ${options.drills.join(', ')}; outages ${options.downSeconds} s; c=${CONCURRENCY}; ` +
-      `load average ${results.meta.loadAverage.start.toFixed(2)}\n`,
+    `modelgate chaos: ${[...options.drills, ...(options.soakMinutes === null ? [] : [`soak (${options.soakMinutes} min)`])].join(', ')}; ` +
+      `outages ${options.downSeconds} s; c=${CONCURRENCY}; load average ${results.meta.loadAverage.start.toFixed(2)}\n`,
   );
   await ensureFixture(DEPLOYMENT.fixture);
+  const soaking = options.soakMinutes !== null;
   const scratch = await mkdtemp(join(tmpdir(), 'modelgate-chaos-'));
   let stack: ChaosStack | undefined;
   const interrupted = () => {
@@ -130,8 +140,14 @@ async function main(): Promise<void> {
   process.once('SIGINT', interrupted);
   try {
     process.stdout.write('starting Postgres, Redis, the registry, 2 workers and 2 gateways…\n');
-    stack = await startChaosStack(scratch);
+    stack = await startChaosStack(scratch, soaking ? SOAK_DEPLOYMENTS : []);
     await runDrills(stack, options, results);
+    if (options.soakMinutes !== null && results.aborted === undefined) {
+      process.stdout.write(
+        `\nsoak: ${options.soakMinutes} min of mixed traffic, a config change every minute\n`,
+      );
+      results.soak = await runSoak(stack, options.soakMinutes, scratch);
+    }
   } finally {
     process.off('SIGINT', interrupted);
     await stack?.saveLogs(logDir).catch(() => undefined);
@@ -143,7 +159,8 @@ async function main(): Promise<void> {
   results.passed =
     results.aborted === undefined &&
     results.drills.length === options.drills.length &&
-    results.drills.every((drill) => drill.passed);
+    results.drills.every((drill) => drill.passed) &&
+    (options.soakMinutes === null || results.soak?.passed === true);
 
   await mkdir(options.outDir, { recursive: true });
   const base = join(options.outDir, resultName(results, options));
