@@ -13,14 +13,16 @@ async function fleetGap(stack: ChaosStack, fleetSize: number): Promise<string | 
     return `latest revision ${latest}; ${behind.map((node) => `${node.node} at ${node.revision}`).join(', ')}`;
   }
   const status = await stack.registry.admin.status();
+  const routed = new Set(snapshot.endpoints.flatMap((endpoint) => endpoint.routes.map((route) => route.model)));
   const serving = (role: string) =>
     status.nodes.filter(
       (node) =>
         node.role === role &&
         node.lag === 0 &&
-        // A worker serves every model of the snapshot (one worker group).
+        // A worker (one worker group) serves every routed model and has nothing left loading or draining.
         (role !== 'worker' ||
-          Object.values(node.models).filter((state) => state === 'READY').length === snapshot.models.length),
+          ([...routed].every((model) => node.models[model] === 'READY') &&
+            Object.values(node.models).every((state) => state === 'READY'))),
     ).length;
   // Heartbeats: the gateways discover workers from them, so a replaced worker counts once it beats.
   if (serving('worker') !== fleetSize || serving('gateway') !== fleetSize) {

@@ -34,7 +34,6 @@ const reason = (error: unknown) => (error instanceof Error ? error.message.slice
 export class SoakChanges {
   readonly #weights = new CanaryWeights();
   #made = 0;
-  #imageVersion = 1;
 
   constructor(
     private readonly stack: ChaosStack,
@@ -76,10 +75,15 @@ export class SoakChanges {
     return `endpoint ${SOAK_QA.endpoint} timeoutMs → ${timeoutMs}`;
   }
 
+  /**
+   * From whatever the registry holds (a swap cut short earlier leaves its version behind): the
+   * newest version of the image model plus one is registered, loaded everywhere, routed to, and
+   * every other version removed.
+   */
   async #imageVersionSwap(): Promise<string> {
     const admin = this.stack.registry.admin;
-    const old = `${SOAK_IMAGE.model}:${this.#imageVersion}`;
-    const version = this.#imageVersion + 1;
+    const versions = (await admin.listModels(SOAK_IMAGE.model)).map((model) => model.version);
+    const version = Math.max(0, ...versions) + 1;
     const next = `${SOAK_IMAGE.model}:${version}`;
     await registerModelVersion(admin, SOAK_IMAGE, this.dir, version);
     await waitFor(
@@ -91,8 +95,7 @@ export class SoakChanges {
     );
     await admin.setRoutes(SOAK_IMAGE.endpoint, [{ model: next, weight: 100, role: 'primary' }]);
     await settleFleet(this.stack, FLEET_SIZE);
-    await admin.removeModel({ name: SOAK_IMAGE.model, version: String(this.#imageVersion) });
-    this.#imageVersion = version;
-    return `${SOAK_IMAGE.endpoint}: ${old} → ${next}, ${old} removed`;
+    for (const old of versions) await admin.removeModel({ name: SOAK_IMAGE.model, version: String(old) });
+    return `${SOAK_IMAGE.endpoint}: ${versions.map((old) => `${SOAK_IMAGE.model}:${old}`).join(', ')} → ${next}, the old removed`;
   }
 }

@@ -184,4 +184,14 @@ describe('loadGatewayConfig: settings that would do nothing', () => {
       /GATEWAY_HEADERS_TIMEOUT_MS/,
     );
   });
+
+  it('closes idle keep-alive connections after 72 s unless told otherwise, never after less than 100 ms', () => {
+    expect(loadGatewayConfig({}).GATEWAY_KEEP_ALIVE_TIMEOUT_MS).toBe(72_000);
+    expect(loadGatewayConfig({ GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '5000' }).GATEWAY_KEEP_ALIVE_TIMEOUT_MS).toBe(
+      5000,
+    );
+    expect(() => loadGatewayConfig({ GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '50' })).toThrow(
+      /GATEWAY_KEEP_ALIVE_TIMEOUT_MS/,
+    );
+  });
 });

@@ -158,6 +158,12 @@ export const gatewayConfigSchema = z.object({
    * answers (streams included) are not bounded by it. Default 60000.
    */
   GATEWAY_RECEIVE_TIMEOUT_MS: millisecondsFromEnv(100, 3_600_000).default(60_000),
+  /**
+   * How long a keep-alive connection may sit idle after its last answer before the gateway closes
+   * it, in ms. Keep it above the idle timeout of a load balancer in front (60 s on AWS ALB and
+   * GCP's), so the balancer, not the gateway, closes a connection it might reuse. Default 72000.
+   */
+  GATEWAY_KEEP_ALIVE_TIMEOUT_MS: millisecondsFromEnv(100, 3_600_000).default(72_000),
   /** Serve the OpenAPI document and UI at /docs. */
   GATEWAY_DOCS: booleanFromEnv.default(true),
   /**

@@ -16,7 +16,7 @@ import { ASYNC_INFERENCE } from './gateway.tokens.js';
 import {
   frameworkErrorOptions,
   installFastifyHooks,
-  receiveTimeoutOptions,
+  connectionTimeoutOptions,
   requestIdOptions,
 } from './http/fastify-hooks.js';
 import { HttpExceptionFilter } from './http/http-exception.filter.js';
@@ -50,7 +50,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     : undefined;
   const adapter = new FastifyAdapter({
     bodyLimit: config.GATEWAY_BODY_LIMIT_BYTES,
-    ...receiveTimeoutOptions(config),
+    ...connectionTimeoutOptions(config),
     ...requestIdOptions,
     ...frameworkErrorOptions(logger),
     // Fastify rejects path params over 100 chars otherwise; endpoint names are validated anyway.

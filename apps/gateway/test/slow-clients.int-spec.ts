@@ -51,14 +51,41 @@ function trickle(url: string, head: string, rest: string): Promise<Trickled> {
   });
 }
 
-describe('gateway: clients that send their request too slowly', () => {
+/**
+ * Sends one keep-alive GET of /health/live on a new connection; resolves with what the server sent
+ * once its answer's head has arrived (`answered`, the client then closes) or once the server has
+ * closed the connection (`closed`; the client never does).
+ */
+function keepAliveRequest(url: string, until: 'answered' | 'closed'): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+      if (until === 'answered' && answer.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(answer);
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+    socket.on('connect', () =>
+      socket.write('GET /health/live HTTP/1.1\r\nHost: gw\r\nConnection: keep-alive\r\n\r\n'),
+    );
+  });
+}
+
+describe('gateway: clients that send their request too slowly, or hold a connection idle', () => {
   let worker: RunningWorker;
   let gateway: RunningGateway;
+  let snapshot: string;
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-slow-'));
     const port = await freePort();
-    const snapshot = await writeSnapshot(dir, [{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
+    snapshot = await writeSnapshot(dir, [{ name: 'bert', fixture: 'tiny-bert-sst2' }], {
       workerGroups: [{ name: 'default', addresses: [`127.0.0.1:${port}`] }],
       endpoints: [
         {
@@ -128,5 +155,24 @@ describe('gateway: clients that send their request too slowly', () => {
     // Past the headers' limit: the body, not the headers, was cut short.
     expect(result.sent).toBeGreaterThan(0);
     expect(await wellBehaved(3)).toEqual([200, 200, 200]);
+  });
+
+  it('keeps an idle keep-alive connection 72 s by default, and says so in the Keep-Alive header', async () => {
+    const answer = await keepAliveRequest(gateway.url, 'answered');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toMatch(/\r\nkeep-alive: timeout=72\r\n/i);
+  });
+
+  it('closes a keep-alive connection left idle past GATEWAY_KEEP_ALIVE_TIMEOUT_MS, after answering on it', async () => {
+    const idleGateway = await startGateway(snapshot, { GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '1000' });
+    try {
+      // The client never closes: the promise ends only when the gateway does.
+      const answer = await keepAliveRequest(idleGateway.url, 'closed');
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).toMatch(/\r\nkeep-alive: timeout=1\r\n/i);
+      expect(answer).toContain('"status":');
+    } finally {
+      await idleGateway.stop();
+    }
   });
 });

@@ -102,18 +102,22 @@ export function frameworkErrorOptions(logger: Logger) {
 }
 
 /**
- * Fastify and Node server options that bound how long a client may take to send a request: its
- * headers (`headersTimeout`) and all of it (`requestTimeout`); past either Node refuses it with
- * ERR_HTTP_REQUEST_TIMEOUT, answered 408 by clientErrorHandler, and closes the connection. Node
- * checks every `connectionsCheckingInterval` (30 s by default, far coarser than the timeouts).
+ * Fastify and Node server options that bound how long a client may hold a connection without
+ * using it: to send a request's headers (`headersTimeout`) and all of it (`requestTimeout`), past
+ * either of which Node refuses it with ERR_HTTP_REQUEST_TIMEOUT, answered 408 by
+ * clientErrorHandler, and closes the connection (Node checks every `connectionsCheckingInterval`,
+ * 30 s by default, far coarser than the timeouts); and idle between requests (`keepAliveTimeout`),
+ * past which the connection is closed.
  */
-export function receiveTimeoutOptions(limits: {
+export function connectionTimeoutOptions(limits: {
   GATEWAY_HEADERS_TIMEOUT_MS: number;
   GATEWAY_RECEIVE_TIMEOUT_MS: number;
+  GATEWAY_KEEP_ALIVE_TIMEOUT_MS: number;
 }) {
   const headersTimeout = limits.GATEWAY_HEADERS_TIMEOUT_MS;
   return {
     requestTimeout: limits.GATEWAY_RECEIVE_TIMEOUT_MS,
+    keepAliveTimeout: limits.GATEWAY_KEEP_ALIVE_TIMEOUT_MS,
     http: {
       headersTimeout,
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
