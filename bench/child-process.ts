@@ -46,6 +46,14 @@ export interface SpawnOptions {
   cpuList?: string;
 }
 
+/** Children started by spawnChild that have not exited. */
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every child spawnChild started that is still running (an interrupted run). */
+export function killChildren(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 /** Starts `script` under tsx with `config` in its environment. */
 export function spawnChild(script: string, config: unknown, options: SpawnOptions = {}): RunningChild {
   const { env = {}, cpuList } = options;
@@ -57,6 +65,8 @@ export function spawnChild(script: string, config: unknown, options: SpawnOption
     env: { ...process.env, ...env, [CONFIG_ENV]: JSON.stringify(config) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const chunks: string[] = [];
   const marks = new Map<string, () => void>();
   const seen = new Set<string>();

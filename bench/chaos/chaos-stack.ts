@@ -171,7 +171,8 @@ export async function startChaosStack(dir: string, extra: readonly Deployment[] 
       if (slot.state === 'up' && slot.node) exits.push(slot.node.stop('SIGTERM'));
       if (slot.exited) exits.push(slot.exited);
     }
-    await Promise.all(exits);
+    // Every part is stopped even when one of them fails to.
+    await Promise.allSettled(exits);
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   };
   try {

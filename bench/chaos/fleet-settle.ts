@@ -13,7 +13,9 @@ async function fleetGap(stack: ChaosStack, fleetSize: number): Promise<string | 
     return `latest revision ${latest}; ${behind.map((node) => `${node.node} at ${node.revision}`).join(', ')}`;
   }
   const status = await stack.registry.admin.status();
-  const routed = new Set(snapshot.endpoints.flatMap((endpoint) => endpoint.routes.map((route) => route.model)));
+  const routed = new Set(
+    snapshot.endpoints.flatMap((endpoint) => endpoint.routes.map((route) => route.model)),
+  );
   const serving = (role: string) =>
     status.nodes.filter(
       (node) =>

@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GATEWAY_MAIN, WORKER_MAIN, ensureFixture } from '@modelgate/testing';
-import { BENCH_DIR } from '../child-process.js';
+import { BENCH_DIR, killChildren } from '../child-process.js';
 import { REGISTRY_MAIN } from '../registry-control-plane.js';
 import { gitCommit, onnxruntimeVersion } from '../run-facts.js';
 import {
@@ -134,7 +134,8 @@ async function main(): Promise<void> {
   const scratch = await mkdtemp(join(tmpdir(), 'modelgate-chaos-'));
   let stack: ChaosStack | undefined;
   const interrupted = () => {
-    process.stderr.write('\ninterrupted: stopping the fleet\n');
+    process.stderr.write('\ninterrupted: stopping the load and the fleet\n');
+    killChildren();
     void (stack?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);

@@ -28,7 +28,7 @@ export interface SoakChangeRecord {
 /** The QA endpoint's deadlines the soak switches between, ms. */
 const QA_TIMEOUTS_MS = [20_000, 25_000] as const;
 
-const reason = (error: unknown) => (error instanceof Error ? error.message.slice(0, 300) : String(error));
+const reason = (error: unknown) => (error instanceof Error ? error.message.slice(0, 2000) : String(error));
 
 /** Makes the next change of the cycle each time it is called. */
 export class SoakChanges {
@@ -82,7 +82,7 @@ export class SoakChanges {
    */
   async #imageVersionSwap(): Promise<string> {
     const admin = this.stack.registry.admin;
-    const versions = (await admin.listModels(SOAK_IMAGE.model)).map((model) => model.version);
+    const versions = (await admin.listModels(SOAK_IMAGE.model)).map((model) => Number(model.version));
     const version = Math.max(0, ...versions) + 1;
     const next = `${SOAK_IMAGE.model}:${version}`;
     await registerModelVersion(admin, SOAK_IMAGE, this.dir, version);
