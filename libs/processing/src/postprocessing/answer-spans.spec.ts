@@ -144,6 +144,30 @@ describe('decodeAnswerSpans', () => {
     expect(decodeAnswerSpans(logits, windows, context, tokens, options)[0]?.answer).not.toBe('');
   });
 
+  it('ends an answer where its last word’s last token ends, before a character the normalizer removed', () => {
+    // "Berlin\u200b cafe\u0301s" as berlin | cafe ##s, aligned as Rust tokenizers align them:
+    // [0, 6], [8, 12], [13, 14]; the removed U+200B and accent lie in no token.
+    const text = 'Berlin\u200b cafe\u0301s';
+    const placed: ContextTokens = {
+      offsets: [
+        [0, 6],
+        [8, 12],
+        [13, 14],
+      ],
+      wordIds: [0, 1, 1],
+    };
+    const best = (position: number) => {
+      const row = [0, 0, 0, 0, 0, 0, 0];
+      row[position] = 8;
+      return row;
+    };
+    const answerOf = (start: number, end: number) =>
+      decodeAnswerSpans(logitsOf([best(start)], [best(end)]), [window(0, 0, 3)], text, placed, options)[0];
+    expect(answerOf(3, 3)).toMatchObject({ answer: 'Berlin', start: 0, end: 6 });
+    // A span on "##s" alone widens to its word, "cafe\u0301s", whose kept characters surround the accent.
+    expect(answerOf(5, 5)).toMatchObject({ answer: 'cafe\u0301s', start: 8, end: 14 });
+  });
+
   it('leaves out spans whose tokens cannot be placed in the context', () => {
     const unplaced: ContextTokens = {
       offsets: [undefined, undefined, undefined, undefined, undefined],

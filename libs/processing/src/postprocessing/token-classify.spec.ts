@@ -117,6 +117,47 @@ describe('classifyTokens', () => {
     expect(rounded(entities)).toEqual([{ entity_group: 'PER', score: 0.6, word: '🤗ab', start: 0, end: 3 }]);
   });
 
+  // Spans as Rust tokenizers place them where the normalizer removes characters (0.23.2 on BERT's
+  // pipeline): a token ends before a character removed after it; one removed between its kept
+  // characters lies inside it.
+  describe('where the normalizer removed characters', () => {
+    const entitiesOf = (text: string, tokens: ClassifiedToken[], labels: string[]) =>
+      rounded(
+        classifyTokens(text, tokens, labels.map((label) => row(label, 0.6)).flat(), {
+          labels: LABELS,
+          aggregationStrategy: 'first',
+          joinTokens: join,
+          continuingSubwordPrefix: '##',
+        }),
+      );
+    const token = (text: string, index: number, span: [number, number]): ClassifiedToken => ({
+      token: text,
+      index,
+      span,
+      special: false,
+      unknown: false,
+    });
+
+    it('keeps a word that ends before a removed accent or control character a word of its own', () => {
+      // "Sarah\u0007 in New\u200b York\u0301": every token as long as its span.
+      const text = 'Sarah\u0007 in New\u200b York\u0301';
+      const tokens = [token('sarah', 0, [0, 5]), token('in', 1, [7, 9]), token('new', 2, [10, 13])];
+      tokens.push(token('york', 3, [15, 19]));
+      expect(entitiesOf(text, tokens, ['B-PER', 'O', 'B-LOC', 'I-LOC'])).toEqual([
+        { entity_group: 'PER', score: 0.6, word: 'sarah', start: 0, end: 5 },
+        { entity_group: 'LOC', score: 0.6, word: 'new york', start: 10, end: 19 },
+      ]);
+    });
+
+    it('takes a token with a removed accent inside it for a continuation, as Python’s length test does', () => {
+      // "Paris ca\u0301fe": "cafe" (4 characters) spans 5, so Python merges it into "paris".
+      const tokens = [token('paris', 0, [0, 5]), token('cafe', 1, [6, 11])];
+      expect(entitiesOf('Paris ca\u0301fe', tokens, ['B-LOC', 'O'])).toEqual([
+        { entity_group: 'LOC', score: 0.6, word: 'paris cafe', start: 0, end: 11 },
+      ]);
+    });
+  });
+
   it('refuses logits that do not fit the labels', () => {
     expect(() => run({}, TOKENS, [1, 2, 3])).toThrow(/3 scores for the input but has 5 labels/);
   });
