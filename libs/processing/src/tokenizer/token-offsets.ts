@@ -1,8 +1,10 @@
 // Character offsets of content tokens, which the tokenizer library does not report: the library's
 // own steps (added-token split → normalizer → pre-tokenizer → model) are replayed with the
 // normalizer applied one character at a time, so every normalized character remembers the
-// original character it came from. Characters the normalizer removes (accents' combining marks,
-// control characters) belong to the character before them, as Hugging Face tokenizers align them.
+// original character it came from. A character the normalizer removes (a combining mark once
+// accents are stripped, U+200B, a control character) has no alignment, as in Hugging Face's Rust
+// tokenizers (NormalizedString drops it): a token ends where its last kept character ends, so a
+// removed character lies in no token unless kept characters of one token stand on both sides.
 // Offsets count Unicode code points ("characters" as Python and Hugging Face's pipelines count
 // them), end exclusive. Exact for WordPiece/BERT-style pipelines, whose pre-tokenizer returns
 // pieces of the normalized text, and for byte-level BPE (GPT-2, RoBERTa), whose pieces are read
@@ -56,12 +58,8 @@ function normalizeAligned(section: string, firstChar: number, steps: TokenizerSt
   const ends: number[] = [];
   let char = firstChar;
   for (const original of section) {
+    // A removed character (normalized to nothing) pushes no alignment and widens no neighbour's.
     const normalized = steps.normalize(original);
-    if (normalized.length === 0 && ends.length > 0) {
-      // Removed: it joins the character before it.
-      const last = ends.length - 1;
-      for (let k = last; k >= 0 && ends[k] === ends[last]; k--) ends[k] = char + 1;
-    }
     for (let k = 0; k < normalized.length; k++) {
       starts.push(char);
       ends.push(char + 1);
