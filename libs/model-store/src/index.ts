@@ -1,6 +1,7 @@
 export * from './address-policy.js';
 export { resolveFileUri } from './file-source.js';
 export * from './model-store.js';
+export { isNoSpaceError, noSpaceFailure, noSpaceReason, type CacheSpace } from './cache-space.js';
 export * from './model-directory.js';
 export * from './hf-hub.js';
 export { type S3Options, parseS3Uri } from './s3-source.js';

@@ -13,6 +13,7 @@ import { ENCODER_FILE_NAME, linkModelDirectory } from './model-directory.js';
 import { type S3Options, createS3Client, openS3Source, parseS3Uri } from './s3-source.js';
 import { type S3Client } from '@aws-sdk/client-s3';
 import { redactUri } from './redact-uri.js';
+import { noSpaceFailure } from './cache-space.js';
 import { describeFailure, digestMeter, normalizeSha256 } from './transfer-checks.js';
 import {
   type FetchedArtifact,
@@ -101,7 +102,8 @@ export class ModelStore {
   /**
    * The path of the verified artifact `ref` names, fetching and verifying it first unless it is
    * cached. Throws ModelgateError: INVALID_ARGUMENT (bad URI or digest, sha256 mismatch),
-   * PERMISSION_DENIED (URI not allowed), NOT_FOUND, PAYLOAD_TOO_LARGE, DEADLINE_EXCEEDED, UNAVAILABLE.
+   * PERMISSION_DENIED (URI not allowed), NOT_FOUND, PAYLOAD_TOO_LARGE, DEADLINE_EXCEEDED, UNAVAILABLE
+   * (a full cache among them: "no space left on device in the artifact cache …", `isNoSpaceError`).
    */
   async fetchArtifact(ref: ArtifactRef): Promise<FetchedArtifact> {
     return this.#fetchArtifact(ref, this.#maxBytes);
@@ -127,7 +129,10 @@ export class ModelStore {
       model,
       fetched,
       encoder,
-    );
+    ).catch(async (error: unknown) => {
+      const subject = `the model directory of ${redactUri(files.artifact.uri)}`;
+      throw (await noSpaceFailure(error, this.#cacheDir, subject)) ?? error;
+    });
     const cached = model.cached && (encoder?.cached ?? true) && fetched.every((file) => file.cached);
     if (encoder === undefined) return { path, cached };
     return { path, encoderPath: join(dirname(path), ENCODER_FILE_NAME), cached };
@@ -212,7 +217,12 @@ export class ModelStore {
       renamed = true;
       return { path, sha256, bytes, cached: false };
     } catch (error) {
-      throw describeFailure(error, uri, signal, this.#timeoutMs);
+      // Removed before anything is reported: no half-written file stays, and the free space
+      // a full cache reports is what is left without it.
+      source?.stream.destroy();
+      await rm(tempPath, { force: true });
+      const noSpace = await noSpaceFailure(error, this.#cacheDir, redactUri(uri), source?.declaredBytes);
+      throw noSpace ?? describeFailure(error, uri, signal, this.#timeoutMs);
     } finally {
       source?.stream.destroy();
       if (!renamed) await rm(tempPath, { force: true });
@@ -230,7 +240,13 @@ export class ModelStore {
         `bundle ${redactUri(ref.uri)} is ${artifact.bytes} bytes, over the limit of ${this.#maxBundleBytes} bytes`,
       );
     }
-    await extractBundle(await readFile(artifact.path), dir, join(this.#cacheDir, 'tmp'));
+    try {
+      await extractBundle(await readFile(artifact.path), dir, join(this.#cacheDir, 'tmp'));
+    } catch (error) {
+      throw (
+        (await noSpaceFailure(error, this.#cacheDir, `the files of bundle ${redactUri(ref.uri)}`)) ?? error
+      );
+    }
     return { dir, sha256, cached: false };
   }
 
