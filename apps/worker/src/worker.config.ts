@@ -64,7 +64,7 @@ export const workerConfigSchema = z.object({
   WORKER_LOAD_RETRY_BASE_MS: millisecondsFromEnv(1).default(DEFAULT_LOAD_RETRY.baseDelayMs),
   /** Longest wait between attempts to load a model, in ms. */
   WORKER_LOAD_RETRY_MAX_MS: millisecondsFromEnv(1).default(DEFAULT_LOAD_RETRY.maxDelayMs),
-  /** Attempts to load a model per config revision before giving up (the reason shows in status). */
+  /** Attempts to load a model per config revision before giving up (the reason shows in status); a load that found the artifact cache full is retried until space returns. */
   WORKER_LOAD_RETRY_ATTEMPTS: integerFromEnv(1).default(DEFAULT_LOAD_RETRY.maxAttempts),
   /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
   WORKER_DRAIN_TIMEOUT_MS: millisecondsFromEnv(0).default(30_000),

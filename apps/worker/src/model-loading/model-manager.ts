@@ -6,10 +6,11 @@
  * whose artifact, runtime or batching changed, or that failed) are loaded — fetched,
  * sha256-verified, sessions created, warmed up — and only then marked READY, replacing any older
  * copy; models that disappeared or that the policy no longer selects stop admitting, drain their in-flight requests, and release their
- * sessions. A failed load is retried with backoff (load-retry.ts) and given up on with its reason.
+ * sessions. A failed load is retried with backoff (load-retry.ts) and given up on with its reason;
+ * one that failed because the artifact cache has no space left is retried until space returns.
  * Each model loads on its own: a slow load never holds another model's change, and a later
  * snapshot can replace or remove a model whose load is still under way. A revision counts as
- * applied once every load it asked for has finished: loaded, or given up on.
+ * applied once every load it asked for has finished: loaded, given up on, or waiting for space.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -21,6 +22,7 @@ import {
   selectLoadedVersions,
 } from '@modelgate/contracts';
 import { type LoadRetryPolicy, loadRetryDelayMs } from '@modelgate/config-sync';
+import { isNoSpaceError } from '@modelgate/model-store';
 import { modelLabels } from '@modelgate/observability';
 import { type GenerationRunner } from '../generation/generation-runner.js';
 import { type ModelRunner } from '../serving/model-runner.js';
@@ -47,7 +49,10 @@ export interface ModelManagerDeps extends ModelLoaderDeps {
 interface Loading {
   readonly generation: number;
   readonly spec: ModelSpec;
-  /** Settles when the load is over: loaded, given up on, or replaced. */
+  /**
+   * Settles when the load is over (loaded, given up on, or replaced) or once it waits for space
+   * in the cache: its retries go on, but the revision that asked for it counts as applied.
+   */
   readonly done: Promise<void>;
   /** Ends a wait between attempts at once (the load was replaced or the worker stops). */
   readonly abort: AbortController;
@@ -63,7 +68,7 @@ export class ModelManager {
 
   constructor(private readonly deps: ModelManagerDeps) {}
 
-  /** The newest snapshot revision whose loads have all finished (loaded or given up on), if any. */
+  /** The newest snapshot revision whose loads have all finished (loaded, given up on, or waiting for space), if any. */
   get revision(): number | undefined {
     return this.appliedRevision;
   }
@@ -224,9 +229,12 @@ export class ModelManager {
     this.cancelLoad(spec.id);
     const generation = ++this.generation;
     const abort = new AbortController();
-    const done = this.loadWithRetry(spec, generation, abort.signal).finally(() => {
+    let waitingForSpace!: () => void;
+    const waiting = new Promise<void>((resolve) => (waitingForSpace = resolve));
+    const run = this.loadWithRetry(spec, generation, abort.signal, waitingForSpace).finally(() => {
       if (this.loading.get(spec.id)?.generation === generation) this.loading.delete(spec.id);
     });
+    const done = Promise.race([run, waiting]);
     this.loading.set(spec.id, { generation, spec, done, abort });
     return done;
   }
@@ -243,7 +251,13 @@ export class ModelManager {
     return !this.draining && this.loading.get(id)?.generation === generation;
   }
 
-  private async loadWithRetry(spec: ModelSpec, generation: number, signal: AbortSignal): Promise<void> {
+  /** Loads `spec` until it serves, is given up on or replaced; `waitingForSpace` once its cache is full. */
+  private async loadWithRetry(
+    spec: ModelSpec,
+    generation: number,
+    signal: AbortSignal,
+    waitingForSpace: () => void,
+  ): Promise<void> {
     const { logger, metrics } = this.deps;
     if (!this.models.has(spec.id)) {
       this.models.set(spec.id, emptyCopy(spec));
@@ -264,12 +278,13 @@ export class ModelManager {
         return;
       } catch (error) {
         if (!this.isCurrent(spec.id, generation)) return;
-        const delayMs = loadRetryDelayMs(attempt, this.deps.retry);
+        const kind = isNoSpaceError(error) ? 'no-space' : 'ordinary';
+        const delayMs = loadRetryDelayMs(attempt, this.deps.retry, kind);
         const reason = failureReason(error);
         const current = this.models.get(spec.id);
         const serving = current?.state === 'READY';
         logger.error(
-          { model: spec.id, attempt, retryInMs: delayMs ?? null, reason, previousServing: serving },
+          { model: spec.id, attempt, retryInMs: delayMs ?? null, reason, kind, previousServing: serving },
           delayMs === undefined ? 'model failed to load; giving up' : 'model failed to load; retrying',
         );
         // A failed reload leaves the previous copy serving, saying so; otherwise the failure shows,
@@ -277,7 +292,9 @@ export class ModelManager {
         const when =
           delayMs === undefined
             ? `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`
-            : `attempt ${attempt} of ${this.deps.retry.maxAttempts}; retrying in ${formatDelay(delayMs)}`;
+            : kind === 'no-space'
+              ? `attempt ${attempt}; retrying in ${formatDelay(delayMs)}, and until space returns`
+              : `attempt ${attempt} of ${this.deps.retry.maxAttempts}; retrying in ${formatDelay(delayMs)}`;
         if (serving) current.reloadFailure = `${reason} (${when})`;
         else {
           this.models.set(spec.id, { ...emptyCopy(spec), state: 'FAILED', reason: `${reason} (${when})` });
@@ -287,6 +304,7 @@ export class ModelManager {
             void retire(current).catch(() => undefined);
         }
         if (delayMs === undefined) return;
+        if (kind === 'no-space') waitingForSpace();
         try {
           await sleep(delayMs, undefined, { signal });
         } catch {
@@ -294,7 +312,10 @@ export class ModelManager {
         }
         if (!this.isCurrent(spec.id, generation)) return;
         // The next attempt is running now: say so instead of the wait that just ended.
-        const now = `attempt ${attempt + 1} of ${this.deps.retry.maxAttempts} running`;
+        const now =
+          kind === 'no-space'
+            ? `attempt ${attempt + 1} running, retried until space returns`
+            : `attempt ${attempt + 1} of ${this.deps.retry.maxAttempts} running`;
         const shown = this.models.get(spec.id);
         if (shown?.state === 'FAILED') shown.reason = `${reason} (${now})`;
         else if (shown?.reloadFailure !== undefined) shown.reloadFailure = `${reason} (${now})`;
