@@ -81,9 +81,9 @@ export const registryConfigSchema = databaseConfigSchema.extend({
     .default('http://127.0.0.1:8081'),
   /** How often the outbox relay republishes config revisions not yet announced, in milliseconds. */
   REGISTRY_RELAY_INTERVAL_MS: millisecondsFromEnv(10).default(1000),
-  /** Attempts per model-preparation job before the model is FAILED. */
+  /** Attempts per model-preparation job before the model is FAILED; a try that found the artifact cache full counts none, and is retried until space returns. */
   REGISTRY_PREPARATION_ATTEMPTS: integerFromEnv(1, 20).default(3),
-  /** First retry delay of a preparation job; doubles per attempt, in milliseconds. */
+  /** First retry delay of a preparation job; doubles per attempt, in milliseconds (after a full artifact cache: at least 1 s, at most 30 s). */
   REGISTRY_PREPARATION_BACKOFF_MS: millisecondsFromEnv(0).default(2000),
   /** Lock a preparation worker holds on its job, renewed while alive, in milliseconds (BullMQ lockDuration). */
   REGISTRY_PREPARATION_LOCK_MS: millisecondsFromEnv(100).default(30_000),

@@ -1,14 +1,16 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { type Logger } from '@modelgate/observability';
-import { type Job, type Queue, Worker } from 'bullmq';
+import { DelayedError, type Job, type Queue, Worker } from 'bullmq';
 import { type RegistryConfig } from '../registry.config.js';
 import { LOGGER, REGISTRY_CONFIG } from '../registry.tokens.js';
-import { ModelPreparationService } from './model-preparation.service.js';
+import { ModelPreparationService, WaitForSpaceError } from './model-preparation.service.js';
 import { MODEL_PREPARATION_QUEUE, type PreparationQueue } from './preparation-queue.js';
 
 interface PreparationJobData {
   modelId: string;
+  /** Tries that found the artifact cache full (space-wait.ts). @defaultValue 0 */
+  spaceWaits?: number;
 }
 
 /**
@@ -16,7 +18,9 @@ interface PreparationJobData {
  * its lock and stalled-check intervals come from config (the @Processor decorator's options are
  * fixed at import time) and because it must stop before the database pool closes. Job id = model
  * id, so queueing twice is a no-op; retries back off exponentially; a job whose worker died is
- * found by BullMQ's stalled check once its lock expires and runs again elsewhere.
+ * found by BullMQ's stalled check once its lock expires and runs again elsewhere. A job that found
+ * the artifact cache full goes back to the delayed set (BullMQ's DelayedError: no attempt spent,
+ * kept in Redis across restarts) and runs again after its wait, for as long as the cache stays full.
  */
 @Injectable()
 export class BullPreparationQueue implements PreparationQueue, OnApplicationBootstrap, OnModuleDestroy {
@@ -47,14 +51,18 @@ export class BullPreparationQueue implements PreparationQueue, OnApplicationBoot
   }
 
   onApplicationBootstrap(): void {
-    const worker = new Worker<PreparationJobData>(this.queue.name, (job) => this.#process(job), {
-      // BullMQ's blocking reads wait for Redis however long it is away.
-      connection: { ...this.queue.opts.connection, maxRetriesPerRequest: null },
-      prefix: this.config.REDIS_KEY_PREFIX,
-      concurrency: 1,
-      lockDuration: this.config.REGISTRY_PREPARATION_LOCK_MS,
-      stalledInterval: this.config.REGISTRY_PREPARATION_STALLED_INTERVAL_MS,
-    });
+    const worker = new Worker<PreparationJobData>(
+      this.queue.name,
+      (job, token) => this.#process(job, token),
+      {
+        // BullMQ's blocking reads wait for Redis however long it is away.
+        connection: { ...this.queue.opts.connection, maxRetriesPerRequest: null },
+        prefix: this.config.REDIS_KEY_PREFIX,
+        concurrency: 1,
+        lockDuration: this.config.REGISTRY_PREPARATION_LOCK_MS,
+        stalledInterval: this.config.REGISTRY_PREPARATION_STALLED_INTERVAL_MS,
+      },
+    );
     worker.on('failed', (job, error) => void this.#onFailed(job, error));
     worker.on('error', (error) => this.logger.warn({ err: error }, 'model-preparation worker error'));
     this.#worker = worker;
@@ -79,11 +87,20 @@ export class BullPreparationQueue implements PreparationQueue, OnApplicationBoot
     await this.#worker?.close();
   }
 
-  async #process(job: Job<PreparationJobData>): Promise<void> {
-    await this.preparation.prepare(job.data.modelId, {
-      number: job.attemptsMade + 1,
-      max: job.opts.attempts ?? 1,
-    });
+  async #process(job: Job<PreparationJobData>, token: string | undefined): Promise<void> {
+    const spaceWaits = job.data.spaceWaits ?? 0;
+    try {
+      await this.preparation.prepare(job.data.modelId, {
+        number: job.attemptsMade + 1,
+        max: job.opts.attempts ?? 1,
+        spaceWaits,
+      });
+    } catch (error) {
+      if (!(error instanceof WaitForSpaceError)) throw error;
+      await job.updateData({ ...job.data, spaceWaits: spaceWaits + 1 });
+      await job.moveToDelayed(Date.now() + error.delayMs, token);
+      throw new DelayedError();
+    }
   }
 
   /** A job that will not run again (attempts used up, or stalled too often) leaves its model FAILED. */

@@ -15,17 +15,39 @@ import { ConfigChangesService } from '../outbox/config-changes.service.js';
 import { type RegistryConfig } from '../registry.config.js';
 import { LOGGER, REGISTRY_CONFIG } from '../registry.tokens.js';
 import { type ImportedFiles, MODEL_IMPORTER, type ModelImporter } from '../model-import/hf-model-importer.js';
+import { isNoSpaceError } from '@modelgate/model-store';
 import { type PreparationDeps, isTransientFailure, labelled, prepareModel } from './prepare-model.js';
+import { noSpaceRetryDelayMs, noSpaceRetryingReason, noSpaceStatusReason } from './space-wait.js';
 
 /** Which attempt of a job this is. */
 export interface Attempt {
   number: number;
   max: number;
+  /**
+   * Tries of this job so far that found the artifact cache full (space-wait.ts); they count
+   * against no attempt. Above 0, a model FAILED for want of space is tried again. @defaultValue 0
+   */
+  spaceWaits?: number;
 }
 
 /** Thrown to ask the queue for another attempt after a transient failure. */
 export class RetryLaterError extends Error {
   override readonly name = 'RetryLaterError';
+}
+
+/**
+ * Thrown after the artifact cache was found full: the model is FAILED with the reason, and the
+ * queue tries it again after `delayMs` without counting an attempt (space-wait.ts).
+ */
+export class WaitForSpaceError extends Error {
+  override readonly name = 'WaitForSpaceError';
+
+  constructor(
+    reason: string,
+    readonly delayMs: number,
+  ) {
+    super(reason);
+  }
 }
 
 /** Injection token of the PreparationDeps (fetcher and onnxruntime opener). */
@@ -36,8 +58,10 @@ const ACTOR = systemActor('model-preparation');
 /**
  * The processor of a model-preparation job, shared by the BullMQ worker and the in-process
  * runner: moves a model PENDING → PREPARING → READY | FAILED. Idempotent: a model already READY
- * or FAILED (or deleted) is left alone, so a job that runs twice does no harm. READY is a config
- * change (the snapshot gains the model); FAILED is audited only.
+ * or FAILED (or deleted) is left alone, so a job that runs twice does no harm — save one FAILED
+ * because the artifact cache was full, which its own job tries again (FAILED → PREPARING) until
+ * space returns. READY is a config change (the snapshot gains the model); FAILED is audited only
+ * (a model waiting for space: its first FAILED).
  */
 @Injectable()
 export class ModelPreparationService {
@@ -54,12 +78,19 @@ export class ModelPreparationService {
   async prepare(modelId: string, attempt: Attempt): Promise<void> {
     const repository = this.dataSource.getRepository(ModelEntity);
     const model = await repository.findOneBy({ id: modelId });
-    if (model === null || model.status === 'READY' || model.status === 'FAILED') return;
+    const spaceWaits = attempt.spaceWaits ?? 0;
+    if (model === null || model.status === 'READY') return;
+    if (model.status === 'FAILED' && spaceWaits === 0) return;
     const id = formatModelId(model.name, String(model.version));
     await this.#setStatus(
       modelId,
       'PREPARING',
-      attempt.number > 1 ? `attempt ${attempt.number} of ${attempt.max}` : null,
+      spaceWaits > 0
+        ? noSpaceRetryingReason(spaceWaits)
+        : attempt.number > 1
+          ? `attempt ${attempt.number} of ${attempt.max}`
+          : null,
+      spaceWaits > 0,
     );
     this.logger.info({ model: id, attempt: attempt.number }, 'preparing model');
     if (this.config.REGISTRY_TEST_PREPARE_DELAY_MS > 0)
@@ -88,6 +119,14 @@ export class ModelPreparationService {
       if (error instanceof ModelGoneError) return;
       const reason = isModelgateError(error) ? error.message : `unexpected error: ${String(error)}`;
       if (!isModelgateError(error)) this.logger.error({ err: error, model: id }, 'preparation crashed');
+      if (isNoSpaceError(error)) {
+        const delayMs = noSpaceRetryDelayMs(spaceWaits + 1, this.config.REGISTRY_PREPARATION_BACKOFF_MS);
+        const shown = noSpaceStatusReason(reason, delayMs);
+        if (spaceWaits === 0) await this.markFailed(modelId, shown);
+        else await this.#setStatus(modelId, 'FAILED', shown);
+        this.logger.warn({ model: id, reason, retryInMs: delayMs }, 'artifact cache full; waiting for space');
+        throw new WaitForSpaceError(reason, delayMs);
+      }
       if (isTransientFailure(error) && attempt.number < attempt.max) {
         await this.#setStatus(
           modelId,
@@ -233,13 +272,17 @@ export class ModelPreparationService {
     return rows.map((row) => row.id);
   }
 
-  async #setStatus(modelId: string, status: ModelStatus, reason: string | null): Promise<void> {
+  /** Sets an unfinished model's status; `fromFailed`: a model FAILED (for want of space) too. */
+  async #setStatus(
+    modelId: string,
+    status: ModelStatus,
+    reason: string | null,
+    fromFailed = false,
+  ): Promise<void> {
+    const from: ModelStatus[] = fromFailed ? ['PENDING', 'PREPARING', 'FAILED'] : ['PENDING', 'PREPARING'];
     await this.dataSource
       .getRepository(ModelEntity)
-      .update(
-        { id: modelId, status: In(['PENDING', 'PREPARING']) },
-        { status, statusReason: reason, updatedAt: () => 'now()' },
-      );
+      .update({ id: modelId, status: In(from) }, { status, statusReason: reason, updatedAt: () => 'now()' });
   }
 }
 
