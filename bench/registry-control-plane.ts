@@ -98,6 +98,11 @@ export function artifactRootsOf(dir: string): string {
   return [join(REPO_ROOT, '.cache'), dir].join(',');
 }
 
+/** REGISTRY_CACHE_DIR of a registry whose files are under `dir`. */
+export function registryCacheDirOf(dir: string): string {
+  return join(dir, 'registry-cache');
+}
+
 /**
  * Starts a registry process with `settings` (migrations on start) and waits until it is ready;
  * rejects with the reason when it exits first (e.g. Postgres or Redis cannot be reached).
@@ -115,7 +120,7 @@ export async function launchRegistry(settings: RegistryServiceSettings): Promise
     REGISTRY_BOOTSTRAP_TOKEN: settings.adminToken,
     REGISTRY_MIGRATE_ON_START: 'true',
     REGISTRY_ARTIFACT_DIR: join(settings.dir, 'registry-artifacts'),
-    REGISTRY_CACHE_DIR: join(settings.dir, 'registry-cache'),
+    REGISTRY_CACHE_DIR: registryCacheDirOf(settings.dir),
     REGISTRY_ARTIFACT_ROOTS: artifactRootsOf(settings.dir),
     REGISTRY_LOG_LEVEL: 'warn',
   });

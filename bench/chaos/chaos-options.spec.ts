@@ -21,7 +21,11 @@ describe('parseChaosOptions', () => {
   });
 
   it('refuses an unknown drill by name', () => {
-    expect(() => parse('--only', 'worker-kill,disk-full')).toThrow(/unknown drill 'disk-full'/);
+    expect(() => parse('--only', 'worker-kill,disk-fill')).toThrow(/unknown drill 'disk-fill'/);
+  });
+
+  it('takes disk-full, last in the run order', () => {
+    expect(parse('--only', 'disk-full,worker-kill')).toMatchObject({ drills: ['worker-kill', 'disk-full'] });
   });
 
   it('runs the soak only when --only names it, for 30 minutes unless --soak-minutes says otherwise', () => {

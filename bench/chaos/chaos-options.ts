@@ -3,7 +3,7 @@ import { DRILLS, DRILL_NAMES, type DrillName } from './drills.js';
 
 /** Settings of one `npm run chaos`. */
 export interface ChaosOptions {
-  /** The fault drills to run, in DRILL_NAMES order. @defaultValue all seven */
+  /** The fault drills to run, in DRILL_NAMES order. @defaultValue all eight */
   drills: DrillName[];
   /** Minutes of the soak, run after the fault drills; null: no soak. @defaultValue null (30 when `--only` names it) */
   soakMinutes: number | null;
@@ -35,8 +35,9 @@ and .json. Exits 1 if any drill failed a request or lost its config change.
                         ${SOAK}, in that order); ${SOAK} runs last: mixed traffic (classification, QA,
                         generation, images) with a config change every minute, every process's RSS,
                         heap and file descriptors sampled
-  --down-seconds <n>    how long worker-hang keeps the worker stopped and redis-down, postgres-down
-                        and registry-down keep the part down, an integer from 1 to 600 (default
+  --down-seconds <n>    how long worker-hang keeps the worker stopped, redis-down, postgres-down
+                        and registry-down keep the part down and disk-full keeps the registry's
+                        artifact cache full (it needs root), an integer from 1 to 600 (default
                         ${DEFAULT_DOWN_SECONDS}); the other process drills always start the replacement 10 s after the fault
   --soak-minutes <n>    how long the ${SOAK} lasts, an integer from 3 to 600 (default ${DEFAULT_SOAK_MINUTES}); only with --only ${SOAK}
   --out <dir>           where the results go (default bench/results)

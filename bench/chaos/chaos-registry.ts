@@ -5,11 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import { type ServiceProcess, freePort } from '@modelgate/testing';
 import { AdminClient } from '@modelgate/admin-client';
-import { launchRegistry } from '../registry-control-plane.js';
+import { launchRegistry, registryCacheDirOf } from '../registry-control-plane.js';
 
 /** A registry that can go down and come back at the same address. */
 export interface ChaosRegistry {
   readonly url: string;
+  /** The run's scratch directory the registry keeps its files under. */
+  readonly dir: string;
+  /** Its REGISTRY_CACHE_DIR, where model preparation writes the artifacts it fetches. */
+  readonly cacheDir: string;
   readonly keyPrefix: string;
   running(): boolean;
   /** The running process's pid; undefined while it is down. */
@@ -44,6 +48,8 @@ export async function startChaosRegistry(
   };
   const registry: ChaosRegistry = {
     url,
+    dir,
+    cacheDir: registryCacheDirOf(dir),
     keyPrefix,
     running,
     pid: () => (running() ? current()?.child.pid : undefined),

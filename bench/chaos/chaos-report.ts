@@ -128,6 +128,7 @@ function drillDetails(drill: DrillResult): string {
     );
     lines.push('', `Readiness as the load saw it: ${changes.join('; ')}.`);
   }
+  if (drill.findings) lines.push('', ...drill.findings.lines);
   if (drill.error) lines.push('', `The drill itself went wrong: \`${drill.error.split('\n')[0]}\``);
   return lines.join('\n');
 }
@@ -145,7 +146,7 @@ export function renderChaosMarkdown(results: ChaosResults): string {
     '',
     `- Fleet: ${meta.fleet}`,
     `- Load: ${meta.load}`,
-    `- Outages (redis-down, postgres-down, registry-down) last ${meta.downSeconds} s; process logs: \`${meta.logDir}\`.`,
+    `- Outages (worker-hang, redis-down, postgres-down, registry-down, disk-full) last ${meta.downSeconds} s; process logs: \`${meta.logDir}\`.`,
     '',
     verdict,
     ...(results.aborted ? ['', `The run stopped early: ${results.aborted}`] : []),

@@ -2,10 +2,12 @@
  * The fault drills of issues 12 and 45: what each one breaks, how it is repaired, and what the
  * registry should answer to a config change made meanwhile. Process faults hit the second worker
  * or gateway and last until a replacement starts (as a Deployment controller would start one);
- * a hung worker (SIGSTOP) and outages of Redis, Postgres and the registry last `--down-seconds`.
+ * a hung worker (SIGSTOP), outages of Redis, Postgres and the registry, and a full artifact cache
+ * (disk-full.ts) last `--down-seconds`.
  */
 import { type ChaosStack } from './chaos-stack.js';
 import { type ExpectedAnswer } from './config-change.js';
+import { DiskFullDrill, renderDiskFullFindings } from './disk-full.js';
 
 /** Drill names, in the order a full run takes them. */
 export const DRILL_NAMES = [
@@ -16,6 +18,7 @@ export const DRILL_NAMES = [
   'redis-down',
   'postgres-down',
   'registry-down',
+  'disk-full',
 ] as const;
 
 /** One of DRILL_NAMES. */
@@ -38,7 +41,20 @@ export interface Drill {
   inject(stack: ChaosStack): Promise<void>;
   /** Brings the broken part back and resolves once it serves again. */
   repair(stack: ChaosStack): Promise<void>;
+  /** Undoes what the drill set up (after the load stopped, whether it passed or not). */
+  cleanup?(): Promise<void>;
+  /** What the drill saw beyond the load's figures: JSON facts, and lines for the report. */
+  findings?(): DrillFindings;
 }
+
+/** A drill's own observations. */
+export interface DrillFindings {
+  facts: unknown;
+  /** Markdown lines for the drill's details. */
+  lines: string[];
+}
+
+const diskFull = new DiskFullDrill();
 
 /** The part a process fault hits: the second of two. */
 const VICTIM = 1;
@@ -101,5 +117,17 @@ export const DRILLS: Readonly<Record<DrillName, Drill>> = {
     changeDuringFault: 'no answer',
     inject: (stack) => stack.registry.kill(),
     repair: (stack) => stack.registry.start(),
+  },
+  'disk-full': {
+    name: 'disk-full',
+    fault:
+      "the registry's artifact cache moved onto a tmpfs a few MiB short of a second model's .onnx, that model " +
+      'registered (its preparation writes there); the tmpfs grown after --down-seconds',
+    duration: 'outage',
+    changeDuringFault: 'accepted',
+    inject: (stack) => diskFull.inject(stack),
+    repair: (stack) => diskFull.repair(stack),
+    cleanup: () => diskFull.cleanup(),
+    findings: () => ({ facts: diskFull.findings, lines: renderDiskFullFindings(diskFull.findings) }),
   },
 };

@@ -24,6 +24,7 @@ import {
 import { type ChaosResults, renderChaosMarkdown, renderDrillTable } from './chaos-report.js';
 import { type ChaosStack, DEPLOYMENT, startChaosStack } from './chaos-stack.js';
 import { CanaryWeights } from './config-change.js';
+import { diskFullRefusal } from './disk-full.js';
 import { DRILLS, DRILL_NAMES } from './drills.js';
 import { runDrill } from './run-drill.js';
 import { runSoak } from './run-soak.js';
@@ -99,6 +100,13 @@ async function runDrills(stack: ChaosStack, options: ChaosOptions, results: Chao
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const options = parseOrExit(argv);
+  const refusal = options.drills.includes('disk-full') ? diskFullRefusal() : undefined;
+  if (refusal !== undefined) {
+    const others = options.drills.filter((drill) => drill !== 'disk-full');
+    const instead = others.length > 0 ? `, or leave it out: --only ${others.join(',')}` : '';
+    process.stderr.write(`${refusal}. Run as root${instead}\n`);
+    process.exit(2);
+  }
   for (const main of [REGISTRY_MAIN, GATEWAY_MAIN, WORKER_MAIN]) {
     if (!existsSync(main)) throw new Error(`${main} is not built: run \`npm run build\` first`);
   }

@@ -14,7 +14,7 @@ import { CONCURRENCY } from './chaos-options.js';
 import { type ChaosStack, DEPLOYMENT } from './chaos-stack.js';
 import { type CanaryWeights, type ChangeAttempt, type ChangeOutcome, ConfigChange } from './config-change.js';
 import { type LoadSummary, summarizeLoad } from './drill-analysis.js';
-import { type Drill, type DrillName, REPLACEMENT_AFTER_S } from './drills.js';
+import { type Drill, type DrillFindings, type DrillName, REPLACEMENT_AFTER_S } from './drills.js';
 import { type ChaosLoadConfig } from './load-child.js';
 import {
   type LoadRecords,
@@ -75,6 +75,8 @@ export interface DrillResult {
   failureMessages: Record<string, string>;
   /** Up to FAILED_SAMPLES failed requests, seconds after the fault. */
   failedSamples: { gateway: number; startS: number; endS: number; outcome: string }[];
+  /** The drill's own observations (drills.ts `findings`). */
+  findings?: DrillFindings;
   /** Something in the drill itself went wrong (a part did not come back); its figures are partial. */
   error?: string;
   passed: boolean;
@@ -136,6 +138,12 @@ export async function runDrill(
   const loadEndMs = epochMs();
   await load.stop(REQUEST_TIMEOUT_MS + 15_000);
   const records = (await load.result) as LoadRecords;
+  try {
+    await drill.cleanup?.();
+  } catch (caught) {
+    error ??= caught instanceof Error ? caught.message.slice(0, 2000) : String(caught);
+  }
+  const findings = drill.findings?.();
   const requests = decodeRequests(records);
   const summary = summarizeLoad(requests, { steadyStartMs, faultAtMs, loadEndMs });
   const sinceFault = (ms: number) => Math.round(ms - faultAtMs) / 1000;
@@ -169,6 +177,7 @@ export async function runDrill(
         endS: sinceFault(request.endMs),
         outcome: request.outcome,
       })),
+    ...(findings !== undefined ? { findings } : {}),
     ...(error !== undefined ? { error } : {}),
     passed: error === undefined && summary.failed === 0 && (outcome?.ok ?? false),
   };
