@@ -5,6 +5,7 @@
  * tensors pass through to the model of that name as on /v2/models/{model}/infer. ModelStreamInfer
  * (Triton's) streams a text-generation endpoint's deltas. Errors are gRPC statuses from the one
  * table (GRPC_STATUS_BY_CODE); a stream's failed request is an error_message and the stream goes on.
+ * Bytes that are no message of the method's request type are INVALID_ARGUMENT (unreadable-request.ts).
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -41,6 +42,7 @@ import {
   stringParam,
 } from './oip-calls.js';
 import { serveInferStream } from './oip-stream.js';
+import { type UnreadableRequest, readableRequest, withUnreadableRequests } from './unreadable-request.js';
 import {
   PREDICTIONS_OUTPUT,
   TEXT_INPUTS,
@@ -69,7 +71,7 @@ export class GatewayGrpcFace {
 
   constructor(private readonly deps: GatewayGrpcDeps) {
     const definition = protoLoader.loadSync(INFERENCE_PROTO_PATH, OIP_SERVER_LOADER_OPTIONS);
-    const service = definition[INFERENCE_SERVICE_NAME] as grpc.ServiceDefinition;
+    const service = withUnreadableRequests(definition[INFERENCE_SERVICE_NAME] as grpc.ServiceDefinition);
     this.server.addService(service, {
       ServerLive: this.unary(() => ({ live: true })),
       ServerReady: this.unary(() => ({
@@ -86,17 +88,20 @@ export class GatewayGrpcFace {
       ModelReady: this.unary((request: { name: string; version?: string }) => this.modelReady(request)),
       ModelMetadata: this.unary((request: { name: string; version?: string }) => this.modelMetadata(request)),
       ModelInfer: (
-        call: grpc.ServerUnaryCall<OipInferRequest, InferResponse>,
+        call: grpc.ServerUnaryCall<OipInferRequest | UnreadableRequest, InferResponse>,
         callback: grpc.sendUnaryData<InferResponse>,
       ) => {
         const abort = new AbortController();
         call.on('cancelled', () => abort.abort());
-        this.infer(call.request, headersOf(call.metadata), abort.signal).then(
-          (response) => callback(null, response),
-          (error: unknown) => callback(this.status(error)),
-        );
+        Promise.resolve()
+          .then(() => this.infer(readableRequest(call.request), headersOf(call.metadata), abort.signal))
+          .then(
+            (response) => callback(null, response),
+            (error: unknown) => callback(this.status(error)),
+          );
       },
-      ModelStreamInfer: (call: grpc.ServerDuplexStream<OipInferRequest, unknown>) => this.streamInfer(call),
+      ModelStreamInfer: (call: grpc.ServerDuplexStream<OipInferRequest | UnreadableRequest, unknown>) =>
+        this.streamInfer(call),
     });
   }
 
@@ -128,9 +133,9 @@ export class GatewayGrpcFace {
   }
 
   private unary<Q, R>(handle: (request: Q) => R | Promise<R>) {
-    return (call: grpc.ServerUnaryCall<Q, R>, callback: grpc.sendUnaryData<R>): void => {
+    return (call: grpc.ServerUnaryCall<Q | UnreadableRequest, R>, callback: grpc.sendUnaryData<R>): void => {
       Promise.resolve()
-        .then(() => handle(call.request))
+        .then(() => handle(readableRequest(call.request)))
         .then(
           (response) => callback(null, response),
           (error: unknown) => callback(this.status(error)),
@@ -269,7 +274,7 @@ export class GatewayGrpcFace {
     }
   }
 
-  private streamInfer(call: grpc.ServerDuplexStream<OipInferRequest, unknown>): void {
+  private streamInfer(call: grpc.ServerDuplexStream<OipInferRequest | UnreadableRequest, unknown>): void {
     serveInferStream(call, {
       infer: (request, headers, signal) => this.infer(request, headers, signal),
       endpoint: (name) => this.endpoint(name),

@@ -19,6 +19,7 @@ import {
   stringParam,
 } from './oip-calls.js';
 import { isTextRequest, textServeBody } from './oip-text.js';
+import { type UnreadableRequest, readableRequest } from './unreadable-request.js';
 
 /** What serving a stream needs of the face. */
 export interface StreamDeps {
@@ -34,7 +35,10 @@ export interface StreamDeps {
  * an error_message response and the stream goes on. The stream ends once the client ended its side
  * and every request was answered; the client going away cancels what runs.
  */
-export function serveInferStream(call: ServerDuplexStream<OipInferRequest, unknown>, deps: StreamDeps): void {
+export function serveInferStream(
+  call: ServerDuplexStream<OipInferRequest | UnreadableRequest, unknown>,
+  deps: StreamDeps,
+): void {
   const abort = new AbortController();
   const headers = headersOf(call.metadata);
   let running = 0;
@@ -47,11 +51,14 @@ export function serveInferStream(call: ServerDuplexStream<OipInferRequest, unkno
     ended = true;
     finish();
   });
-  call.on('data', (request: OipInferRequest) => {
+  call.on('data', (request: OipInferRequest | UnreadableRequest) => {
     running += 1;
-    streamOne(deps, request, headers, abort.signal, (message) => {
-      if (!abort.signal.aborted) call.write(message);
-    })
+    Promise.resolve()
+      .then(() =>
+        streamOne(deps, readableRequest(request), headers, abort.signal, (message) => {
+          if (!abort.signal.aborted) call.write(message);
+        }),
+      )
       .catch((error: unknown) => {
         if (!abort.signal.aborted) call.write({ error_message: deps.status(error).message });
       })
