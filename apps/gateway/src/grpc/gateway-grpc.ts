@@ -35,6 +35,7 @@ import { stickyRouteKey } from '../serving/sticky-key.js';
 import {
   type Headers,
   type InferResponse,
+  clipStatusMessage,
   headersOf,
   rawInputs,
   rawTimeoutMs,
@@ -144,9 +145,10 @@ export class GatewayGrpcFace {
   }
 
   private status(error: unknown): GrpcStatusError {
-    return toGrpcStatusError(error, (unknown) =>
+    const status = toGrpcStatusError(error, (unknown) =>
       this.deps.logger.error({ err: unknown }, 'unexpected error in a gRPC call'),
     );
+    return { ...status, message: clipStatusMessage(status.message) };
   }
 
   private endpoint(name: string): EndpointSpec | undefined {

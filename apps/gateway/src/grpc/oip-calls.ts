@@ -42,6 +42,22 @@ export const boolParam = (value: boolean): OipInferParameter => ({
   parameter_choice: 'bool_param',
 });
 
+/**
+ * Characters a status message keeps: a message echoes what the client sent (a model name, an input
+ * name), and grpc-message is a trailer, percent-encoded at up to 12 bytes a character; 512 keep
+ * it within gRPC's default 8 KiB metadata limit, past which a client fails the call instead.
+ */
+export const MAX_STATUS_MESSAGE_CHARS = 512;
+
+/** `message` cut to MAX_STATUS_MESSAGE_CHARS characters (code points: never half a pair), `…` last. */
+export function clipStatusMessage(message: string): string {
+  if (message.length <= MAX_STATUS_MESSAGE_CHARS) return message;
+  const chars = Array.from(message);
+  return chars.length <= MAX_STATUS_MESSAGE_CHARS
+    ? message
+    : `${chars.slice(0, MAX_STATUS_MESSAGE_CHARS - 1).join('')}…`;
+}
+
 export function headersOf(metadata: Metadata): Headers {
   const headers: Headers = {};
   for (const [key, value] of Object.entries(metadata.getMap())) {
