@@ -210,7 +210,7 @@ const headerValue = fc.oneof(
 );
 
 /** `arbitrary`'s value one time in `oneIn`, else undefined. */
-function sometimes<T>(arbitrary: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | undefined> {
+export function sometimes<T>(arbitrary: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | undefined> {
   return fc.oneof({ arbitrary: fc.constant(undefined), weight: oneIn - 1 }, { arbitrary, weight: 1 });
 }
 
