@@ -10,10 +10,9 @@ import {
   waitFor,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OccupiedSlot, occupySlot } from './support/generation-pause.js';
 import { type SseEvent, postSse } from './support/sse-client.js';
 
-/** The worker's generation-pause test hook: `<afterTokens>:<untilWaiting>` (WORKER_TEST_HOOKS). */
-const PAUSE = 'x-modelgate-test-generation-pause';
 const PROMPT = 'Hello, my name is';
 
 const errorOf = (answer: HttpAnswer) => (answer.body as { error: { code: string; message: string } }).error;
@@ -103,21 +102,8 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
       ...labels,
     });
 
-  /**
-   * A direct call to gpt:`version` whose loop pauses once it has `afterTokens` tokens, until
-   * `untilWaiting` sequences wait to join, it is cancelled (`release`) or its deadline passes:
-   * `deadlineMs`, else the model's defaultTimeoutMs.
-   */
-  function occupySlot(version = '1', pause = '1:99', maxNewTokens = 50, deadlineMs?: number) {
-    const stream = worker.client.stream(
-      'ModelGenerate',
-      { model_name: 'gpt', model_version: version, input_ids: [15496], max_new_tokens: maxNewTokens },
-      { metadata: { [PAUSE]: pause }, ...(deadlineMs === undefined ? {} : { deadlineMs }) },
-    );
-    stream.on('error', () => undefined); // it ends cancelled
-    const firstToken = new Promise((resolve) => stream.once('data', resolve));
-    return { firstToken, release: () => stream.cancel() };
-  }
+  const occupy = (version = '1', pause = '1:99', maxNewTokens = 50, deadlineMs?: number) =>
+    occupySlot(worker, { version, pause, maxNewTokens, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
 
   it('cancels the worker sequence when the client goes away mid-stream, and frees its slot', async () => {
     const requests = async (status: string) =>
@@ -125,7 +111,7 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
     const cancelledBefore = await requests('cancelled');
     const okBefore = await requests('ok');
     // A: two tokens at most; after its first, the loop holds until two sequences wait.
-    const opener = occupySlot('3', '1:2', 2);
+    const opener = occupy('3', '1:2', 2);
     await opener.firstToken;
     // S, the gateway's stream, waits; then C joins with it and holds the loop after one token each.
     const streaming = postSse(`${gateway.url}/serve/held`, {
@@ -136,7 +122,7 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
     await waitFor(async () => (await workerMetric('modelgate_generation_waiting_sequences', {}, '3')) === 1, {
       timeoutMs: 10_000,
     });
-    const holder = occupySlot('3');
+    const holder = occupy('3');
     const stream = await streaming; // the headers come once S has its first token
     expect(stream.status).toBe(200);
     await holder.firstToken;
@@ -159,7 +145,7 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
   });
 
   it('answers 429 with Retry-After when the slot and the queue are taken', async () => {
-    const occupant = occupySlot();
+    const occupant = occupy();
     await occupant.firstToken;
     const waiting = gateway.post('/serve/writer', { text: PROMPT, parameters: { max_new_tokens: 2 } });
     await waitFor(async () => (await workerMetric('modelgate_generation_waiting_sequences')) === 1, {
@@ -174,7 +160,7 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
   });
 
   it("answers 504 when the endpoint's deadline passes while the request waits for a slot", async () => {
-    const occupant = occupySlot();
+    const occupant = occupy();
     await occupant.firstToken;
     const answer = await gateway.post('/serve/hurry', { text: PROMPT });
     occupant.release();
@@ -190,11 +176,11 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
     });
     expect(stream.status).toBe(200);
     const events: SseEvent[] = [];
-    let occupant: ReturnType<typeof occupySlot> | undefined;
+    let occupant: OccupiedSlot | undefined;
     for await (const event of stream.events) {
       events.push(event);
       // Joins the running batch and pauses its loop: the stream stops until its deadline passes.
-      occupant ??= occupySlot('2');
+      occupant ??= occupy('2');
     }
     occupant?.release();
     const last = events.at(-1)!;
@@ -207,7 +193,7 @@ describe('gateway: /serve generation with full slots, deadlines and clients that
     // The loop holds while the requests wait (the occupant's own deadline is far off). The one of
     // 100 tokens has 300 ms + 100 × 50 ms; one of a single token, sent after it, has 350 ms and is
     // answered 504 while the first still waits.
-    const occupant = occupySlot('4', '1:99', 50, 60_000);
+    const occupant = occupy('4', '1:99', 50, 60_000);
     await occupant.firstToken;
     const settled: string[] = [];
     const answer = gateway

@@ -16,6 +16,8 @@ export interface SseStream {
   events: AsyncIterable<SseEvent>;
   /** The HTTP trailers, once the answer has ended. */
   trailers(): Record<string, string | undefined>;
+  /** Whether the answer ended as HTTP ends one (its last chunk came), not by a torn connection. */
+  complete(): boolean;
   /** The raw body text when the answer is not an event stream (an error answered before it began). */
   text(): Promise<string>;
   /** Closes the connection, as a client that goes away does. */
@@ -75,6 +77,7 @@ export function postSse(
         headers: response.headers,
         events: { [Symbol.asyncIterator]: () => readEvents(response) },
         trailers: () => response.trailers,
+        complete: () => response.complete,
         text: async () => {
           response.setEncoding('utf8');
           let text = '';
