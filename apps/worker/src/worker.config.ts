@@ -69,6 +69,14 @@ export const workerConfigSchema = z.object({
   /** How long SIGTERM waits for queued and in-flight requests before exiting anyway. */
   WORKER_DRAIN_TIMEOUT_MS: millisecondsFromEnv(0).default(30_000),
   /**
+   * How long a loaded version that a new config revision no longer wants (its route moved, the
+   * version policy dropped it, it was removed) keeps serving before it drains and unloads, in ms:
+   * gateways apply the revision on their own schedule and may still send it requests meanwhile.
+   * Longer than gateways take to apply a change (under a second with Redis; their reconcile poll
+   * without it). 0 unloads at once. Default 10000.
+   */
+  WORKER_UNLOAD_GRACE_MS: millisecondsFromEnv(0, 3_600_000).default(10_000),
+  /**
    * Whether an encoder model on the CPU whose instances share the cores (runtime.intraOpThreads 0,
    * instances 2 or more) also gets a solo session with a thread per core, for batches that find the
    * model idle: a lone request then computes on every core. It costs one more copy of the model in

@@ -102,6 +102,7 @@ export class WorkerModule {
         maxDelayMs: config.WORKER_LOAD_RETRY_MAX_MS,
         maxAttempts: config.WORKER_LOAD_RETRY_ATTEMPTS,
       },
+      unloadGraceMs: config.WORKER_UNLOAD_GRACE_MS,
       gpu: {
         deviceId: config.WORKER_CUDA_DEVICE_ID,
       },

@@ -32,10 +32,11 @@ describe('version policy: which READY versions a worker loads', () => {
     manager = undefined;
   });
 
-  function start(): ModelManager {
+  function start(unloadGraceMs = 0): ModelManager {
     manager = newManager(
       { fetchModel: () => Promise.resolve({ path: modelPath }) },
       { baseDelayMs: 20, maxDelayMs: 40, maxAttempts: 1 },
+      { unloadGraceMs },
     );
     return manager;
   }
@@ -105,5 +106,25 @@ describe('version policy: which READY versions a worker loads', () => {
     expect(Object.keys(result.outputs)).toEqual(['logits']);
     expect(order).toEqual(['answered', 'unloaded']);
     expect(loaded(models)).toEqual(['demo:1', 'demo:5']);
+  });
+
+  it('keeps serving a version its route moved off for the unload grace, for gateways still on the old route', async () => {
+    // A grace far longer than the revision takes to apply: the version must still serve right after.
+    const models = start(20_000);
+    await models.applySnapshot(snapshot(1, ['demo:1']));
+    await models.applySnapshot(snapshot(2, ['demo:2']));
+    expect(loaded(models)).toEqual(['demo:1', 'demo:2', 'demo:5']);
+    expect(models.require('demo', '1').spec.id).toBe('demo:1');
+    // Wanted again before the grace ended: it stays, and stays put through later revisions.
+    await models.applySnapshot(snapshot(3, ['demo:1']));
+    expect(models.states()).toEqual({ 'demo:1': 'READY', 'demo:2': 'READY', 'demo:5': 'READY' });
+  });
+
+  it('unloads a version no longer wanted once its grace has passed', async () => {
+    const models = start(300);
+    await models.applySnapshot(snapshot(1, ['demo:1']));
+    await models.applySnapshot(snapshot(2, ['demo:2']));
+    await expect.poll(() => loaded(models), { timeout: 15_000 }).toEqual(['demo:2', 'demo:5']);
+    expect(() => models.require('demo', '1')).toThrow(/model 'demo:1' is not served here/);
   });
 });

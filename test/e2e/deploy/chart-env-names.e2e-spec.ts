@@ -50,6 +50,7 @@ const EVERY_ENV_VALUE: Readonly<Record<AppName, Record<string, unknown>>> = {
     HTTP_PROXY: 'http://proxy:3128',
     NO_PROXY: 'modelgate-registry,.svc.cluster.local',
     WORKER_DRAIN_TIMEOUT_MS: 1000,
+    WORKER_UNLOAD_GRACE_MS: 5000,
     WORKER_LOAD_RETRY_BASE_MS: 500,
     WORKER_LOAD_RETRY_MAX_MS: 10000,
     WORKER_LOAD_RETRY_ATTEMPTS: 3,

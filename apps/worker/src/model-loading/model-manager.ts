@@ -26,6 +26,7 @@ import { isNoSpaceError } from '@modelgate/model-store';
 import { modelLabels } from '@modelgate/observability';
 import { type GenerationRunner } from '../generation/generation-runner.js';
 import { type ModelRunner } from '../serving/model-runner.js';
+import { DeferredUnloads } from './deferred-unloads.js';
 import { type ModelLoaderDeps, openModel, releaseSessions, retire } from './model-loader.js';
 import { failureReason, formatDelay, needsReload } from './reload-decisions.js';
 import {
@@ -43,6 +44,12 @@ export interface ModelManagerDeps extends ModelLoaderDeps {
   workerGroup: string;
   /** How failed loads are retried. */
   retry: LoadRetryPolicy;
+  /**
+   * How long a READY version no longer wanted keeps serving before it drains and unloads, in ms
+   * (WORKER_UNLOAD_GRACE_MS): gateways still on the previous revision may send it requests
+   * meanwhile. 0 unloads at once.
+   */
+  unloadGraceMs: number;
 }
 
 /** A load under way (attempts and the waits between them) of one model. */
@@ -66,7 +73,14 @@ export class ModelManager {
   private appliedRevision: number | undefined;
   private draining = false;
 
-  constructor(private readonly deps: ModelManagerDeps) {}
+  /** READY versions no longer wanted, serving out their grace period. */
+  private readonly deferredUnloads: DeferredUnloads;
+  /** The ids the latest snapshot wants: a deferred unload whose model is wanted again does nothing. */
+  private wantedIds = new Set<string>();
+
+  constructor(private readonly deps: ModelManagerDeps) {
+    this.deferredUnloads = new DeferredUnloads(deps.unloadGraceMs);
+  }
 
   /** The newest snapshot revision whose loads have all finished (loaded, given up on, or waiting for space), if any. */
   get revision(): number | undefined {
@@ -179,8 +193,10 @@ export class ModelManager {
         .filter((m) => m.workerGroup === this.deps.workerGroup && selected.has(m.id))
         .map((m) => [m.id, m]),
     );
+    this.wantedIds = new Set(wanted.keys());
     const loads: Promise<void>[] = [];
     for (const [id, spec] of wanted) {
+      this.deferredUnloads.cancel(id);
       const underway = this.loading.get(id);
       if (underway && !needsReload(underway.spec, spec)) {
         loads.push(underway.done);
@@ -195,7 +211,16 @@ export class ModelManager {
       }
     }
     const unwanted = new Set([...this.models.keys(), ...this.loading.keys()].filter((id) => !wanted.has(id)));
-    const removals = [...unwanted].map((id) => this.unload(id));
+    const removals = [...unwanted].flatMap((id) => {
+      // A serving copy serves out its grace period; anything else (loading, failed) goes at once.
+      if (this.deferredUnloads.deferring && !this.loading.has(id) && this.models.get(id)?.state === 'READY') {
+        this.deferredUnloads.defer(id, () => {
+          if (!this.draining && !this.wantedIds.has(id)) void this.unload(id).catch(() => undefined);
+        });
+        return [];
+      }
+      return [this.unload(id)];
+    });
     await Promise.all([...loads, ...removals]);
     if (this.appliedRevision === undefined || snapshot.revision > this.appliedRevision) {
       this.appliedRevision = snapshot.revision;
@@ -205,6 +230,7 @@ export class ModelManager {
   /** Stops admitting everywhere and waits (at most `timeoutMs`) for queued and running requests. */
   async drainAll(timeoutMs: number): Promise<boolean> {
     this.draining = true;
+    this.deferredUnloads.cancelAll();
     for (const id of [...this.loading.keys()]) this.cancelLoad(id);
     const runners = [...this.models.values()].flatMap((m) => [
       ...(m.runner ? [m.runner] : []),

@@ -29,6 +29,8 @@ export interface TestManagerOptions {
   soloSpinning?: boolean;
   cores?: number;
   metrics?: WorkerMetrics;
+  /** ModelManagerDeps.unloadGraceMs. @defaultValue 0 */
+  unloadGraceMs?: number;
 }
 
 /** Makes a ModelManager of the built worker for group `default`, on CPU, logging nothing. */
@@ -46,6 +48,8 @@ export async function builtModelManagers(): Promise<ModelManagerFactory> {
     new ModelManager({
       workerGroup: 'default',
       retry,
+      // Unloads at once unless a test asks for a grace period.
+      unloadGraceMs: options.unloadGraceMs ?? 0,
       gpu: { deviceId: 0 },
       soloSession: options.soloSession ?? true,
       soloSpinning: options.soloSpinning ?? true,
