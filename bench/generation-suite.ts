@@ -10,7 +10,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { loadTokenizerFromDir } from '@modelgate/processing';
-import { ensureFixture, freePort, metricValue, waitFor } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { freePort, metricValue, waitFor } from '@modelgate/testing';
 import { type BenchOptions } from './bench-options.js';
 import { type RunningChild, childScript, runChild, spawnChild } from './child-process.js';
 import { type NaiveGenerationServerConfig } from './children/naive-generation-server.js';

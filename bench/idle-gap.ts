@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import * as ort from 'onnxruntime-node';
 
 const GAPS_MS = [0, 1, 3, 10];

@@ -6,7 +6,7 @@
  * Reports the gateway's CPU per request (decoding and resizing are its work) and the worker's
  * mean batch size.
  */
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { type BenchOptions } from './bench-options.js';
 import { type ImageResult, type ImageRound, bestBatch, gatewayCpuMsPerRequest } from './bench-results.js';
 import { childScript, runChild } from './child-process.js';

@@ -19,10 +19,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as ort from 'onnxruntime-node';
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type Message,
   type RunningWorker,
-  ensureFixture,
   startWorkerWithSnapshot,
   tokenInferRequest,
   tokenRows,

@@ -11,7 +11,8 @@
  */
 import { type ClientReadableStream } from '@grpc/grpc-js';
 import { DEFAULT_PREFILL_CHUNK_TOKENS } from '@modelgate/generation';
-import { type Message, ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { type Message } from '@modelgate/testing';
 import { type BenchOptions } from './bench-options.js';
 import { type ControlPlane, type Deployment } from './control-plane.js';
 import { type WorkerNode, startWorkerNode } from './modelgate-stack.js';

@@ -6,7 +6,7 @@
  * c=1 sends) and four requests' windows per run (what c=4 can queue). Interleaved rounds.
  */
 import { defaultDocStride, loadTokenizerFromDir, questionWindowLength } from '@modelgate/processing';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { type BenchOptions } from './bench-options.js';
 import { type QaResult, type QaRound } from './bench-results.js';
 import { type ControlPlane, type Deployment } from './control-plane.js';

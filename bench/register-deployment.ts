@@ -3,7 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type AdminClient } from '@modelgate/admin-client';
-import { ensureFixture, sha256Of, waitFor, writeTokenizerBundle } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { sha256Of, waitFor, writeTokenizerBundle } from '@modelgate/testing';
 import { type Deployment } from './control-plane.js';
 
 /**

@@ -7,7 +7,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { type BenchOptions, FULL_SUITES, parseBenchOptions } from './bench-options.js';
 import { type BenchResults } from './bench-results.js';
 import { checkTargets } from './bench-targets.js';

@@ -20,7 +20,8 @@ import { cp, mkdir, mkdtemp, readdir, rm, stat, statfs } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { ensureFixture, sha256Of, waitFor, writeTokenizerBundle } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { sha256Of, waitFor, writeTokenizerBundle } from '@modelgate/testing';
 import { type ChaosStack } from './chaos-stack.js';
 
 const run = promisify(execFile);

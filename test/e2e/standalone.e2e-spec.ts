@@ -8,15 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '@modelgate/admin-client';
 import { type FleetStatusView } from '@modelgate/contracts';
-import {
-  FIXTURES_DIR_ENV,
-  KserveWireClient,
-  findRepoRoot,
-  freePort,
-  rawBytes,
-  readRawBytes,
-  waitFor,
-} from '@modelgate/testing';
+import { FIXTURES_DIR_ENV, findRepoRoot } from '@modelgate/fixtures';
+import { KserveWireClient, freePort, rawBytes, readRawBytes, waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const STANDALONE_MAIN = join(findRepoRoot(), 'apps', 'standalone', 'dist', 'main.js');

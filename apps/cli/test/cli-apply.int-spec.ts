@@ -5,7 +5,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type EndpointView } from '@modelgate/contracts';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun } from './support/cli-process.js';
 import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';

@@ -1,5 +1,5 @@
 import { type EndpointView } from '@modelgate/contracts';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun } from './support/cli-process.js';
 import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureFixture, hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureRegistration, sha256 } from '../../registry/test/support/fixtures.js';
 import { type ModelView } from '@modelgate/contracts';

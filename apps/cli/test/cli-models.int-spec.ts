@@ -1,7 +1,8 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type EndpointView, type ModelView, parseConfigSnapshot } from '@modelgate/contracts';
-import { ensureFixture, waitFor } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { waitFor } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type CliRun } from './support/cli-process.js';

@@ -2,7 +2,7 @@
 // (start_logits, end_logits) is prepared READY; a sentence classifier registered as
 // question-answering FAILS, saying why.
 import { type ModelView } from '@modelgate/contracts';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 

@@ -3,7 +3,7 @@
 // its batching in generation words; the same export under an encoder task FAILS suggesting
 // text-generation; an encoder batching option on a decoder is refused by the registry.
 import { type ModelView } from '@modelgate/contracts';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 

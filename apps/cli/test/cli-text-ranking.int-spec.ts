@@ -1,7 +1,7 @@
 // `modelgate model add --task text-ranking` against a running registry: a cross-encoder (one logit
 // per pair) is prepared READY; a two-label classifier registered as text-ranking FAILS, saying why.
 import { type ModelView } from '@modelgate/contracts';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 

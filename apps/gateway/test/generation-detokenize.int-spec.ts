@@ -2,7 +2,7 @@
 // tokens that carry part of a character's UTF-8 bytes never surface as U+FFFD in a delta.
 import { type GenerateCall, type GenerateChunk } from '@modelgate/inference-client';
 import { type TextTokenizer, loadTokenizerFromDir } from '@modelgate/processing';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generationEvents } from '../src/serving/generation/generation-events.js';
 import { decodeSkippingSpecial } from '../src/serving/generation/prompt-limits.js';

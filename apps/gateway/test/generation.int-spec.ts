@@ -1,11 +1,11 @@
 // POST /serve/<endpoint> on a text-generation endpoint, end to end: a real worker running the
 // tiny-gpt2 fixture with onnxruntime, a real gateway, and transformers.js as the reference.
 // Slots, queue, deadlines and cancellation: generation-limits.int-spec.ts.
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type HttpAnswer,
   type RunningGateway,
   type RunningWorker,
-  ensureFixture,
   metricValue,
   startServingPair,
   transformersGreedy,

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { RawImage, env, pipeline } from '@huggingface/transformers';
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type RunningGateway,
   type RunningWorker,
-  ensureFixture,
   metricValue,
   pixelInferRequest,
   pixelRows,

@@ -5,11 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { RawImage, env, pipeline } from '@huggingface/transformers';
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type HttpAnswer,
   type RunningGateway,
   type RunningWorker,
-  ensureFixture,
   metricValue,
   startServingPair,
   testCard,

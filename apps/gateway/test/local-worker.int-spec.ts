@@ -1,10 +1,10 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findRepoRoot } from '@modelgate/fixtures';
 import {
   type RunningGateway,
   type RunningWorker,
-  findRepoRoot,
   freePort,
   metricValue,
   startGateway,

@@ -1,8 +1,8 @@
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type RunningGateway,
   type RunningWorker,
   componentValidator,
-  ensureFixture,
   startServingPair,
   transformersGreedy,
 } from '@modelgate/testing';

@@ -2,13 +2,12 @@
 // client. The reference is the model's own logits: one cache-free onnxruntime run over the prompt
 // and transformers.js' greedy tokens, log-softmaxed in doubles (transformers.js' generate does not
 // report scores); each token's text is transformers.js' decode of it alone.
+import { ensureFixture, getFixtureSpec } from '@modelgate/fixtures';
 import {
   DecoderSession,
   type RunningGateway,
   type RunningWorker,
   componentValidator,
-  ensureFixture,
-  getFixtureSpec,
   startServingPair,
   transformersChatGreedy,
   transformersGreedy,

@@ -2,10 +2,10 @@
 // the context, long contexts as windows of 64 tokens, each request one ModelInfer carrying all its
 // windows, and the windows of concurrent requests merged into one batch by the worker's batcher.
 import { encodeQuestions, loadTokenizerFromDir, parseQuestionAnsweringRequest } from '@modelgate/processing';
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type RunningGateway,
   type RunningWorker,
-  ensureFixture,
   metricValue,
   startServingPair,
   tokenInferRequest,

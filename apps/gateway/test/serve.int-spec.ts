@@ -2,12 +2,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { env, pipeline } from '@huggingface/transformers';
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type HttpAnswer,
   type RunningGateway,
   type RunningWorker,
   batchesStarted,
-  ensureFixture,
   freePort,
   metricValue,
   startGateway,

@@ -12,13 +12,8 @@ import {
   env,
   pipeline,
 } from '@huggingface/transformers';
-import {
-  type RunningGateway,
-  type RunningWorker,
-  ensureFixture,
-  metricValue,
-  startServingPair,
-} from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { type RunningGateway, type RunningWorker, metricValue, startServingPair } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const TEXTS = ['A café in Zürich.', 'I love this movie!', 'short'];

@@ -11,13 +11,8 @@ import {
   type Tensor,
   env,
 } from '@huggingface/transformers';
-import {
-  type RunningGateway,
-  type RunningWorker,
-  ensureFixture,
-  metricValue,
-  startServingPair,
-} from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { type RunningGateway, type RunningWorker, metricValue, startServingPair } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const QUERY = 'What is the capital of France?';

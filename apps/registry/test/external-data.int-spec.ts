@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unpackBundle } from '@modelgate/model-store';
-import { ensureFixture, hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256, waitForPrepared } from './support/fixtures.js';
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';

@@ -14,7 +14,7 @@ import {
   TOKENIZER_BUNDLE_FILES,
 } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256, waitForPrepared } from './support/fixtures.js';
 import {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ApiErrorBody, type EndpointView, type ModelView } from '@modelgate/contracts';
 import { packBundle, unpackBundle } from '@modelgate/model-store';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
 import {

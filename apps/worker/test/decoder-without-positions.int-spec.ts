@@ -3,7 +3,8 @@
 // at a time and each still gets transformers.js' greedy tokens, also one that arrives while another
 // runs. A maxBatchSize the worker could not honour there (neither 1 nor the default) is refused:
 // the model fails to load, saying why.
-import { type RunningWorker, ensureFixture, startWorker, transformersGreedy } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { type RunningWorker, startWorker, transformersGreedy } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAUSE, collect, encoderOf, follow, request, stepsBetween } from './support/generation-stream.js';
 

@@ -1,8 +1,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureFixture } from '@modelgate/fixtures';
 import {
-  ensureFixture,
   fp32Output,
   hubFilesFromDirectory,
   type HubServer,

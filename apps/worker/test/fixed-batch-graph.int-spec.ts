@@ -5,7 +5,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ConfigSnapshot, type ModelSpec } from '@modelgate/contracts';
-import { OnnxGraphBuilder } from '@modelgate/testing';
+import { OnnxGraphBuilder } from '@modelgate/fixtures';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ModelManager,

@@ -1,13 +1,8 @@
 // Chunked prefill on the real decoder (tiny-gpt2 over onnxruntime): a prompt longer than
 // WORKER_PREFILL_CHUNK_TOKENS is prefilled in slices, each extending its own cache, between the
 // running batch's decode steps, and gives exactly the greedy tokens of a cache-free reference.
-import {
-  DecoderSession,
-  type RunningWorker,
-  ensureFixture,
-  getFixtureSpec,
-  startWorker,
-} from '@modelgate/testing';
+import { ensureFixture, getFixtureSpec } from '@modelgate/fixtures';
+import { DecoderSession, type RunningWorker, startWorker } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAUSE, collect, follow, metricDelta, request } from './support/generation-stream.js';
 

@@ -1,10 +1,9 @@
 import { type ServiceError, status } from '@grpc/grpc-js';
+import { ensureFixture, getFixtureSpec } from '@modelgate/fixtures';
 import {
   DecoderSession,
   type Message,
   type RunningWorker,
-  ensureFixture,
-  getFixtureSpec,
   metricValue,
   startWorker,
   waitFor,

@@ -4,12 +4,11 @@
 // generate with the same settings; OpenAI's, which transformers.js lacks, to a cache-free greedy
 // reference that applies OpenAI's documented formula to the model's own logits.
 import { status } from '@grpc/grpc-js';
+import { ensureFixture, getFixtureSpec } from '@modelgate/fixtures';
 import {
   DecoderSession,
   type Message,
   type RunningWorker,
-  ensureFixture,
-  getFixtureSpec,
   startWorker,
   transformersGreedy,
 } from '@modelgate/testing';

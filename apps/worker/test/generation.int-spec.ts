@@ -1,11 +1,5 @@
-import {
-  DecoderSession,
-  type RunningWorker,
-  ensureFixture,
-  getFixtureSpec,
-  startWorker,
-  transformersGreedy,
-} from '@modelgate/testing';
+import { ensureFixture, getFixtureSpec } from '@modelgate/fixtures';
+import { DecoderSession, type RunningWorker, startWorker, transformersGreedy } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   HOLD_AFTER_FIRST,

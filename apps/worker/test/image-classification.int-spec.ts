@@ -3,10 +3,10 @@
 // row's logits must equal a solo onnxruntime run, batches must merge concurrent calls, and
 // preferred batch sizes must be honoured.
 import { join } from 'node:path';
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   type Message,
   type RunningWorker,
-  ensureFixture,
   fp32Output,
   maxAbsDiff,
   metricValue,

@@ -1,10 +1,10 @@
 // ModelGenerate on an image-to-text model (tiny-vit-gpt2: ViT encoder + GPT-2 decoder with
 // cross-attention) in a real worker process over onnxruntime: the image is encoded once on the
 // session thread, the decoder runs through the continuous batching of text generation.
+import { ensureFixture } from '@modelgate/fixtures';
 import {
   DECODER_START_TOKEN_ID,
   type RunningWorker,
-  ensureFixture,
   greedyCaption,
   metricValue,
   startWorker,

@@ -2,7 +2,8 @@
 // no-past and with-past graphs) served by the worker: it feeds use_cache_branch false on a
 // prefill and true on decode steps, and streams exactly transformers.js' greedy tokens, also for
 // a sequence that joins a running one mid-flight.
-import { type RunningWorker, ensureFixture, startWorker, transformersGreedy } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { type RunningWorker, startWorker, transformersGreedy } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAUSE, collect, encoderOf, follow, request, stepsBetween } from './support/generation-stream.js';
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { ensureFixture, maxAbsDiff, tokenRows, unbatchedOutputs } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { maxAbsDiff, tokenRows, unbatchedOutputs } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Adapter from '../src/model-loading/onnx-session.adapter.js';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type ServiceError, status } from '@grpc/grpc-js';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fp32Output,

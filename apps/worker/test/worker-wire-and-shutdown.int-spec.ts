@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { type ServiceError, status } from '@grpc/grpc-js';
-import { ensureFixture, KserveWireClient } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
+import { KserveWireClient } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxAbsDiff, tokenInferRequest, tokenRows, unbatchedOutputs } from '@modelgate/testing';
 import { type RunningWorker, metricValue, startWorker, waitFor } from '@modelgate/testing';

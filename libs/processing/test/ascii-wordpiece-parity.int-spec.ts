@@ -9,7 +9,7 @@ import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { AutoTokenizer, env, type PreTrainedTokenizer } from '@huggingface/transformers';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKENIZER_FILES, type TextTokenizer, loadTokenizerFromDir } from '../src/index.js';
 

@@ -3,7 +3,7 @@
 // a ChatML template): text and ids exactly, with and without the generation prompt.
 import { dirname } from 'node:path';
 import { AutoTokenizer, type PreTrainedTokenizer, env } from '@huggingface/transformers';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ChatMessage, type TextTokenizer, loadTokenizerFromDir } from '../src/index.js';
 

@@ -4,7 +4,7 @@
 import { dirname } from 'node:path';
 import { AutoTokenizer, env, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { cleanUpTokenizationSpaces } from '@modelgate/generation';
-import { GPT2_END_OF_TEXT, ensureFixture } from '@modelgate/testing';
+import { GPT2_END_OF_TEXT, ensureFixture } from '@modelgate/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TextTokenizer, loadTokenizerFromDir } from '../src/index.js';
 

@@ -3,7 +3,7 @@
 // integration tests need the real graph to check the gateway's pre/post-processing end to end.
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { MODEL_FILE } from '@modelgate/testing';
+import { MODEL_FILE } from '@modelgate/fixtures';
 import { type Int64Tensor } from '../src/index.js';
 
 /** A float output with its dims. */

@@ -13,7 +13,7 @@ import {
   Tensor,
   env,
 } from '@huggingface/transformers';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RankedText,

@@ -6,7 +6,7 @@
 // alignment: a token ends where its last kept character ends, so a character removed after it
 // (at a token's, a word's, an answer's or the text's end) lies in no token; one removed between a
 // token's kept characters lies inside its span.
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { type Tokenizer } from 'tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -15,7 +15,7 @@ import {
   env,
   pipeline,
 } from '@huggingface/transformers';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AggregationStrategy,

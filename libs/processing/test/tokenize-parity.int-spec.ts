@@ -7,7 +7,7 @@
 // never overlap, and every character the model sees lies in one.
 import { dirname } from 'node:path';
 import { AutoTokenizer, type PreTrainedTokenizer, env } from '@huggingface/transformers';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type TextTokenizer,

@@ -4,7 +4,7 @@
 // ids are built from its untruncated output the way Hugging Face's Rust tokenizers truncate.
 import { dirname } from 'node:path';
 import { AutoTokenizer, env, type PreTrainedTokenizer } from '@huggingface/transformers';
-import { ensureFixture } from '@modelgate/testing';
+import { ensureFixture } from '@modelgate/fixtures';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TextTokenizer, encodeInputs, loadTokenizerFromDir, longestFirstLengths } from '../src/index.js';
 

@@ -1,47 +1,5 @@
-// @modelgate/testing: deterministic Hugging Face style ONNX model fixtures for tests and benchmarks.
-export {
-  FIXTURE_NAMES,
-  FIXTURE_SPECS,
-  getFixtureSpec,
-  encoderSpecOf,
-  imageSpecOf,
-  isFixtureName,
-  type FixtureArchitecture,
-  type FixtureEncoderSpec,
-  type FixtureHead,
-  type FixtureImageSpec,
-  type FixtureName,
-  type FixtureSpec,
-} from './fixtures/fixture-specs.js';
-export {
-  DECODER_MODEL_FILE,
-  ENCODER_MODEL_FILE,
-  MODEL_FILE,
-  buildFixtureFiles,
-  generateFixture,
-  type GeneratedFile,
-  type GeneratedFixture,
-} from './fixtures/generate-fixture.js';
-export {
-  FIXTURES_DIR_ENV,
-  FIXTURE_GENERATOR_VERSION,
-  defaultFixturesRoot,
-  ensureFixture,
-  ensureFixtureWithStatus,
-  findRepoRoot,
-  type EnsureFixtureOptions,
-  type EnsuredFixture,
-} from './fixtures/ensure-fixture.js';
-export {
-  BATCH_DIM,
-  FIXTURE_OPSET,
-  SEQUENCE_DIM,
-  modelInputNames,
-  modelOutputs,
-} from './fixtures/bert-graph.js';
-export { SPECIAL_TOKENS, loadBertVocab } from './fixtures/wordpiece-tokenizer.js';
-export { LAST_HIDDEN_STATE, PIXEL_VALUES, pixelValuesDims } from './fixtures/vit-graph.js';
-export { OnnxGraphBuilder } from './fixtures/onnx-graph-builder.js';
+// @modelgate/testing: test harnesses (service processes, wire clients, reference decoders); the
+// fixtures they run are @modelgate/fixtures'.
 export {
   type RgbImage,
   pixelInferRequest,
@@ -49,16 +7,6 @@ export {
   testCard,
   unbatchedPixelOutputs,
 } from './harness/image-requests.js';
-export {
-  DECODER_DIMS,
-  ENCODER_DECODER_DIMS,
-  ENCODER_HIDDEN_STATES,
-  cacheNames,
-  decoderInputs,
-  decoderOutputs,
-  type DecoderTensor,
-} from './fixtures/gpt2-io.js';
-export { GPT2_END_OF_TEXT, loadGpt2Vocabulary, type Gpt2Vocabulary } from './fixtures/bpe-tokenizer.js';
 export { sampleEndpointView, sampleModelView } from './harness/admin-views.js';
 export { freePort } from './harness/free-port.js';
 export {

@@ -3,10 +3,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findRepoRoot } from '@modelgate/fixtures';
 import {
   type RunningGateway,
   type RunningWorker,
-  findRepoRoot,
   startGateway,
   startWorkerWithSnapshot,
 } from '@modelgate/testing';

@@ -10,7 +10,8 @@ import {
   TOKENIZER_BUNDLE_FILES,
 } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
-import { ensureFixture, type FixtureName, waitFor } from '@modelgate/testing';
+import { ensureFixture, type FixtureName } from '@modelgate/fixtures';
+import { waitFor } from '@modelgate/testing';
 
 /** sha256 (hex) of bytes. */
 export function sha256(data: Uint8Array): string {

@@ -7,13 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AdminClient } from '@modelgate/admin-client';
 import { createLogger } from '@modelgate/observability';
-import {
-  findRepoRoot,
-  freePort,
-  type ServiceProcess,
-  startServiceProcess,
-  waitForService,
-} from '@modelgate/testing';
+import { findRepoRoot } from '@modelgate/fixtures';
+import { freePort, type ServiceProcess, startServiceProcess, waitForService } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { runMigrations } from '../../src/database/migration-runner.js';

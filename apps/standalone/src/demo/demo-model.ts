@@ -3,7 +3,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AdminClient, modelUploadForm, type ModelUploadFile } from '@modelgate/admin-client';
 import { type ModelView, TOKENIZER_BUNDLE_FILES } from '@modelgate/contracts';
-import { ensureFixtureWithStatus } from '@modelgate/testing';
+import { ensureFixtureWithStatus } from '@modelgate/fixtures';
 import { type WaitOptions, WaitFailed, waitUntil } from '../processes/wait-until.js';
 
 /** Name of the demo model and of its endpoint. */

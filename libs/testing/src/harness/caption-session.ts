@@ -5,11 +5,11 @@
 // without its KV cache, until eos or max_new_tokens.
 import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { GPT2_END_OF_TEXT } from '../fixtures/bpe-tokenizer.js';
-import { type FixtureSpec, encoderSpecOf, getFixtureSpec } from '../fixtures/fixture-specs.js';
-import { ENCODER_MODEL_FILE } from '../fixtures/generate-fixture.js';
-import { ENCODER_HIDDEN_STATES } from '../fixtures/gpt2-io.js';
-import { LAST_HIDDEN_STATE, PIXEL_VALUES, pixelValuesDims } from '../fixtures/vit-graph.js';
+import { GPT2_END_OF_TEXT } from '@modelgate/fixtures';
+import { type FixtureSpec, encoderSpecOf, getFixtureSpec } from '@modelgate/fixtures';
+import { ENCODER_MODEL_FILE } from '@modelgate/fixtures';
+import { ENCODER_HIDDEN_STATES } from '@modelgate/fixtures';
+import { LAST_HIDDEN_STATE, PIXEL_VALUES, pixelValuesDims } from '@modelgate/fixtures';
 import { type ContextFeeds, DecoderSession } from './decoder-session.js';
 
 /** The decoder's first input token: <|endoftext|>, the captioner's decoder_start_token_id. */

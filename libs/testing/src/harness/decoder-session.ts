@@ -6,10 +6,10 @@
 // fed unchanged at every step.
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { GPT2_END_OF_TEXT } from '../fixtures/bpe-tokenizer.js';
-import { type FixtureSpec } from '../fixtures/fixture-specs.js';
-import { DECODER_MODEL_FILE, MODEL_FILE } from '../fixtures/generate-fixture.js';
-import { cacheNames } from '../fixtures/gpt2-io.js';
+import { GPT2_END_OF_TEXT } from '@modelgate/fixtures';
+import { type FixtureSpec } from '@modelgate/fixtures';
+import { DECODER_MODEL_FILE, MODEL_FILE } from '@modelgate/fixtures';
+import { cacheNames } from '@modelgate/fixtures';
 
 /** Past key/values by input name (past_key_values.N.key/value). */
 export type Cache = Record<string, ort.Tensor>;

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { findRepoRoot } from '../fixtures/ensure-fixture.js';
+import { findRepoRoot } from '@modelgate/fixtures';
 import { freePort } from './free-port.js';
 import { type ServiceProcess, startServiceProcess, waitForService } from './service-process.js';
 

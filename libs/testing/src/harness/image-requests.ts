@@ -4,7 +4,7 @@
 // own process.
 import * as ort from 'onnxruntime-node';
 import { encodeTensor } from '@modelgate/contracts';
-import { PIXEL_VALUES } from '../fixtures/vit-graph.js';
+import { PIXEL_VALUES } from '@modelgate/fixtures';
 import { type Message } from './oip-test-client.js';
 
 /** `count` seeded rows of `channels × height × width` floats in [-1, 1). */
