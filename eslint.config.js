@@ -15,6 +15,27 @@ const pureLibBannedImports = [
   { group: ['@grpc/*'], message: 'Pure libs never speak gRPC.' },
 ];
 
+/** Test code that runtime code (what `npm start` and the images run) must not load. */
+const testCodeBannedImports = [
+  {
+    group: ['@modelgate/testing', '@modelgate/testing/*'],
+    message: 'Runtime code never imports the test harness; fixtures are @modelgate/fixtures.',
+  },
+  { group: ['**/test/**', 'test/**'], message: 'Runtime code never imports test code.' },
+];
+
+/** Runtime sources: every app's and lib's src/, but not the test harness lib itself. */
+const runtimeSources = ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'];
+const pureLibSources = [
+  'libs/batching/src/**/*.ts',
+  'libs/contracts/src/**/*.ts',
+  'libs/generation/src/**/*.ts',
+  'libs/routing/src/**/*.ts',
+  'libs/processing/src/**/*.ts',
+  'libs/api-docs/src/**/*.ts',
+];
+const notRuntime = ['**/*.spec.ts', 'libs/testing/**'];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.cache/**', '.modelgate/**', 'coverage/**'] },
   js.configs.recommended,
@@ -39,15 +60,23 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  // Flat config replaces a rule's options per file, not merges them: each block lists every
+  // pattern that applies to its files.
   {
-    files: [
-      'libs/batching/src/**/*.ts',
-      'libs/contracts/src/**/*.ts',
-      'libs/generation/src/**/*.ts',
-      'libs/routing/src/**/*.ts',
-      'libs/processing/src/**/*.ts',
-      'libs/api-docs/src/**/*.ts',
-    ],
+    files: runtimeSources,
+    ignores: [...pureLibSources, ...notRuntime],
+    rules: { 'no-restricted-imports': ['error', { patterns: testCodeBannedImports }] },
+  },
+  {
+    files: pureLibSources,
+    ignores: notRuntime,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...pureLibBannedImports, ...testCodeBannedImports] }],
+    },
+  },
+  {
+    // Specs of the pure libs may use the test harness, never the infrastructure.
+    files: pureLibSources.map((glob) => glob.replace(/\*\.ts$/, '*.spec.ts')),
     rules: { 'no-restricted-imports': ['error', { patterns: pureLibBannedImports }] },
   },
   {
