@@ -4,16 +4,19 @@
 // example body as it stands. The answer must be a 200 with predictions, in the documented shape.
 // The registry's docs open without a token.
 import { join } from 'node:path';
-import { type RunningGateway, type RunningWorker, componentValidator, waitFor } from '@modelgate/testing';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  componentValidator,
+  waitFor,
+  fixtureRegistration,
+  waitForPrepared,
+  type RunningRegistry,
+  startRegistryProcess,
+} from '@modelgate/testing';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
-import {
-  type Isolation,
-  type RunningRegistry,
-  isolate,
-  startRegistryProcess,
-} from '../../apps/registry/test/support/registry-harness.js';
+import { type Isolation, isolate } from '../../apps/registry/test/support/registry-harness.js';
 import { startLiveWorkerAndGateway } from './support/live-stack.js';
 
 /** The endpoint the gateway document's examples call (apps/gateway/src/openapi/serve-openapi.ts). */

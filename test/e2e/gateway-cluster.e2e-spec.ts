@@ -4,18 +4,20 @@
 // each line with its loop's pid and the request id) tells which loop answered which.
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { type RunningGateway, type RunningWorker, waitFor } from '@modelgate/testing';
+import {
+  type RunningGateway,
+  type RunningWorker,
+  waitFor,
+  fixtureRegistration,
+  waitForPrepared,
+  type RunningRegistry,
+  TEST_REDIS_URL,
+  startRegistryProcess,
+} from '@modelgate/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
-import {
-  type Isolation,
-  type RunningRegistry,
-  TEST_REDIS_URL,
-  isolate,
-  startRegistryProcess,
-} from '../../apps/registry/test/support/registry-harness.js';
+import { type Isolation, isolate } from '../../apps/registry/test/support/registry-harness.js';
 import { startLiveWorkerAndGateway } from './support/live-stack.js';
 
 /** An answer and the x-request-id it was sent with. */

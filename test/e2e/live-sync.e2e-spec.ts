@@ -12,19 +12,17 @@ import {
   startOwnRedis,
   startWorkerWithSnapshot,
   waitFor,
+  fixtureRegistration,
+  waitForPrepared,
+  ADMIN_TOKEN,
+  type RunningRegistry,
+  startRegistryProcess,
 } from '@modelgate/testing';
 import { heartbeatIndexKey } from '@modelgate/config-sync';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runModelgate } from '../../apps/cli/test/support/cli-process.js';
-import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
-import {
-  ADMIN_TOKEN,
-  type Isolation,
-  type RunningRegistry,
-  isolate,
-  startRegistryProcess,
-} from '../../apps/registry/test/support/registry-harness.js';
+import { type Isolation, isolate } from '../../apps/registry/test/support/registry-harness.js';
 import { liveNodeSettings } from './support/live-stack.js';
 
 const HEARTBEAT_TTL_MS = 2000;

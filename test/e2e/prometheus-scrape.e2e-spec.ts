@@ -11,17 +11,15 @@ import {
   tokenInferRequest,
   tokenRows,
   waitFor,
+  fixtureRegistration,
+  waitForPrepared,
+  ADMIN_TOKEN,
+  type RunningRegistry,
+  startRegistryProcess,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runModelgate } from '../../apps/cli/test/support/cli-process.js';
-import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
-import {
-  ADMIN_TOKEN,
-  type Isolation,
-  type RunningRegistry,
-  isolate,
-  startRegistryProcess,
-} from '../../apps/registry/test/support/registry-harness.js';
+import { type Isolation, isolate } from '../../apps/registry/test/support/registry-harness.js';
 import { RELEASE } from './deploy/support/helm.js';
 import {
   CHART_JOBS,

@@ -5,9 +5,8 @@
 // says why, and never rolls back; greedy requests are compared and the disagreement rolls it back.
 import { join } from 'node:path';
 import { type RolloutView } from '@modelgate/contracts';
-import { type RunningGateway } from '@modelgate/testing';
+import { type RunningGateway, fixtureRegistration, waitForPrepared } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
 import { RolloutStack, ended } from './support/rollout-stack.js';
 
 /** Sends generation requests to an endpoint back to back until stopped, keeping every status. */

@@ -5,9 +5,8 @@
 // request; the primary's clients never see an error caused by a shadow.
 import { join } from 'node:path';
 import { type RolloutView } from '@modelgate/contracts';
-import { type RunningGateway, waitFor } from '@modelgate/testing';
+import { type RunningGateway, waitFor, fixtureRegistration, waitForPrepared } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from '../../apps/registry/test/support/fixtures.js';
 import { RolloutStack, ended } from './support/rollout-stack.js';
 
 /** The failing version: its worker's test hook fails every inference of it. */

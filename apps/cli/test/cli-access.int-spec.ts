@@ -2,10 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type NodeReport, writeHeartbeat } from '@modelgate/config-sync';
 import { type FleetStatusView, MODELGATE_VERSION, type TokenView } from '@modelgate/contracts';
-import { freePort, startGateway } from '@modelgate/testing';
+import { freePort, startGateway, ADMIN_TOKEN, TEST_REDIS_URL } from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, TEST_REDIS_URL } from '../../registry/test/support/registry-harness.js';
 import { runModelgate } from './support/cli-process.js';
 import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 

@@ -2,9 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureFixture } from '@modelgate/fixtures';
-import { hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
+import {
+  hubFilesFromDirectory,
+  type HubServer,
+  startHubServer,
+  fixtureRegistration,
+  sha256,
+} from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, sha256 } from '../../registry/test/support/fixtures.js';
 import { type ModelView } from '@modelgate/contracts';
 import { type CliRegistry, startCliRegistry } from './support/cli-registry.js';
 

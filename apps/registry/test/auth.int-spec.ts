@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiErrorBody } from '@modelgate/contracts';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-  startRegistryProcess,
-} from './support/registry-harness.js';
+import { type RunningRegistry, startRegistryProcess } from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 describe('registry auth', () => {
   let isolation: Isolation;

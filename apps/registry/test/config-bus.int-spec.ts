@@ -2,10 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { configChannel } from '@modelgate/config-sync';
-import { waitFor } from '@modelgate/testing';
+import { waitFor, TEST_REDIS_URL } from '@modelgate/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisConfigBus, highWaterKey } from '../src/outbox/config-bus.js';
-import { TEST_REDIS_URL } from './support/registry-harness.js';
 
 describe('RedisConfigBus', () => {
   const opened: { close(): Promise<unknown> | void }[] = [];

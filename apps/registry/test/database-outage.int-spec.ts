@@ -1,13 +1,13 @@
-import { type TcpProxy, startTcpProxy, waitFor } from '@modelgate/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiErrorBody } from '@modelgate/contracts';
 import {
-  type Isolation,
+  type TcpProxy,
+  startTcpProxy,
+  waitFor,
   type RunningRegistry,
   TEST_DATABASE_URL,
-  isolate,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiErrorBody } from '@modelgate/contracts';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 describe('registry admin API while its database is unreachable', () => {
   let isolation: Isolation;

@@ -7,19 +7,18 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { RegistryConfigSource } from '@modelgate/config-sync';
 import { type ConfigSnapshot } from '@modelgate/contracts';
-import { waitFor } from '@modelgate/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
+  waitFor,
+  fixtureRegistration,
+  waitForPrepared,
   ADMIN_TOKEN,
-  type Isolation,
-  isolate,
   type RunningRegistry,
-  startRegistryInProcess,
   TEST_DATABASE_URL,
   TEST_REDIS_URL,
   withoutRedis,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 const run = promisify(execFile);
 

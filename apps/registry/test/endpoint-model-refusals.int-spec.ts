@@ -9,13 +9,8 @@
 //   inputs to the model's); `short` is tiny-bert-embedder with a tokenizer of 64 tokens.
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+import { fixtureRegistration, waitForPrepared, type RunningRegistry } from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 describe('models an endpoint refuses to route to', () => {
   let isolation: Isolation;

@@ -3,14 +3,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
+import { fixtureRegistration, sha256, waitForPrepared, type RunningRegistry } from '@modelgate/testing';
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 const UPLOAD_FILES = [
   'onnx/model.onnx',

@@ -2,16 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { unpackBundle } from '@modelgate/model-store';
 import { ensureFixture } from '@modelgate/fixtures';
-import { hubFilesFromDirectory, type HubServer, startHubServer } from '@modelgate/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256, waitForPrepared } from './support/fixtures.js';
-import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
 import {
-  type Isolation,
-  isolate,
+  hubFilesFromDirectory,
+  type HubServer,
+  startHubServer,
+  sha256,
+  waitForPrepared,
   type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 const HF_TOKEN = 'hf_test_token_0123456789abcdef';
 

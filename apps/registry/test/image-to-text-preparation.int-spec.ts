@@ -16,13 +16,8 @@ import {
 import { packBundle } from '@modelgate/model-store';
 import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256, waitForPrepared } from './support/fixtures.js';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+import { sha256, waitForPrepared, type RunningRegistry } from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 const ENCODER = 'onnx/encoder_model.onnx';
 const DECODER = 'onnx/decoder_model_merged.onnx';

@@ -6,18 +6,18 @@ import { pathToFileURL } from 'node:url';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { unpackBundle } from '@modelgate/model-store';
 import { ensureFixture } from '@modelgate/fixtures';
-import { freePort } from '@modelgate/testing';
+import {
+  freePort,
+  fixtureRegistration,
+  sha256,
+  waitForPrepared,
+  type RunningRegistry,
+  withoutRedis,
+} from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_BUS, type InProcessConfigBus } from '../src/outbox/config-bus.js';
-import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-  withoutRedis,
-} from './support/registry-harness.js';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 /** A second loopback address, allowlisted, to reach a local HTTP server through the SSRF guard. */
 const ALLOWED_LOOPBACK = '127.0.0.2';

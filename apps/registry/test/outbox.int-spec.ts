@@ -1,14 +1,15 @@
 import { type ApiErrorBody, parseConfigSnapshot } from '@modelgate/contracts';
-import { metricValue, waitFor } from '@modelgate/testing';
+import {
+  metricValue,
+  waitFor,
+  fixtureRegistration,
+  waitForPrepared,
+  type RunningRegistry,
+  startRegistryProcess,
+} from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSubscriber } from './support/config-subscriber.js';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
-import {
-  type Isolation,
-  type RunningRegistry,
-  isolate,
-  startRegistryProcess,
-} from './support/registry-harness.js';
+import { type Isolation, isolate } from './support/registry-harness.js';
 
 interface EventRow {
   revision: string;

@@ -1,17 +1,11 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { waitFor } from '@modelgate/testing';
+import { waitFor, fixtureRegistration, waitForPrepared, type RunningRegistry } from '@modelgate/testing';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import { type ApiErrorBody, type ModelView } from '@modelgate/contracts';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 describe('model preparation: off the event loop, and from s3://', () => {
   let isolation: Isolation;

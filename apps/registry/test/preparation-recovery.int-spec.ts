@@ -1,9 +1,14 @@
 import { type ModelView } from '@modelgate/contracts';
-import { waitFor } from '@modelgate/testing';
+import {
+  waitFor,
+  fixtureRegistration,
+  waitForPrepared,
+  startRegistryProcess,
+  TEST_REDIS_URL,
+} from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
-import { type Isolation, isolate, startRegistryProcess, TEST_REDIS_URL } from './support/registry-harness.js';
+import { type Isolation, isolate } from './support/registry-harness.js';
 
 /** Short BullMQ lock and stalled-check intervals, so a dead worker's job is found in seconds. */
 const FAST_STALL_DETECTION = {

@@ -2,15 +2,16 @@
 // and it is queued once Redis is back, without a restart (it used to stay PENDING until the next
 // start once the queue gave up on Redis). The Redis is this file's own (SIGKILLed, restarted empty).
 import { type ModelView } from '@modelgate/contracts';
-import { type OwnRedis, startOwnRedis } from '@modelgate/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
-  type Isolation,
+  type OwnRedis,
+  startOwnRedis,
+  fixtureRegistration,
+  waitForPrepared,
   type RunningRegistry,
-  isolate,
   startRegistryProcess,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Isolation, isolate } from './support/registry-harness.js';
 
 describe('model preparation across a Redis outage', () => {
   let isolation: Isolation;

@@ -1,12 +1,7 @@
 import { type ApiErrorBody, type ModelView, parseConfigSnapshot } from '@modelgate/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+import { fixtureRegistration, waitForPrepared, type RunningRegistry } from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 interface EndpointBody {
   name: string;

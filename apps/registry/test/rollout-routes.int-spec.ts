@@ -5,14 +5,13 @@ import { type AdminClient } from '@modelgate/admin-client';
 import { type ModelView } from '@modelgate/contracts';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
-  type Isolation,
-  isolate,
+  fixtureRegistration,
+  waitForPrepared,
   type RunningRegistry,
-  startRegistryInProcess,
   TEST_REDIS_URL,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 import { rolloutHelpers } from './support/rollout-helpers.js';
 
 describe('rollout routes and shadow judging (registry, Postgres, heartbeats in Redis)', () => {

@@ -5,15 +5,14 @@ import { type AdminClient } from '@modelgate/admin-client';
 import { type ApiErrorBody, type ModelView, type RolloutView, type Route } from '@modelgate/contracts';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, waitForPrepared } from './support/fixtures.js';
 import {
-  type Isolation,
-  isolate,
+  fixtureRegistration,
+  waitForPrepared,
   type RunningRegistry,
-  startRegistryInProcess,
   withoutRedis,
   TEST_REDIS_URL,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 import { rolloutHelpers } from './support/rollout-helpers.js';
 
 describe('rollouts (registry, Postgres, heartbeats in Redis)', () => {

@@ -1,17 +1,15 @@
 import { HeartbeatPublisher, type NodeReport, writeHeartbeat as publish } from '@modelgate/config-sync';
 import { type ApiErrorBody, type FleetStatusView } from '@modelgate/contracts';
-import { freePort } from '@modelgate/testing';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  freePort,
   ADMIN_TOKEN,
-  type Isolation,
-  isolate,
   type RunningRegistry,
-  startRegistryInProcess,
   withoutRedis,
   TEST_REDIS_URL,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 describe('GET /v1/status', () => {
   let isolation: Isolation;

@@ -11,13 +11,8 @@ import { type ApiErrorBody, type EndpointView, type ModelView } from '@modelgate
 import { packBundle, unpackBundle } from '@modelgate/model-store';
 import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+import { fixtureRegistration, sha256, waitForPrepared, type RunningRegistry } from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 const EXPORT_FILES = [
   'onnx/model.onnx',

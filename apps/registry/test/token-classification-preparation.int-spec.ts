@@ -7,14 +7,14 @@ import { pathToFileURL } from 'node:url';
 import { packBundle } from '@modelgate/model-store';
 import { ensureFixture } from '@modelgate/fixtures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixtureRegistration, sha256, waitForPrepared } from './support/fixtures.js';
 import {
-  type Isolation,
-  isolate,
+  fixtureRegistration,
+  sha256,
+  waitForPrepared,
   type RunningRegistry,
-  startRegistryInProcess,
   withoutRedis,
-} from './support/registry-harness.js';
+} from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 describe('token-classification model preparation', () => {
   let isolation: Isolation;

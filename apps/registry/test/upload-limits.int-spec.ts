@@ -3,12 +3,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiErrorBody } from '@modelgate/contracts';
-import {
-  type Isolation,
-  isolate,
-  type RunningRegistry,
-  startRegistryInProcess,
-} from './support/registry-harness.js';
+import { type RunningRegistry } from '@modelgate/testing';
+import { type Isolation, isolate, startRegistryInProcess } from './support/registry-harness.js';
 
 describe('model upload limits', () => {
   let isolation: Isolation;

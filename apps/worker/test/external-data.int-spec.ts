@@ -15,14 +15,14 @@ import {
   tokenInferRequest,
   tokenRows,
   unbatchedOutputs,
+  waitForPrepared,
+  ADMIN_TOKEN,
+  type RunningRegistry,
 } from '@modelgate/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitForPrepared } from '../../registry/test/support/fixtures.js';
 import {
-  ADMIN_TOKEN,
   type Isolation,
   isolate,
-  type RunningRegistry,
   startRegistryInProcess,
 } from '../../registry/test/support/registry-harness.js';
 

@@ -76,3 +76,14 @@ export {
 } from './harness/transformers-greedy.js';
 export { type Cache, type ContextFeeds, type StepResult, DecoderSession } from './harness/decoder-session.js';
 export { CaptionSession, DECODER_START_TOKEN_ID, greedyCaption } from './harness/caption-session.js';
+export {
+  ADMIN_TOKEN,
+  REGISTRY_MAIN,
+  type RunningRegistry,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  startRegistryProcess,
+  testAdminClient,
+  withoutRedis,
+} from './harness/registry-process.js';
+export { fixtureRegistration, sha256, waitForPrepared } from './harness/registry-models.js';

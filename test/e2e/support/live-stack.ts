@@ -9,12 +9,10 @@ import {
   type RunningWorker,
   startGateway,
   startWorkerWithSnapshot,
-} from '@modelgate/testing';
-import {
   ADMIN_TOKEN,
-  type Isolation,
   type RunningRegistry,
-} from '../../../apps/registry/test/support/registry-harness.js';
+} from '@modelgate/testing';
+import { type Isolation } from '../../../apps/registry/test/support/registry-harness.js';
 
 /** What a node needs to follow `registry`: a snapshot file it never reads, its env and artifact roots. */
 export interface LiveNodeSettings {

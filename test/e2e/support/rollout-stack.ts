@@ -2,15 +2,16 @@
 // windows, one worker and one gateway following it with intervals short enough that a window sees
 // most of its heartbeats, the CLI against that registry, and a wait on a rollout's status.
 import { type RolloutView } from '@modelgate/contracts';
-import { type RunningGateway, type RunningWorker, waitFor } from '@modelgate/testing';
-import { runModelgate } from '../../../apps/cli/test/support/cli-process.js';
 import {
+  type RunningGateway,
+  type RunningWorker,
+  waitFor,
   ADMIN_TOKEN,
-  type Isolation,
   type RunningRegistry,
-  isolate,
   startRegistryProcess,
-} from '../../../apps/registry/test/support/registry-harness.js';
+} from '@modelgate/testing';
+import { runModelgate } from '../../../apps/cli/test/support/cli-process.js';
+import { type Isolation, isolate } from '../../../apps/registry/test/support/registry-harness.js';
 import { startLiveWorkerAndGateway } from './live-stack.js';
 
 /** A registry, then (once its models are in) a worker and a gateway following it. */

@@ -1,10 +1,9 @@
 // A registry in the test's process for the CLI's integration specs, and the CLI run as a process
 // against it. Under test/, so it is neither built nor image code.
+import { ADMIN_TOKEN, type RunningRegistry } from '@modelgate/testing';
 import {
-  ADMIN_TOKEN,
   type Isolation,
   isolate,
-  type RunningRegistry,
   startRegistryInProcess,
 } from '../../../registry/test/support/registry-harness.js';
 import { type CliRun, runModelgate } from './cli-process.js';

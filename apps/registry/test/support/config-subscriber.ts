@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { TEST_REDIS_URL } from './registry-harness.js';
+import { TEST_REDIS_URL } from '@modelgate/testing';
 
 /** Listens on `<prefix>:config` like a gateway or worker would, recording every announced revision. */
 export class ConfigSubscriber {

@@ -1,30 +1,26 @@
+// The registry's own test harness: a migrated schema per test file, and the registry in this
+// process (its sources, not dist). What needs no registry code is @modelgate/testing's.
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AdminClient } from '@modelgate/admin-client';
 import { createLogger } from '@modelgate/observability';
 import { findRepoRoot } from '@modelgate/fixtures';
-import { freePort, type ServiceProcess, startServiceProcess, waitForService } from '@modelgate/testing';
+import {
+  ADMIN_TOKEN,
+  type RunningRegistry,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  freePort,
+  testAdminClient,
+} from '@modelgate/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { runMigrations } from '../../src/database/migration-runner.js';
 import { loadRegistryConfig } from '../../src/registry.config.js';
 import { createRegistryApp } from '../../src/registry-app.js';
-
-/** The registry built by `npm run build` (process tests). */
-export const REGISTRY_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-
-/** Real Postgres and Redis on localhost (DESIGN §6); override for other machines. */
-export const TEST_DATABASE_URL =
-  process.env.MODELGATE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const TEST_REDIS_URL = process.env.MODELGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** The admin token every test registry is bootstrapped with. */
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 /** One test file's own schema, Redis key prefix and directories. */
 export interface Isolation {
@@ -36,13 +32,6 @@ export interface Isolation {
   /** A Postgres client on the schema, for assertions. */
   sql<T>(text: string, values?: unknown[]): Promise<T[]>;
   dispose(): Promise<void>;
-}
-
-/** `env` for a registry without Redis: no REDIS_URL, and none of the keys that act only beside it. */
-export function withoutRedis(env: Record<string, string>): Record<string, string> {
-  // The settings that act only through Redis go too: a registry without it refuses them.
-  const { REDIS_URL: _url, REDIS_KEY_PREFIX: _prefix, REGISTRY_ROLLOUT_TICK_MS: _tick, ...rest } = env;
-  return rest;
 }
 
 /** Creates a fresh schema (migrated unless `migrate` is false), a key prefix and temp dirs. */
@@ -103,14 +92,6 @@ async function deleteKeys(prefix: string): Promise<void> {
   }
 }
 
-/** A registry running for a test. */
-export interface RunningRegistry {
-  url: string;
-  admin: AdminClient;
-  client(token?: string): AdminClient;
-  stop(): Promise<void>;
-}
-
 /**
  * Boots the registry in this process (Nest + Fastify on `port`, by default a free one). `prepare`
  * runs before listen.
@@ -132,37 +113,8 @@ export async function startRegistryInProcess(
   return {
     app,
     url,
-    admin: adminClient(url, ADMIN_TOKEN),
-    client: (token) => adminClient(url, token),
+    admin: testAdminClient(url, ADMIN_TOKEN),
+    client: (token) => testAdminClient(url, token),
     stop: () => app.close(),
   };
-}
-
-/** Starts `dist/main.js` as its own process and waits until it is ready. */
-export async function startRegistryProcess(
-  env: Record<string, string>,
-): Promise<RunningRegistry & { process: ServiceProcess }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = startServiceProcess(REGISTRY_MAIN, {
-    REGISTRY_PUBLIC_URL: url,
-    ...env,
-    REGISTRY_HOST: '127.0.0.1',
-    REGISTRY_PORT: String(port),
-  });
-  await waitForService(child, async () => (await fetch(`${url}/health/ready`)).ok, 30_000);
-  return {
-    process: child,
-    url,
-    admin: adminClient(url, ADMIN_TOKEN),
-    client: (token) => adminClient(url, token),
-    async stop() {
-      await child.stop('SIGTERM');
-    },
-  };
-}
-
-/** The typed admin client of a test registry, with `token` (none when undefined). */
-function adminClient(url: string, token: string | undefined): AdminClient {
-  return new AdminClient({ baseUrl: url, ...(token === undefined ? {} : { token }) });
 }

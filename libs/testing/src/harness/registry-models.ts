@@ -1,3 +1,4 @@
+// Models in a test registry: a fixture's registration body, and waiting for its preparation.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import {
 } from '@modelgate/contracts';
 import { packBundle } from '@modelgate/model-store';
 import { ensureFixture, type FixtureName } from '@modelgate/fixtures';
-import { waitFor } from '@modelgate/testing';
+import { waitFor } from './service-process.js';
 
 /** sha256 (hex) of bytes. */
 export function sha256(data: Uint8Array): string {
