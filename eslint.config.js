@@ -80,6 +80,25 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: pureLibBannedImports }] },
   },
   {
+    // The bench runs the apps as processes and shares their settings through libs. Left: the
+    // micro-benchmark of the worker's own hot path, which drives ModelRunner in its process.
+    files: ['bench/**/*.ts'],
+    ignores: ['bench/worker-hot-path.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/apps/*/src/**'],
+              message: "The bench never imports an app's sources; what both need belongs in a lib.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -28,7 +28,7 @@ import {
   tokenRows,
   writeSnapshot,
 } from '@modelgate/testing';
-import { type SessionSettings, sessionOptions } from '../apps/worker/src/model-loading/session-options.js';
+import { type SessionSettings, sessionOptions } from '@modelgate/session-settings';
 import { processTreeCpuMs } from './process-cpu.js';
 
 const ROUNDS = Number(process.argv[2] ?? 15);

@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { argmax } from '@modelgate/generation';
-import { sessionOptions } from '../apps/worker/src/model-loading/session-options.js';
+import { sessionOptions } from '@modelgate/session-settings';
 
 /** The config.json facts the loop needs. */
 interface DecoderShape {

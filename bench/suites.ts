@@ -17,10 +17,7 @@ import {
 } from './children/raw-session-run.js';
 import { type StepResult, runLoadStep } from './load-step.js';
 import { type ServingStack, type WorkerNode } from './modelgate-stack.js';
-import {
-  resolveIntraOpThreads,
-  resolveSoloThreads,
-} from '../apps/worker/src/model-loading/intra-op-threads.js';
+import { resolveIntraOpThreads, resolveSoloThreads } from '@modelgate/session-settings';
 import { measureSideBySide } from './raw-side-by-side.js';
 import { layoutLabel } from './report-format.js';
 import { SENTENCES } from './sentences.js';

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import * as ort from 'onnxruntime-node';
-import { sessionOptions } from '../../apps/worker/src/model-loading/session-options.js';
+import { sessionOptions } from '@modelgate/session-settings';
 import { NOISY_OTHER_CORES, machineBusyCpuMs, waitForQuietMachine } from '../process-cpu.js';
 import { type LatencySummary, summarizeLatencies } from '../stats.js';
 

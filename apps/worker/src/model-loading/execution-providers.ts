@@ -9,6 +9,7 @@
  * attempt fails the model fails with the reasons, rather than silently running on CPU.
  */
 import { ErrorCode, ModelgateError } from '@modelgate/contracts';
+import { type ProviderConfig } from '@modelgate/session-settings';
 
 export type ExecutionProviderName = 'tensorrt' | 'cuda' | 'cpu';
 
@@ -21,10 +22,6 @@ export interface GpuSettings {
   /** CUDA device both GPU providers use. */
   deviceId: number;
 }
-
-/** One provider as handed to onnxruntime's `executionProviders`. */
-export type ProviderConfig =
-  { name: 'tensorrt'; deviceId: number } | { name: 'cuda'; deviceId: number } | { name: 'cpu' };
 
 /** One session-creation attempt: the provider it stands for and the list onnxruntime gets. */
 export interface ProviderAttempt {

@@ -29,7 +29,7 @@ import {
   openWithFallback,
   planProviderAttempts,
 } from './execution-providers.js';
-import { resolveInlineThreads, resolveIntraOpThreads, resolveSoloThreads } from './intra-op-threads.js';
+import { resolveInlineThreads, resolveIntraOpThreads, resolveSoloThreads } from '@modelgate/session-settings';
 import { resolveImageDims } from './image-input.js';
 import { type OnnxSession, type TensorDeclaration, openOnnxSession } from './onnx-session.adapter.js';
 import { openInlineSession } from './onnx-session.inline.js';

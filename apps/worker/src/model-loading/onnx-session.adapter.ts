@@ -14,7 +14,7 @@ import {
   RUNTIME_TYPE_BY_DATATYPE,
 } from '@modelgate/contracts';
 import { type ProviderAttempt } from './execution-providers.js';
-import { type SessionSettings, sessionOptions, spinsWithinRuns } from './session-options.js';
+import { type SessionSettings, sessionOptions, spinsWithinRuns } from '@modelgate/session-settings';
 import { isDetached, planTransfer } from './tensor-transfer.js';
 import { type GraphSignature } from '../generation/decoder-layout.js';
 import { type GenerationCommand } from '../generation/generation-protocol.js';

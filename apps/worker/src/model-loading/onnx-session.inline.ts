@@ -16,7 +16,7 @@ import {
 } from '@modelgate/contracts';
 import { type ProviderAttempt } from './execution-providers.js';
 import { toDeclaration } from './onnx-session.adapter.js';
-import { type SessionSettings, sessionOptions, spinsWithinRuns } from './session-options.js';
+import { type SessionSettings, sessionOptions, spinsWithinRuns } from '@modelgate/session-settings';
 import {
   type OnnxSession,
   type SessionRun,

@@ -4,18 +4,21 @@
  * model exactly as the worker does.
  *
  * Spinning: an idle intra-op thread may spin a while before it sleeps. Between two runs that
- * spinning steals the core the event loop and the other instances need (DESIGN §7), so instances
+ * spinning steals the core the event loop and the other instances need, so instances
  * never spin. Inside one run the other side holds: with spinning off, every parallel section of
  * the graph wakes the sleeping threads again, and on a virtual machine each wake of an idle core
  * costs tens of microseconds, dozens of times per run. So a session that runs only while nothing
- * else computes (the solo session, serving/session-pool.ts) spins within a run and stops the moment
+ * else computes (the worker's solo session, apps/worker/src/serving/session-pool.ts) spins within a run and stops the moment
  * the run returns (`session.force_spinning_stop`): its lone requests run at the model's speed, and
- * no core is held between requests. The inline solo session (onnx-session.inline.ts) may keep
+ * no core is held between requests. The inline solo session (apps/worker/src/model-loading/onnx-session.inline.ts) may keep
  * spinning after a run for onnxruntime's own bounded while, as a session with the library's
  * defaults does (WORKER_INLINE_IDLE_SPIN): the next lone request then finds its threads awake.
  */
 import type * as ort from 'onnxruntime-node';
-import { type ProviderConfig } from './execution-providers.js';
+
+/** One provider as handed to onnxruntime's `executionProviders`. */
+export type ProviderConfig =
+  { name: 'tensorrt'; deviceId: number } | { name: 'cuda'; deviceId: number } | { name: 'cpu' };
 
 /** Session-wide options that do not depend on the provider. */
 export interface SessionSettings {

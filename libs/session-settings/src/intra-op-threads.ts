@@ -7,7 +7,7 @@
  * Sharing costs a lone request: on an otherwise idle worker its batch runs on one instance's share
  * of the cores. So with the count unset and several instances, a model may also get a solo
  * session with a thread per core, which runs only a batch that finds every instance idle and no
- * other row waiting (serving/session-pool.ts).
+ * other row waiting (apps/worker/src/serving/session-pool.ts).
  */
 
 /** Threads per session: `requested` when set (> 0), else ⌊cores ÷ instances⌋, at least 1. */
@@ -28,7 +28,7 @@ export function resolveSoloThreads(requested: number, instances: number, cores: 
 }
 
 /**
- * Threads of the inline session (the solo session on the event-loop thread, onnx-session.inline.ts):
+ * Threads of the inline session (the solo session on the event-loop thread, apps/worker/src/model-loading/onnx-session.inline.ts):
  * `requested` when set (> 0), else every core, since it runs only while nothing else computes.
  */
 export function resolveInlineThreads(requested: number, cores: number): number {
