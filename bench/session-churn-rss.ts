@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureFixture, getFixtureSpec, imageSpecOf } from '@modelgate/testing';
+import { ensureFixture, getFixtureSpec, imageSpecOf } from '@modelgate/fixtures';
 import * as ort from 'onnxruntime-node';
 
 const fixture = process.argv[2] ?? 'tiny-vit';

@@ -48,6 +48,9 @@ import { createGatewayServices } from './gateway-services.js';
  * which an event loop of a cluster sends to its primary instead (pod/pod-report.ts).
  */
 export const LIVE_SYNC = Symbol('LIVE_SYNC');
+
+/** How long a new revision waits for the heartbeats to be read before its routes go live, ms. */
+const DISCOVERY_BEFORE_APPLY_MS = 1000;
 interface LiveSync {
   discovery?: WorkerDiscovery;
   heartbeat?: Heartbeat;
@@ -75,6 +78,8 @@ export class SnapshotApplier implements OnApplicationBootstrap, OnModuleDestroy,
     this.live.heartbeat?.start();
     this.source
       .start(async (snapshot) => {
+        // Workers of a version just routed to announced it before the route was made: read them first.
+        await this.live.discovery?.refreshWithin(DISCOVERY_BEFORE_APPLY_MS);
         await this.tables.apply(snapshot);
         this.asyncInference?.startConsuming();
         if (this.live.heartbeat) {

@@ -36,6 +36,19 @@ export class WorkerDiscovery {
     this.reader.close();
   }
 
+  /**
+   * Reads the heartbeats now, waiting at most `timeoutMs`: before a new revision's routes go live,
+   * so a version the workers announced READY before it was routed to is known to serve it (the
+   * timer alone left up to one interval in which such a route answered 503 "no worker can serve").
+   * A read that takes longer goes on and lands when it lands; the revision does not wait for it.
+   */
+  async refreshWithin(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([this.refresh(), waited]);
+    clearTimeout(timer);
+  }
+
   /** Reads the heartbeats once and updates the client's per-model worker lists. */
   async refresh(): Promise<void> {
     let byModel: Map<string, string[]>;
