@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { SOAK_OK, SoakTally, bucketBoundMs, latencyPercentileMs } from './soak-tally.js';
+import { OK } from './load-records.js';
+import { SoakTally, bucketBoundMs, latencyPercentileMs } from './soak-tally.js';
 
 describe('SoakTally', () => {
   it('counts outcomes per kind and per minute, with the first message of each failure', () => {
     const tally = new SoakTally(['classification', 'image'], 1_000);
-    tally.record('classification', 1_000, 1_010, SOAK_OK);
+    tally.record('classification', 1_000, 1_010, OK);
     tally.record('classification', 60_990, 61_010, 'HTTP 503 UNAVAILABLE', 'no worker');
     tally.record('classification', 61_000, 61_020, 'HTTP 503 UNAVAILABLE', 'later message');
-    tally.record('image', 2_000, 2_500, SOAK_OK);
+    tally.record('image', 2_000, 2_500, OK);
     const result = tally.result();
     expect(result.classification).toMatchObject({
       sent: 3,
@@ -23,7 +24,7 @@ describe('SoakTally', () => {
   });
 
   it('refuses a kind it was not made for', () => {
-    expect(() => new SoakTally(['image'], 0).record('generation', 0, 1, SOAK_OK)).toThrow(
+    expect(() => new SoakTally(['image'], 0).record('generation', 0, 1, OK)).toThrow(
       'unknown kind generation',
     );
   });
@@ -32,7 +33,7 @@ describe('SoakTally', () => {
 describe('latencyPercentileMs', () => {
   it('answers within one 5 % bucket of the true percentile', () => {
     const tally = new SoakTally(['qa'], 0);
-    for (let ms = 1; ms <= 100; ms++) tally.record('qa', 0, ms, SOAK_OK);
+    for (let ms = 1; ms <= 100; ms++) tally.record('qa', 0, ms, OK);
     const qa = tally.result().qa!;
     const p50 = latencyPercentileMs(qa, 0.5);
     const p99 = latencyPercentileMs(qa, 0.99);
@@ -45,7 +46,7 @@ describe('latencyPercentileMs', () => {
   it('is NaN without answers, and keeps the slowest in the last bucket', () => {
     const tally = new SoakTally(['qa'], 0);
     expect(latencyPercentileMs(tally.result().qa!, 0.5)).toBeNaN();
-    tally.record('qa', 0, 10_000_000, SOAK_OK);
+    tally.record('qa', 0, 10_000_000, OK);
     expect(latencyPercentileMs(tally.result().qa!, 1)).toBe(bucketBoundMs(269));
   });
 });

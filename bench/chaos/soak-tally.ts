@@ -6,9 +6,6 @@
 
 import { OK } from './load-records.js';
 
-/** The outcome of a request answered as it should be (a drill's OK). */
-export const SOAK_OK = OK;
-
 /** The lowest bucket's upper bound, ms. */
 const FIRST_BOUND_MS = 0.5;
 const GROWTH = 1.05;
@@ -66,7 +63,7 @@ export class SoakTally {
     const minute = Math.max(0, Math.floor((endMs - this.#startMs) / 60_000));
     while (tally.perMinute.length <= minute) tally.perMinute.push([0, 0]);
     const counts = tally.perMinute[minute]!;
-    if (outcome === SOAK_OK) {
+    if (outcome === OK) {
       tally.ok++;
       counts[0]++;
       tally.latencyBuckets[bucketOf(endMs - startMs)]!++;
